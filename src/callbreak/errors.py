@@ -1,0 +1,52 @@
+"""The exceptions of the package: one small hierarchy under ``ValueError``.
+
+Messages are meant for people: they quote what was tried, say which rule forbids it and what
+would have been allowed.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CallbreakError",
+    "IllegalCallError",
+    "IllegalPlayError",
+    "InvalidCardError",
+    "InvalidRulesError",
+    "RecordError",
+]
+
+
+class CallbreakError(ValueError):
+    """Base class of every error this package raises on purpose."""
+
+
+class InvalidCardError(CallbreakError):
+    """Text or a number that does not name a card."""
+
+
+class InvalidRulesError(CallbreakError):
+    """An unknown profile, an unknown option, or an option value out of range."""
+
+
+class IllegalActionError(CallbreakError):
+    """An action the rules do not allow at this point of the game.
+
+    ``reason`` is the duty in words; ``legal`` lists what would have been allowed.
+    """
+
+    def __init__(self, message: str, *, reason: str = "", legal: tuple[object, ...] = ()) -> None:
+        super().__init__(message)
+        self.reason = reason or message
+        self.legal = legal
+
+
+class IllegalPlayError(IllegalActionError):
+    """A card the rules forbid here, a card not in hand, or a play out of turn."""
+
+
+class IllegalCallError(IllegalActionError):
+    """A call out of range or out of turn."""
+
+
+class RecordError(CallbreakError):
+    """A game record that cannot be read: bad JSON, a bad shape, unknown card or profile."""

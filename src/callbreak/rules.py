@@ -1,0 +1,452 @@
+"""The rules of Call Break: named profiles, legality with reasons, trick winner, scoring.
+
+Every rule that differs between the source documents is a field of :class:`Rules`; the named
+profiles fix those fields, and a one-string form changes some of them:
+
+>>> Rules.parse("classic(deals=10, min_total_calls=10)").deals
+10
+>>> str(Rules.parse("pagat"))
+'pagat'
+>>> format_tenths(score_deal(STRICT, call=3, tricks=5))
+'3.2'
+
+Legality is computed on plain integer card masks (see :mod:`callbreak.cards`) as a short list
+of narrowing *duties*. Each duty keeps a subset of the cards the previous one allowed, so the
+first duty that drops a card is the reason that card is illegal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from callbreak.cards import SPADE_MASK, SUIT_MASKS, Card, CardSet, Suit
+from callbreak.errors import InvalidRulesError
+
+__all__ = [
+    "BHOOS",
+    "CLASSIC",
+    "ONLINE",
+    "PAGAT",
+    "PROFILES",
+    "STRICT",
+    "Duty",
+    "Rules",
+    "duties",
+    "format_tenths",
+    "legal_cards",
+    "made",
+    "places",
+    "score_deal",
+    "trick_winner",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """One complete set of rules. Build it from a profile: ``Rules.parse("online")``."""
+
+    profile: str = "strict"
+    """The named profile these rules start from; it names them in records and menus."""
+    min_call: int = 2
+    max_call: int = 13
+    no_spade_first_lead: bool = True
+    """The first lead of a deal may be a spade only when the leader holds nothing else."""
+    free_following: bool = False
+    """Holding the led suit, any card of it may be played (no duty to beat)."""
+    forced_low_spade: bool = True
+    """Void in the led suit with only spades lower than the trick's: a spade must still go."""
+    exact_scoring: bool = False
+    """A call is made only with exactly the call or one more trick; no overtrick tenths."""
+    bonus_call: int | None = None
+    """Calls of at least this many tricks score ``bonus_score`` when made (None: no bonus)."""
+    bonus_score: int = 13
+    min_total_calls: int = 0
+    """When the four calls total less, the deal is thrown in and redealt (0: never)."""
+    spadeless_redeal: bool = False
+    """A player dealt no spade may claim a new deal, in place of calling."""
+    eight_wins: bool = False
+    """A player who calls 8 or more and makes it wins the match at once."""
+    deals: int | None = 5
+    """Played deals per match; None for an open-ended match that stops when the table agrees."""
+    clockwise: bool = False
+    """Presentation only: the table is drawn and named clockwise. Play order never changes."""
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            _check_type(field.name, getattr(self, field.name))
+        if self.profile not in _PROFILE_NAMES:
+            raise InvalidRulesError(f"unknown profile {self.profile!r}: {_known_profiles()}")
+        if not 1 <= self.min_call <= self.max_call <= 13:
+            raise InvalidRulesError(
+                f"calls must satisfy 1 <= min_call <= max_call <= 13, "
+                f"not min_call={self.min_call}, max_call={self.max_call}"
+            )
+        if self.bonus_call is not None and not 1 <= self.bonus_call <= 13:
+            raise InvalidRulesError(f"bonus_call must be 1-13 or none, not {self.bonus_call}")
+        if not 0 <= self.bonus_score <= 1000:
+            raise InvalidRulesError(f"bonus_score must be 0-1000, not {self.bonus_score}")
+        if not 0 <= self.min_total_calls <= 52:
+            raise InvalidRulesError(f"min_total_calls must be 0-52, not {self.min_total_calls}")
+        if self.min_total_calls > 4 * self.max_call:
+            raise InvalidRulesError(
+                f"min_total_calls={self.min_total_calls} can never be reached "
+                f"with max_call={self.max_call}"
+            )
+        if self.deals is not None and not 1 <= self.deals <= 1000:
+            raise InvalidRulesError(f"deals must be 1-1000 or open, not {self.deals}")
+
+    @classmethod
+    def parse(cls, text: str) -> Rules:
+        """Read a profile name, optionally with changed fields: ``classic(deals=10)``."""
+        if not isinstance(text, str):
+            raise InvalidRulesError(f"rules must be text such as 'strict', not {text!r}")
+        match = _ONE_STRING.fullmatch(text)
+        if not match:
+            raise InvalidRulesError(
+                f"cannot read rules {text!r}: write a profile name, optionally with "
+                f"options, such as 'classic' or 'classic(deals=10, min_total_calls=10)'"
+            )
+        base = profile(match["name"])
+        changes: dict[str, object] = {}
+        arguments = (match["args"] or "").strip()
+        if arguments:
+            for item in arguments.split(","):
+                key, equals, value = item.partition("=")
+                key = key.strip()
+                if not equals or not key:
+                    raise InvalidRulesError(
+                        f"cannot read option {item.strip()!r} in {text!r}: write name=value"
+                    )
+                if key in changes:
+                    raise InvalidRulesError(f"option {key!r} is given twice in {text!r}")
+                changes[key] = _parse_value(key, value.strip())
+        return base.replace(**changes)
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, Any]) -> Rules:
+        """Read the object form used in records: ``{"profile": "classic", "deals": 10}``."""
+        if not isinstance(fields, Mapping):
+            raise InvalidRulesError(f"rules fields must be an object, not {fields!r}")
+        changes = dict(fields)
+        base = profile(changes.pop("profile", "strict"))
+        return base.replace(**changes)
+
+    @classmethod
+    def load(cls, value: str | Mapping[str, Any] | Rules) -> Rules:
+        """Read rules in any accepted form: a Rules value, the one-string form, or fields."""
+        if isinstance(value, Rules):
+            return value
+        if isinstance(value, str):
+            return cls.parse(value)
+        return cls.from_fields(value)
+
+    def replace(self, **changes: object) -> Rules:
+        """A copy with some fields changed; unknown fields are an error.
+
+        Switching ``exact_scoring`` on brings the companions the sources give that variant
+        (lowest call 2, calls of 8 or more scoring 13) unless the same change sets them.
+        """
+        known = {field.name for field in dataclasses.fields(self)}
+        for key in changes:
+            if key not in known:
+                raise InvalidRulesError(
+                    f"unknown rules option {key!r}: options are {', '.join(sorted(known))}"
+                )
+        if changes.get("exact_scoring") is True and not self.exact_scoring:
+            if "min_call" not in changes and self.min_call < 2:
+                changes["min_call"] = 2
+            if "bonus_call" not in changes and self.bonus_call is None:
+                changes["bonus_call"] = 8
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def changes(self) -> dict[str, object]:
+        """The fields that differ from the named profile."""
+        base = PROFILES[self.profile]
+        return {
+            field.name: getattr(self, field.name)
+            for field in dataclasses.fields(self)
+            if getattr(self, field.name) != getattr(base, field.name)
+        }
+
+    def __str__(self) -> str:
+        changes = self.changes()
+        if not changes:
+            return self.profile
+        options = ", ".join(f"{key}={_format_value(value)}" for key, value in changes.items())
+        return f"{self.profile}({options})"
+
+    def call_range(self) -> range:
+        """The calls a player may make."""
+        return range(self.min_call, self.max_call + 1)
+
+    def summary(self) -> str:
+        """One line on how these rules play, for menus and reports."""
+        parts = [f"calls {self.min_call}-{self.max_call}"]
+        if self.no_spade_first_lead:
+            parts.append("no spade on the first lead")
+        parts.append("free following" if self.free_following else "must beat")
+        parts.append("must trump and overtrump")
+        parts.append("a lower spade is forced" if self.forced_low_spade else "free discard")
+        if self.exact_scoring:
+            parts.append("made only with the call or one more")
+        else:
+            parts.append("0.1 per overtrick")
+        if self.bonus_call is not None:
+            parts.append(f"calls of {self.bonus_call}+ score {self.bonus_score}")
+        if self.min_total_calls:
+            parts.append(f"redeal when calls total under {self.min_total_calls}")
+        if self.spadeless_redeal:
+            parts.append("a spadeless hand may ask for a redeal")
+        if self.eight_wins:
+            parts.append("a made call of 8+ wins")
+        parts.append(f"{self.deals} deals" if self.deals else "open-ended")
+        return ", ".join(parts)
+
+
+_ONE_STRING = re.compile(r"\s*(?P<name>[A-Za-z_][\w-]*)\s*(?:\((?P<args>[^()]*)\)\s*)?")
+
+
+def _check_type(name: str, value: object) -> None:
+    expected = _TYPES[name]
+    # bool is an int in Python; a call range of True would be nonsense, so keep them apart.
+    if (isinstance(value, bool) and bool not in expected) or not isinstance(value, expected):
+        names = " or ".join("none" if t is type(None) else t.__name__ for t in expected)
+        raise InvalidRulesError(f"rules option {name} must be {names}, not {value!r}")
+
+
+def _parse_value(key: str, text: str) -> object:
+    lowered = text.lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    if lowered in ("none", "null", "open"):
+        return None
+    if re.fullmatch(r"[+-]?\d+", text):
+        return int(text)
+    if re.fullmatch(r"[A-Za-z_][\w-]*", text):
+        return text
+    raise InvalidRulesError(f"cannot read the value {text!r} of option {key!r}")
+
+
+def _format_value(value: object) -> str:
+    if value is None:
+        return "open"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+_PROFILE_NAMES = ("strict", "classic", "online", "pagat", "bhoos")
+# The type each option takes; every option not listed is a yes/no switch.
+_TYPES: dict[str, tuple[type, ...]] = {
+    "profile": (str,),
+    "min_call": (int,),
+    "max_call": (int,),
+    "bonus_call": (int, type(None)),
+    "bonus_score": (int,),
+    "min_total_calls": (int,),
+    "deals": (int, type(None)),
+}
+for _field in dataclasses.fields(Rules):
+    _TYPES.setdefault(_field.name, (bool,))
+
+
+STRICT = Rules()
+CLASSIC = Rules(profile="classic", min_call=1, no_spade_first_lead=False, forced_low_spade=False)
+ONLINE = Rules(profile="online", min_call=1, forced_low_spade=False)
+PAGAT = Rules(
+    profile="pagat",
+    no_spade_first_lead=False,
+    free_following=True,
+    forced_low_spade=False,
+    exact_scoring=True,
+    bonus_call=8,
+    bonus_score=13,
+    deals=None,
+)
+BHOOS = Rules(
+    profile="bhoos", min_call=1, max_call=8, no_spade_first_lead=False, forced_low_spade=False
+)
+
+PROFILES: dict[str, Rules] = {
+    rules.profile: rules for rules in (STRICT, CLASSIC, ONLINE, PAGAT, BHOOS)
+}
+
+
+def profile(name: str) -> Rules:
+    """The named profile; unknown names are an error listing the known ones."""
+    try:
+        return PROFILES[name.strip().lower()]
+    except (KeyError, AttributeError):
+        raise InvalidRulesError(f"unknown profile {name!r}: {_known_profiles()}") from None
+
+
+def _known_profiles() -> str:
+    return "profiles are " + ", ".join(_PROFILE_NAMES)
+
+
+# --- legality -------------------------------------------------------------------------------
+
+
+class Duty(NamedTuple):
+    """One rule that narrows the cards a player may play, and the cards it leaves."""
+
+    allowed: int
+    """The mask of cards this duty still allows (a subset of the previous duty's)."""
+    reason: str
+    """The duty in words: 'must beat the 10♥ while hearts are not trumped'."""
+
+
+def _above(card: int) -> int:
+    """The mask of cards of the same suit ranked above ``card``."""
+    return SUIT_MASKS[card // 13] & ~((2 << card) - 1)
+
+
+def duties(hand: int, trick: Sequence[int], first_trick: bool, rules: Rules) -> list[Duty]:
+    """The duties that bind a player holding ``hand`` when ``trick`` has been played so far.
+
+    The first entry allows the whole hand; each later entry narrows the previous one. The
+    legal cards are the last entry's ``allowed``; an illegal card is forbidden by the first
+    entry that no longer allows it.
+    """
+    steps = [Duty(hand, "you may play only a card you hold")]
+    if not trick:
+        non_spades = hand & ~SPADE_MASK
+        if first_trick and rules.no_spade_first_lead and non_spades:
+            reason = "lead a non-spade to the first trick unless you hold only spades"
+            steps.append(Duty(non_spades, reason))
+        return steps
+
+    led = Suit(trick[0] // 13)
+    follow = hand & SUIT_MASKS[led]
+    spades_played = [card for card in trick if card < 13]
+    if follow:
+        steps.append(Duty(follow, f"must follow suit: {led.plural} were led"))
+        if rules.free_following:
+            return steps
+        if led == Suit.SPADES:
+            top = max(spades_played)
+            reason = f"must beat the {Card(top).pretty()}: spades were led"
+        elif spades_played:
+            return steps  # trumped: no heart can win, so any card of the led suit will do
+        else:
+            top = max(card for card in trick if card // 13 == led)
+            reason = f"must beat the {Card(top).pretty()} while {led.plural} are not trumped"
+        higher = follow & _above(top)
+        if higher:
+            steps.append(Duty(higher, reason))
+        return steps
+
+    spades = hand & SPADE_MASK
+    if not spades:
+        return steps
+    if not spades_played:
+        reason = f"must trump: you hold no {led.plural}, so a spade must be played"
+        steps.append(Duty(spades, reason))
+        return steps
+    top = max(spades_played)
+    higher = spades & _above(top)
+    if higher:
+        reason = f"must overtrump the {Card(top).pretty()}: you hold no {led.plural}"
+        steps.append(Duty(higher, reason + " and a higher spade"))
+    elif rules.forced_low_spade:
+        reason = f"must still play a spade: you hold no {led.plural}, and no discard is allowed"
+        steps.append(Duty(spades, reason + " while you hold a spade"))
+    return steps
+
+
+def legal_cards(hand: int, trick: Sequence[int], first_trick: bool, rules: Rules) -> int:
+    """The mask of cards ``hand`` may play to ``trick`` (see :func:`duties`)."""
+    return duties(hand, trick, first_trick, rules)[-1].allowed
+
+
+def forbidding_duty(
+    card: int, hand: int, trick: Sequence[int], first_trick: bool, rules: Rules
+) -> str | None:
+    """The duty that forbids ``card`` here, in words, or None when the card is legal."""
+    for duty in duties(hand, trick, first_trick, rules):
+        if not duty.allowed >> card & 1:
+            return duty.reason
+    return None
+
+
+def describe_legal(mask: int) -> str:
+    """The legal cards in words: 'J♥ or K♥', in rising order as a player would list them."""
+    cards = sorted(CardSet(mask), key=lambda c: (c.suit, c.rank))
+    texts = [card.pretty() for card in cards]
+    if len(texts) <= 1:
+        return "".join(texts) or "nothing"
+    return ", ".join(texts[:-1]) + " or " + texts[-1]
+
+
+def trick_winner(trick: Sequence[int]) -> int:
+    """The position (0-3) in ``trick`` of the card that wins it.
+
+    >>> trick_winner([Card.TH, Card.AH, Card._3S, Card.KH])
+    2
+    """
+    best = 0
+    for position in range(1, len(trick)):
+        card, top = trick[position], trick[best]
+        if card // 13 == top // 13:
+            if card > top:
+                best = position
+        elif card < 13:
+            best = position  # the first spade on a trick led in another suit
+    return best
+
+
+# --- scoring --------------------------------------------------------------------------------
+
+
+def made(rules: Rules, call: int, tricks: int) -> bool:
+    """Whether taking ``tricks`` makes ``call``: at least the call, and under exact scoring
+    at most one more."""
+    return tricks >= call and (not rules.exact_scoring or tricks <= call + 1)
+
+
+def score_deal(rules: Rules, call: int, tricks: int) -> int:
+    """The score of one player's deal, in integer tenths of a point.
+
+    >>> [score_deal(STRICT, 3, t) for t in (3, 5, 2)]
+    [30, 32, -30]
+    >>> [score_deal(PAGAT, 9, t) for t in (9, 10, 11)]
+    [130, 130, -90]
+    """
+    if not made(rules, call, tricks):
+        return -10 * call
+    value = 10 * call
+    if rules.bonus_call is not None and call >= rules.bonus_call:
+        value = 10 * rules.bonus_score
+    if not rules.exact_scoring:
+        value += tricks - call
+    return value
+
+
+def format_tenths(tenths: int) -> str:
+    """Integer tenths as points with one decimal: 32 → '3.2', -40 → '-4.0', -5 → '-0.5'."""
+    sign = "-" if tenths < 0 else ""
+    whole, tenth = divmod(abs(tenths), 10)
+    return f"{sign}{whole}.{tenth}"
+
+
+def parse_tenths(text: str) -> int:
+    """Points written with at most one decimal, as integer tenths: '-4.0' → -40."""
+    match = re.fullmatch(r"\s*([+-]?)(\d+)(?:\.(\d))?\s*", text)
+    if not match:
+        raise ValueError(f"not a score with at most one decimal: {text!r}")
+    tenths = int(match[2]) * 10 + int(match[3] or 0)
+    return -tenths if match[1] == "-" else tenths
+
+
+def places(totals: Sequence[int]) -> list[int]:
+    """Finishing places by total: exactly equal totals share a place.
+
+    >>> places([91, 70, 70, 30])
+    [1, 2, 2, 4]
+    """
+    return [1 + sum(other > total for other in totals) for total in totals]
