@@ -63,7 +63,7 @@ def run_rules() -> int:
 
     console = Console()
     for name, rules in PROFILES.items():
-        console.print(f"[bold]{name}[/bold]: {rules.summary()}", highlight=False)
+        console.print(f"[bold]{name}[/bold]: {rules.summary()}", highlight=False, soft_wrap=True)
     return EXIT_OK
 
 
@@ -78,6 +78,11 @@ def run_check(files: Sequence[str], *, as_json: bool) -> int:
             result = check(load(path))
         except CallbreakError as error:
             message = f"{path}: {error}"
+        except Exception as error:  # a bug of ours must still not end in a traceback
+            message = f"{path}: internal error, please report it: {type(error).__name__}: {error}"
+        else:
+            message = ""
+        if message:
             print(f"callbreak check: {message}", file=sys.stderr)
             if as_json:
                 unreadable = {"valid": False, "readable": False, "error": {"message": message}}
@@ -114,7 +119,7 @@ def _report(console: object, path: str, result: CheckResult) -> None:
             shown = [str(x) if error.call is not None else x.pretty() for x in error.legal]  # type: ignore[union-attr]
             legal = f" (legal: {' '.join(shown)})"
         verdict = f"[bold red]{path}: breaks a rule[/] in {where}: "
-        console.print(f"{verdict}{action}{error.message}{legal}")
+        console.print(f"{verdict}{action}{error.message}{legal}", soft_wrap=True)
         return
     table = Table(title=f"{path}: valid ({result.rules})", title_justify="left")
     table.add_column("deal", justify="right")

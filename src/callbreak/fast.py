@@ -99,13 +99,15 @@ def random_playout(
     flags: int,
     rnd: Callable[[], float],
     trick: Sequence[int] = (),
-    first: bool = True,
+    *,
+    first: bool,
 ) -> list[int]:
     """Play the deal out with uniformly random legal cards; return the tricks each seat wins.
 
     ``hands`` are the cards each seat still holds, ``leader`` the seat that led the current
     trick, ``trick`` the cards already played to it. ``first`` says the current trick is the
-    deal's first. Hands must hold equal numbers of cards once the trick is complete.
+    deal's first (it must be given: the first lead may have its own rule). Hands must hold
+    equal numbers of cards once the trick is complete.
     """
     hand = list(hands)
     won = [0, 0, 0, 0]

@@ -376,9 +376,10 @@ class Deal:
         card = Card(card)
         problem = self.play_problem(card)
         if problem:
-            legal = self.legal_cards()
+            legal = sorted(self.legal_cards())
+            shown = " ".join(card.pretty() for card in legal) or "none"
             raise IllegalPlayError(
-                f"illegal {card.pretty()}: {problem}; legal: {legal.pretty() or 'none'}",
+                f"illegal {card.pretty()}: {problem}; legal: {shown}",
                 reason=problem,
                 legal=tuple(legal),
             )
@@ -547,14 +548,9 @@ class Match:
         return totals
 
     def places(self) -> list[int]:
-        """Places by total, equal totals sharing; made eight-calls rank first."""
-        totals = self.totals()
+        """Places by total, equal totals sharing; made calls of 8+ under eight_wins share first."""
         played = self.played_deals()
-        winners = set(played[-1].eight_winners()) if played else set()
-        keys = [(seat in winners, totals[seat]) for seat in range(4)]
-        if not winners:
-            return places(totals)
-        return [1 + sum(other > key for other in keys) for key in keys]
+        return places(self.totals(), played[-1].eight_winners() if played else ())
 
     def _advance(self) -> None:
         if not self.deal.is_over or self.is_over:
@@ -594,11 +590,16 @@ class Match:
         self.deals.pop()
         self.stopped = True
 
-    def undo(self) -> Action:
-        """Take back the last action of the match, reaching back into the previous deal."""
+    def undo(self) -> Action | None:
+        """Take back the last action of the match, reaching back into the previous deal.
+
+        Undoing a stop only cancels it (and returns None): the next deal is dealt again.
+        """
         if self.stopped:
-            self.stopped = False  # the last played deal is current again
-        elif not self.deal.actions:
+            self.stopped = False
+            self._advance()
+            return None
+        if not self.deal.actions:
             if len(self.deals) == 1:
                 raise CallbreakError("nothing to undo")
             self.deals.pop()

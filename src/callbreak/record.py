@@ -42,6 +42,7 @@ __all__ = [
 
 FORMAT = "callbreak-record"
 VERSION = 1
+MAX_RECORD_BYTES = 64_000_000  # a 1000-deal record is about 1 MB; anything far larger is not one
 
 _TOP_KEYS = {"format", "version", "rules", "players", "deals", "seed", "unfinished", "meta"}
 _DEAL_KEYS = {"dealer", "hands", "calls", "tricks", "thrown_in", "faults"}
@@ -120,9 +121,11 @@ def load(path: str) -> Record:
     """Read a record from a file."""
     try:
         with open(path, "rb") as file:
-            text = file.read()
+            text = file.read(MAX_RECORD_BYTES + 1)
     except OSError as error:
         raise RecordError(f"cannot read the file: {error.strerror or error}") from None
+    if len(text) > MAX_RECORD_BYTES:
+        raise RecordError(f"the file is larger than {MAX_RECORD_BYTES // 1_000_000} MB")
     return loads(text)
 
 
@@ -132,7 +135,7 @@ def from_data(data: object) -> Record:
     _known_keys(top, _TOP_KEYS, "the record")
     if top.get("format") != FORMAT:
         raise RecordError(f'"format" must be "{FORMAT}", not {top.get("format")!r}')
-    if top.get("version") != VERSION or isinstance(top.get("version"), bool):
+    if type(top.get("version")) is not int or top.get("version") != VERSION:
         raise RecordError(f'"version" must be {VERSION}, not {top.get("version")!r}')
     rules = _required(top, "rules", "the record")
     if not isinstance(rules, (str, dict)):
@@ -163,7 +166,7 @@ def _read_deal(raw: object, number: int) -> DealRecord:
     deal = _object(raw, where)
     _known_keys(deal, _DEAL_KEYS, where)
     dealer = _required(deal, "dealer", where)
-    if isinstance(dealer, bool) or dealer not in range(4):
+    if type(dealer) is not int or dealer not in range(4):
         raise RecordError(f'{where}: "dealer" must be a seat 0-3, not {dealer!r}')
     hands_raw = _list(_required(deal, "hands", where), f'{where}: "hands"')
     if len(hands_raw) != 4:
@@ -175,7 +178,7 @@ def _read_deal(raw: object, number: int) -> DealRecord:
     if len(calls_raw) != 4:
         raise RecordError(f'{where}: "calls" must have 4 entries, one per seat')
     for call in calls_raw:
-        if call is not None and (isinstance(call, bool) or not isinstance(call, int)):
+        if call is not None and type(call) is not int:
             raise RecordError(f"{where}: a call must be a whole number or null, not {call!r}")
     tricks_raw = _list(deal.get("tricks", []), f'{where}: "tricks"')
     tricks = tuple(
@@ -290,11 +293,14 @@ class RuleBreak:
     card: Card | None = None
     call: int | None = None
     legal: tuple[Card | int, ...] = ()
+    about_call: bool = False
+    """The break is in the calling (a call, a missing call, a redeal claim): the JSON object
+    then has "call" instead of "card"."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object `callbreak check --json` prints for this break."""
         data: dict[str, Any] = {"deal": self.deal, "trick": self.trick, "seat": self.seat}
-        is_call = self.call is not None
+        is_call = self.about_call or self.call is not None
         if is_call:
             data["call"] = self.call
         else:
@@ -313,6 +319,8 @@ class CheckResult:
     deals: tuple[Deal, ...]
     """The deals as replayed, up to the break (a broken deal is left where it broke)."""
     error: RuleBreak | None = None
+    finished: bool = True
+    """Whether the match was played to its end (False for a record marked unfinished)."""
 
     @property
     def valid(self) -> bool:
@@ -331,14 +339,9 @@ class CheckResult:
 
     @property
     def places(self) -> list[int]:
-        """Places by seat; equal totals share; a made call under eight_wins ranks first."""
-        totals = self.totals
+        """Places by seat; equal totals share; made calls of 8+ under eight_wins share first."""
         played = [deal for deal in self.deals if deal.phase is Phase.OVER]
-        winners = set(played[-1].eight_winners()) if played else set()
-        if not winners:
-            return places(totals)
-        keys = [(seat in winners, totals[seat]) for seat in range(4)]
-        return [1 + sum(other > key for other in keys) for key in keys]
+        return places(self.totals, played[-1].eight_winners() if played else ())
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object `callbreak check --json` prints."""
@@ -350,7 +353,7 @@ class CheckResult:
             "places": self.places,
             "deal_scores": [[format_tenths(t) for t in row] for row in self.deal_scores],
         }
-        if self.record.unfinished:
+        if not self.finished:
             data["unfinished"] = True
         return data
 
@@ -365,10 +368,10 @@ def check(record: Record) -> CheckResult:
     rules = record.parsed_rules()
     deals: list[Deal] = []
     try:
-        _replay(record, rules, deals)
+        finished = _replay(record, rules, deals)
     except _Break as stop:
         return CheckResult(record, rules, tuple(deals), stop.rule_break)
-    return CheckResult(record, rules, tuple(deals))
+    return CheckResult(record, rules, tuple(deals), finished=finished)
 
 
 Fail = Callable[..., _Break]
@@ -384,7 +387,8 @@ def _failer(number: int) -> Fail:
     return fail
 
 
-def _replay(record: Record, rules: Rules, deals: list[Deal]) -> None:
+def _replay(record: Record, rules: Rules, deals: list[Deal]) -> bool:
+    """Replay every deal into ``deals``; raise _Break at the first break; say if finished."""
     played = 0
     for index, deal_record in enumerate(record.deals):
         number = index + 1
@@ -418,23 +422,18 @@ def _replay(record: Record, rules: Rules, deals: list[Deal]) -> None:
         if deal.phase is Phase.OVER:
             played += 1
 
-    finished = (
-        bool(deals)
-        and deals[-1].phase is Phase.OVER
-        and (bool(deals[-1].eight_winners()) or rules.deals is None or played >= rules.deals)
-    )
+    if rules.deals is None:  # open-ended: the table may stop after any complete deal
+        finished = played >= 1 and deals[-1].is_over
+    else:
+        finished = played >= rules.deals or bool(deals and deals[-1].eight_winners())
     if not finished and not record.unfinished:
-        number = len(record.deals) + 1
         wanted = "at least one deal" if rules.deals is None else f"{rules.deals} deals"
-        raise _Break(
-            RuleBreak(
-                deal=number,
-                trick=None,
-                seat=None,
-                message=f"the match stops after {played} played deals, but it lasts {wanted} "
-                '(mark a match stopped early with "unfinished": true)',
-            )
+        message = (
+            f"the match stops after {played} played deal{'' if played == 1 else 's'}, "
+            f'but it lasts {wanted} (mark a match stopped early with "unfinished": true)'
         )
+        raise _failer(len(record.deals) + 1)(message)
+    return finished
 
 
 def _check_hands(deal_record: DealRecord, fail: Fail) -> None:
@@ -442,9 +441,9 @@ def _check_hands(deal_record: DealRecord, fail: Fail) -> None:
     for seat, hand in enumerate(deal_record.hands):
         for card in hand:
             if card in dealt_to:
-                message = (
-                    f"the {card.pretty()} is dealt twice: to seat {dealt_to[card]} and seat {seat}"
-                )
+                first = dealt_to[card]
+                owners = f"seat {seat}" if first == seat else f"seats {first} and {seat}"
+                message = f"the {card.pretty()} is dealt twice, to {owners}"
                 raise fail(f"the hands are not 52 distinct cards: {message}", seat=seat, card=card)
             dealt_to[card] = seat
     for seat, hand in enumerate(deal_record.hands):
@@ -463,9 +462,9 @@ def _replay_calls(deal: Deal, deal_record: DealRecord, may_stop: bool, fail: Fai
                     deal.claim_redeal()
                 except IllegalCallError as error:
                     message = f"seat {seat} claims a redeal, but {error.reason}"
-                    raise fail(message, seat=seat) from None
+                    raise fail(message, seat=seat, about_call=True) from None
             elif not may_stop:
-                raise fail(f"seat {seat} has no call", seat=seat)
+                raise fail(f"seat {seat} has no call", seat=seat, about_call=True)
             later = [(deal.dealer + 1 + k) % 4 for k in range(offset + 1, 4)]
             for other in later:
                 if deal_record.calls[other] is not None:
@@ -510,10 +509,10 @@ def _replay_tricks(deal: Deal, deal_record: DealRecord, may_stop: bool, fail: Fa
     for number, cards in enumerate(tricks, 1):
         if number > 13:
             raise fail(f"a deal has 13 tricks, but this one lists {len(tricks)}", trick=number)
-        short = len(cards) < 4 and may_stop and number == len(tricks)
-        if len(cards) != 4 and not short:
-            raise fail(f"trick {number} lists {len(cards)} cards, not 4", trick=number)
-        for card in cards:
+        for position, card in enumerate(cards):
+            if position == 4:
+                message = f"trick {number} lists {len(cards)} cards, not 4"
+                raise fail(message, trick=number, card=card)
             seat = deal.turn
             try:
                 deal.play(card)
@@ -521,6 +520,9 @@ def _replay_tricks(deal: Deal, deal_record: DealRecord, may_stop: bool, fail: Fa
                 raise fail(
                     error.reason, trick=number, seat=seat, card=card, legal=error.legal
                 ) from None
+        if len(cards) < 4 and not (may_stop and number == len(tricks)):
+            message = f"trick {number} lists {len(cards)} cards: seat {deal.turn} has not played"
+            raise fail(message, trick=number, seat=deal.turn)
     if deal.phase is not Phase.OVER and not may_stop:
         complete = len(deal.tricks)
         raise fail(f"the deal stops after {complete} tricks; a deal has 13", trick=complete + 1)

@@ -123,7 +123,7 @@ class Rules:
                 if key in changes:
                     raise InvalidRulesError(f"option {key!r} is given twice in {text!r}")
                 changes[key] = _parse_value(key, value.strip())
-        return base.replace(**changes)
+        return base.replace(**_with_companions(base, changes))
 
     @classmethod
     def from_fields(cls, fields: Mapping[str, Any]) -> Rules:
@@ -132,7 +132,7 @@ class Rules:
             raise InvalidRulesError(f"rules fields must be an object, not {fields!r}")
         changes = dict(fields)
         base = profile(changes.pop("profile", "strict"))
-        return base.replace(**changes)
+        return base.replace(**_with_companions(base, changes))
 
     @classmethod
     def load(cls, value: str | Mapping[str, Any] | Rules) -> Rules:
@@ -144,31 +144,28 @@ class Rules:
         return cls.from_fields(value)
 
     def replace(self, **changes: object) -> Rules:
-        """A copy with some fields changed; unknown fields are an error.
-
-        Switching ``exact_scoring`` on brings the companions the sources give that variant
-        (lowest call 2, calls of 8 or more scoring 13) unless the same change sets them.
-        """
+        """A copy with exactly these fields changed; unknown fields are an error."""
         known = {field.name for field in dataclasses.fields(self)}
         for key in changes:
             if key not in known:
                 raise InvalidRulesError(
                     f"unknown rules option {key!r}: options are {', '.join(sorted(known))}"
                 )
-        if changes.get("exact_scoring") is True and not self.exact_scoring:
-            if "min_call" not in changes and self.min_call < 2:
-                changes["min_call"] = 2
-            if "bonus_call" not in changes and self.bonus_call is None:
-                changes["bonus_call"] = 8
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
     def changes(self) -> dict[str, object]:
-        """The fields that differ from the named profile."""
+        """The fields that differ from the named profile, as the one-string form needs them.
+
+        When ``exact_scoring`` differs, its companions are always written out, so that reading
+        the text back does not add the companions the text form brings (see ``parse``).
+        """
         base = PROFILES[self.profile]
+        exact_changed = self.exact_scoring != base.exact_scoring
         return {
             field.name: getattr(self, field.name)
             for field in dataclasses.fields(self)
             if getattr(self, field.name) != getattr(base, field.name)
+            or (exact_changed and field.name in _EXACT_COMPANIONS)
         }
 
     def __str__(self) -> str:
@@ -215,6 +212,28 @@ def _check_type(name: str, value: object) -> None:
     if (isinstance(value, bool) and bool not in expected) or not isinstance(value, expected):
         names = " or ".join("none" if t is type(None) else t.__name__ for t in expected)
         raise InvalidRulesError(f"rules option {name} must be {names}, not {value!r}")
+
+
+_EXACT_COMPANIONS = ("min_call", "bonus_call", "bonus_score")
+
+
+def _with_companions(base: Rules, changes: dict[str, object]) -> dict[str, object]:
+    """Changes as a player means them: exact scoring comes with its companions.
+
+    The sources describe exact scoring as one variant: made with the call or one more, lowest
+    call 2, calls of 8 or more scoring 13. Switching it on in the text or field form brings
+    those companions, and switching it off drops the bonus, unless the same change sets them.
+    ``Rules.replace`` changes exactly the fields it is given.
+    """
+    exact = changes.get("exact_scoring")
+    if exact is True and not base.exact_scoring:
+        companions: dict[str, object] = {"bonus_call": 8, "bonus_score": 13}
+        if base.min_call < 2:
+            companions["min_call"] = 2
+        return companions | changes
+    if exact is False and base.exact_scoring:
+        return {"bonus_call": None} | changes
+    return changes
 
 
 def _parse_value(key: str, text: str) -> object:
@@ -325,12 +344,12 @@ def duties(hand: int, trick: Sequence[int], first_trick: bool, rules: Rules) -> 
     follow = hand & SUIT_MASKS[led]
     spades_played = [card for card in trick if card < 13]
     if follow:
-        steps.append(Duty(follow, f"must follow suit: {led.plural} were led"))
+        steps.append(Duty(follow, f"must follow suit, since {led.plural} were led"))
         if rules.free_following:
             return steps
         if led == Suit.SPADES:
             top = max(spades_played)
-            reason = f"must beat the {Card(top).pretty()}: spades were led"
+            reason = f"must beat the {Card(top).pretty()} when spades are led"
         elif spades_played:
             return steps  # trumped: no heart can win, so any card of the led suit will do
         else:
@@ -345,17 +364,17 @@ def duties(hand: int, trick: Sequence[int], first_trick: bool, rules: Rules) -> 
     if not spades:
         return steps
     if not spades_played:
-        reason = f"must trump: you hold no {led.plural}, so a spade must be played"
+        reason = f"must trump, holding no {led.plural}"
         steps.append(Duty(spades, reason))
         return steps
     top = max(spades_played)
     higher = spades & _above(top)
     if higher:
-        reason = f"must overtrump the {Card(top).pretty()}: you hold no {led.plural}"
-        steps.append(Duty(higher, reason + " and a higher spade"))
+        reason = f"must overtrump the {Card(top).pretty()}, holding no {led.plural}"
+        steps.append(Duty(higher, reason + " but a higher spade"))
     elif rules.forced_low_spade:
-        reason = f"must still play a spade: you hold no {led.plural}, and no discard is allowed"
-        steps.append(Duty(spades, reason + " while you hold a spade"))
+        reason = f"must still play a spade, holding no {led.plural} (no free discard"
+        steps.append(Duty(spades, reason + " while you hold a spade)"))
     return steps
 
 
@@ -443,10 +462,16 @@ def parse_tenths(text: str) -> int:
     return -tenths if match[1] == "-" else tenths
 
 
-def places(totals: Sequence[int]) -> list[int]:
+def places(totals: Sequence[int], winners: Sequence[int] = ()) -> list[int]:
     """Finishing places by total: exactly equal totals share a place.
+
+    ``winners`` are seats that won outright (a made call of 8+ under ``eight_wins``): they
+    share first place, and everyone else is placed after them by total.
 
     >>> places([91, 70, 70, 30])
     [1, 2, 2, 4]
+    >>> places([91, 70, 70, 30], winners=[3])
+    [2, 3, 3, 1]
     """
-    return [1 + sum(other > total for other in totals) for total in totals]
+    keys = [(seat in winners, 0 if seat in winners else total) for seat, total in enumerate(totals)]
+    return [1 + sum(other > key for other in keys) for key in keys]

@@ -1,0 +1,93 @@
+"""Test helpers: an independent reference for legality and builders of given positions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from callbreak.cards import Card, CardSet, Suit, full_deck, parse_cards
+from callbreak.game import Deal
+from callbreak.rules import Rules
+
+
+def reference_legal(
+    hand: Iterable[Card], trick: list[Card], first: bool, rules: Rules
+) -> set[Card]:
+    """The legal cards, written straight from the duty table of rules.md with Card objects.
+
+    Deliberately independent of rules.duties and fast.legal_mask (no masks, no shared code),
+    so that the property tests compare two readings of the rules.
+    """
+    hand = set(hand)
+    if not trick:
+        others = {c for c in hand if c.suit != Suit.SPADES}
+        if first and rules.no_spade_first_lead and others:
+            return others
+        return hand
+    led = trick[0].suit
+    spades_in_trick = [c for c in trick if c.suit == Suit.SPADES]
+    trumped = led != Suit.SPADES and bool(spades_in_trick)
+    same_suit = {c for c in hand if c.suit == led}
+    if same_suit:
+        if rules.free_following or trumped:
+            return same_suit
+        best = max(c.rank for c in trick if c.suit == led)
+        return {c for c in same_suit if c.rank > best} or same_suit
+    my_spades = {c for c in hand if c.suit == Suit.SPADES}
+    if not my_spades:
+        return hand
+    if not spades_in_trick:
+        return my_spades
+    best_spade = max(c.rank for c in spades_in_trick)
+    over = {c for c in my_spades if c.rank > best_spade}
+    if over:
+        return over
+    return my_spades if rules.forced_low_spade else hand
+
+
+def cards(text: str) -> set[Card]:
+    """A set of cards from text."""
+    return set(parse_cards(text))
+
+
+def scenario(rules: Rules, plays: str, hand: str, fill_suits: str) -> Deal:
+    """A first-trick position: ``plays`` are on the trick and the next seat holds ``hand``.
+
+    The tested seat's other cards come only from ``fill_suits`` (suit letters), so they cannot
+    change which of the given cards is legal. Seats that already played are made void in the
+    led suit when they did not follow, and void in spades too when they discarded, so that
+    their plays were legal.
+    """
+    played = parse_cards(plays)
+    mine = parse_cards(hand)
+    dealer = 3
+    leader = 0
+    tested = len(played)
+    allowed: list[set[Suit]] = [set(Suit) for _ in range(4)]
+    led = played[0].suit if played else None
+    for position, card in enumerate(played):
+        if card.suit != led:
+            allowed[position].discard(led)  # type: ignore[arg-type]
+            if card.suit != Suit.SPADES:
+                allowed[position].discard(Suit.SPADES)
+    allowed[tested] = {Suit("SHDC".index(letter)) for letter in fill_suits}
+    hands: list[set[Card]] = [set() for _ in range(4)]
+    for position, card in enumerate(played):
+        hands[position].add(card)
+    hands[tested] |= set(mine)
+    used = set(played) | set(mine)
+    rest = [c for c in full_deck() if c not in used]
+    # Most constrained cards first, each to the eligible seat with the most room left.
+    rest.sort(key=lambda c: sum(c.suit in allowed[s] for s in range(4)))
+    for card in rest:
+        seats = [s for s in range(4) if card.suit in allowed[s] and len(hands[s]) < 13]
+        if not seats:
+            raise AssertionError(f"cannot place {card} in this scenario")
+        seat = max(seats, key=lambda s: 13 - len(hands[s]))
+        hands[seat].add(card)
+    deal = Deal([CardSet(h) for h in hands], dealer, rules)
+    for _ in range(4):
+        deal.call(rules.min_call)
+    for card in played:
+        deal.play(card)
+    assert deal.turn == (leader + tested) % 4
+    return deal

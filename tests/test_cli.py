@@ -1,0 +1,119 @@
+"""The `callbreak` command, run as a real process: check on legal, illegal and unreadable files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from callbreak.record import Record, to_data
+from tests.test_record import _first_illegal_substitution, played_match
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "strict-match.json"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "callbreak", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def write(path: Path, data: Any) -> str:
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    valid = to_data(Record.from_match(played_match("classic", 8)))
+    broken = to_data(Record.from_match(played_match("classic", 8)))
+    _first_illegal_substitution(broken)
+    return {
+        "valid": write(tmp_path / "valid.json", valid),
+        "broken": write(tmp_path / "broken.json", broken),
+        "not_json": write(tmp_path / "not.json", "{not json"),
+        "bad_card": write(tmp_path / "card.json", _with_bad_card(valid)),
+        "bad_profile": write(tmp_path / "profile.json", valid | {"rules": "bridge"}),
+    }
+
+
+def _with_bad_card(data: dict[str, Any]) -> dict[str, Any]:
+    copy = json.loads(json.dumps(data))
+    copy["deals"][0]["hands"][0][0] = "ZH"
+    return copy
+
+
+def test_example_record_is_valid() -> None:
+    result = run("check", str(EXAMPLE))
+    assert result.returncode == 0, result.stderr
+    assert "valid (strict)" in result.stdout and "total" in result.stdout
+
+
+def test_json_lines_one_per_file_in_order(files: dict[str, str]) -> None:
+    result = run("check", "--json", files["valid"], files["broken"], files["valid"])
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    verdicts = [json.loads(line) for line in lines]
+    assert [v["valid"] for v in verdicts] == [True, False, True]
+    assert set(verdicts[1]["error"]) == {"deal", "trick", "seat", "card", "message", "legal"}
+    assert result.stderr == ""
+
+
+def test_readable_break_report(files: dict[str, str]) -> None:
+    result = run("check", files["broken"])
+    assert result.returncode == 1
+    assert "breaks a rule" in result.stdout and "legal:" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("not_json", "not JSON"),
+        ("bad_card", "unknown card 'ZH'"),
+        ("bad_profile", "unknown profile 'bridge'"),
+    ],
+)
+def test_unreadable_files_exit_2_with_one_line(
+    files: dict[str, str], name: str, words: str
+) -> None:
+    result = run("check", files[name])
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and files[name] in lines[0] and words in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_unreadable_in_json_mode_still_prints_one_line(files: dict[str, str]) -> None:
+    result = run("check", "--json", files["valid"], files["not_json"], files["broken"])
+    assert result.returncode == 2
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["valid"] for line in lines] == [True, False, False]
+    assert lines[1]["readable"] is False and "not JSON" in lines[1]["error"]["message"]
+
+
+def test_missing_file_and_directory(tmp_path: Path) -> None:
+    for target in (str(tmp_path / "nope.json"), str(tmp_path)):
+        result = run("check", target)
+        assert result.returncode == 2
+        assert "cannot read the file" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["check"], ["chek", "x"], ["check", "--jsn", "x"]])
+def test_bad_arguments_are_one_clear_line(args: list[str]) -> None:
+    result = run(*args)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_rules_lists_profiles() -> None:
+    result = run("rules")
+    assert result.returncode == 0
+    for name in ("strict", "classic", "online", "pagat", "bhoos"):
+        assert name in result.stdout
