@@ -347,8 +347,8 @@ def test_fields_form() -> None:
         ("classic(deals=0)", "deals must be"),
         ("classic(deals=1, deals=2)", "given twice"),
         ("classic(free_following=3)", "must be bool"),
-        ("classic(", "cannot read rules"),
-        ("", "cannot read rules"),
+        ("classic(", "cannot read the rules"),
+        ("", "cannot read the rules"),
         ("bhoos(min_total_calls=40)", "can never be reached"),
     ],
 )

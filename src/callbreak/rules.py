@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from callbreak.cards import SPADE_MASK, SUIT_MASKS, Card, CardSet, Suit
 from callbreak.errors import InvalidRulesError
+from callbreak.spec import SpecError, format_spec, parse_spec
 
 __all__ = [
     "BHOOS",
@@ -101,28 +102,12 @@ class Rules:
     @classmethod
     def parse(cls, text: str) -> Rules:
         """Read a profile name, optionally with changed fields: ``classic(deals=10)``."""
-        if not isinstance(text, str):
-            raise InvalidRulesError(f"rules must be text such as 'strict', not {text!r}")
-        match = _ONE_STRING.fullmatch(text)
-        if not match:
-            raise InvalidRulesError(
-                f"cannot read rules {text!r}: write a profile name, optionally with "
-                f"options, such as 'classic' or 'classic(deals=10, min_total_calls=10)'"
-            )
-        base = profile(match["name"])
-        changes: dict[str, object] = {}
-        arguments = (match["args"] or "").strip()
-        if arguments:
-            for item in arguments.split(","):
-                key, equals, value = item.partition("=")
-                key = key.strip()
-                if not equals or not key:
-                    raise InvalidRulesError(
-                        f"cannot read option {item.strip()!r} in {text!r}: write name=value"
-                    )
-                if key in changes:
-                    raise InvalidRulesError(f"option {key!r} is given twice in {text!r}")
-                changes[key] = _parse_value(key, value.strip())
+        try:
+            example = "'classic' or 'classic(deals=10, min_total_calls=10)'"
+            name, changes = parse_spec(text, "rules", example)
+        except SpecError as error:
+            raise InvalidRulesError(str(error)) from None
+        base = profile(name)
         return base.replace(**_with_companions(base, changes))
 
     @classmethod
@@ -169,11 +154,7 @@ class Rules:
         }
 
     def __str__(self) -> str:
-        changes = self.changes()
-        if not changes:
-            return self.profile
-        options = ", ".join(f"{key}={_format_value(value)}" for key, value in changes.items())
-        return f"{self.profile}({options})"
+        return format_spec(self.profile, self.changes())
 
     def call_range(self) -> range:
         """The calls a player may make."""
@@ -201,9 +182,6 @@ class Rules:
             parts.append("a made call of 8+ wins")
         parts.append(f"{self.deals} deals" if self.deals else "open-ended")
         return ", ".join(parts)
-
-
-_ONE_STRING = re.compile(r"\s*(?P<name>[A-Za-z_][\w-]*)\s*(?:\((?P<args>[^()]*)\)\s*)?")
 
 
 def _check_type(name: str, value: object) -> None:
@@ -234,29 +212,6 @@ def _with_companions(base: Rules, changes: dict[str, object]) -> dict[str, objec
     if exact is False and base.exact_scoring:
         return {"bonus_call": None} | changes
     return changes
-
-
-def _parse_value(key: str, text: str) -> object:
-    lowered = text.lower()
-    if lowered in ("true", "yes", "on"):
-        return True
-    if lowered in ("false", "no", "off"):
-        return False
-    if lowered in ("none", "null", "open"):
-        return None
-    if re.fullmatch(r"[+-]?\d+", text):
-        return int(text)
-    if re.fullmatch(r"[A-Za-z_][\w-]*", text):
-        return text
-    raise InvalidRulesError(f"cannot read the value {text!r} of option {key!r}")
-
-
-def _format_value(value: object) -> str:
-    if value is None:
-        return "open"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 _PROFILE_NAMES = ("strict", "classic", "online", "pagat", "bhoos")
