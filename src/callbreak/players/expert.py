@@ -1,0 +1,323 @@
+"""The expert: search under hidden information.
+
+Belief: the unseen cards are dealt to the other seats many times over, consistent with
+everything the rules have revealed (:mod:`callbreak.players.knowledge`), and each such world is
+weighted by how likely the other seats' calls are for the hands it gives them; the worlds are
+then resampled by weight. Decision: each candidate card is played in every world and the deal
+is finished by the policy for every seat (several playouts per world), or solved exactly by
+max^n search once few cards remain. A card's value is the seat's expected deal score under the
+profile's scoring, so a made call counts far more than an overtrick. Calls are chosen the same
+way: the deal is simulated for each candidate call and the call with the best expected score
+(and, in the last deal, the best chance of finishing first) is made.
+
+The amount of search is fixed by the ``time`` budget through a cost model, not by the clock,
+so that a seed always gives the same decision; the clock only cuts a search short when the
+machine is slower than the model (then the decision may differ between runs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+
+import numba
+import numpy as np
+
+from callbreak.cards import Card
+from callbreak.fast import flags_of
+from callbreak.game import Observation
+from callbreak.players import kernel
+from callbreak.players.calling import (
+    call_table,
+    expected_tricks,
+    first_place_chance,
+    normal_distribution,
+)
+from callbreak.players.knowledge import Knowledge
+from callbreak.players.simple import scoring_of
+from callbreak.rules import Rules
+
+__all__ = ["ExpertPlayer"]
+
+# Cost model, measured on the project machine with one thread (see docs/strength.md). The
+# search size follows from it, never from the clock, so that a seed fixes every decision.
+SECONDS_PER_PLAYOUT_CARD = 30e-9
+# Exact solves vary a lot with the position, so their model is cautious and their count capped:
+# a few thousand solved worlds already pin a card's value.
+SECONDS_PER_NODE = 40e-9
+MAX_SOLVED_WORLDS = 4_000
+PILOT_WORLDS = 32
+TT_BITS = 16
+SECONDS_PER_WORLD_SAMPLED = 5e-6
+MAX_WORLDS = 40_000
+CHUNKS = 16  # looks at the clock per search: the search stops if the next chunk would overrun
+MIN_CHUNK = 32
+
+
+class ExpertPlayer:
+    """Determinized search (PIMC) over weighted samples of the hidden hands."""
+
+    def __init__(
+        self,
+        time: float = 1.0,
+        seed: int | None = None,
+        *,
+        threads: int | None = None,
+        rollouts: int = 8,
+        eps: float = 0.1,
+        solve_below: int = 5,
+        rival_weight: float = 0.0,
+        win_weight: float = 4.0,
+        call_spread: float = 1.5,
+    ) -> None:
+        if not 0.01 <= time <= 600:
+            raise ValueError(f"time must be 0.01-600 seconds, not {time}")
+        self.time = time
+        self.seed = random.getrandbits(48) if seed is None else seed
+        self.rng = random.Random(self.seed)
+        self.threads = threads
+        self.rollouts = rollouts
+        self.eps = eps
+        self.solve_below = solve_below
+        self.rival_weight = rival_weight
+        self.win_weight = win_weight
+        self.call_spread = call_spread
+        options = [f"time={time}"] + ([f"seed={seed}"] if seed is not None else [])
+        self.spec = f"expert({', '.join(options)})"
+        self.last_search: dict[str, float] = {}
+        self.cut_short = 0
+        """How many searches the clock cut short (each may make a run unrepeatable)."""
+
+    # --- calls -----------------------------------------------------------------------------
+
+    def call(self, observation: Observation) -> int:
+        """The call with the best simulated expected value."""
+        return self.rank_calls(observation)[0][0]
+
+    def claim_redeal(self, observation: Observation) -> bool:
+        """A spadeless hand asks for a new deal unless it is worth three tricks."""
+        return expected_tricks(observation.hand.mask) < 3
+
+    def rank_calls(self, observation: Observation) -> list[tuple[int, float, list[float]]]:
+        """Candidate calls, best first: (call, expected value in points, trick distribution)."""
+        started = time.perf_counter()
+        rules = observation.rules
+        knowledge = Knowledge.from_observation(observation)
+        estimate = expected_tricks(knowledge.hand)
+        candidates = [call for call in rules.call_range() if abs(call - estimate) <= 3.5] or [
+            rules.min_call
+        ]
+        per_world = len(candidates) * self.rollouts * 52 * SECONDS_PER_PLAYOUT_CARD
+        count = self._world_count(per_world)
+        worlds = self._worlds(observation, knowledge, count)
+        leader = (observation.dealer + 1) % 4
+        calls = [
+            c if c is not None else _typical_call(worlds, seat, rules)
+            for seat, c in enumerate(observation.calls)
+        ]
+        flags, scoring = flags_of(rules), scoring_of(rules)
+        ranked = []
+        for call in candidates:
+            vector = np.array(calls, dtype=np.int64)
+            vector[observation.seat] = call
+            won = self._run(
+                lambda chunk, seed, v=vector: kernel.simulate(
+                    chunk, leader, v, flags, scoring, self.rollouts, self.eps, seed
+                ),
+                worlds,
+                started,
+            )
+            histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
+            distribution = list(histogram / histogram.sum())
+            value = dict(call_table(distribution, rules))[call]
+            if observation.deals_left == 0 and self.win_weight:
+                value += self.win_weight * first_place_chance(distribution, call, observation)
+            ranked.append((call, value, distribution))
+        ranked.sort(key=lambda item: (-round(item[1], 9), item[0]))
+        self.last_search = {"worlds": float(len(worlds)), "seconds": time.perf_counter() - started}
+        return ranked
+
+    # --- plays -----------------------------------------------------------------------------
+
+    def play(self, observation: Observation) -> Card:
+        """The card with the best expected value over the sampled worlds."""
+        legal = observation.legal_cards
+        if len(legal) == 1:
+            return next(iter(legal))
+        return self.rank_cards(observation)[0][0]
+
+    def rank_cards(self, observation: Observation) -> list[tuple[Card, float]]:
+        """Every legal card with its expected deal value in points, best first."""
+        started = time.perf_counter()
+        knowledge = Knowledge.from_observation(observation)
+        legal = sorted(observation.legal_cards)
+        groups = _equivalent_groups(legal, knowledge)
+        candidates = np.array([group[-1] for group in groups], dtype=np.int64)
+        cards_left = len(observation.hand)
+        trick = observation.trick
+        cards_in = np.zeros(4, dtype=np.int64)
+        for position, card in enumerate(trick.cards):
+            cards_in[position] = card
+        calls = np.array([c or 0 for c in observation.calls], dtype=np.int64)
+        won = np.array(observation.won, dtype=np.int64)
+        rules = observation.rules
+        flags, scoring = flags_of(rules), scoring_of(rules)
+
+        def work(chunk: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+            return kernel.evaluate(  # type: ignore[no-any-return]
+                chunk, candidates, observation.seat, trick.leader, cards_in, len(trick.cards),
+                not observation.tricks, knowledge.gone, knowledge.done, knowledge.voids, calls,
+                won, flags, scoring, self.rollouts, self.eps, self.solve_below,
+                self.rival_weight, seed, TT_BITS, self._cores(),
+            )  # fmt: skip
+
+        if cards_left <= self.solve_below:
+            # Solves vary a lot in size, so a pilot batch counts the positions they visit (a
+            # count that does not depend on the machine) and the rest is sized from that.
+            worlds = self._worlds(observation, knowledge, MAX_SOLVED_WORLDS)
+            with self._threads():
+                pilot, nodes = work(worlds[:PILOT_WORLDS], self.rng.getrandbits(48))
+            per_world = max(float(nodes.mean()), 1.0) * SECONDS_PER_NODE
+            count = min(self._world_count(per_world), MAX_SOLVED_WORLDS)
+            values = pilot
+            if count > PILOT_WORLDS:
+                rest = self._run(lambda c, s: work(c, s)[0], worlds[PILOT_WORLDS:count], started)
+                values = np.concatenate([pilot, rest])
+        else:
+            per_world = len(candidates) * self.rollouts * 4 * cards_left * SECONDS_PER_PLAYOUT_CARD
+            worlds = self._worlds(observation, knowledge, self._world_count(per_world))
+            values = self._run(lambda c, s: work(c, s)[0], worlds, started)
+        means = values.mean(axis=0) / 10
+        ranked = [
+            (Card(card), float(means[index]))
+            for index, group in enumerate(groups)
+            for card in group
+        ]
+        ranked.sort(key=lambda item: (-round(item[1], 9), int(item[0])))
+        self.last_search = {
+            "worlds": float(values.shape[0]),
+            "seconds": time.perf_counter() - started,
+        }
+        return ranked
+
+    # --- search machinery ------------------------------------------------------------------
+
+    def _world_count(self, search_seconds: float) -> int:
+        """How many worlds fit the budget when each costs ``search_seconds`` on one thread."""
+        per_world = search_seconds / self._cores() + SECONDS_PER_WORLD_SAMPLED
+        return _clamp(int(self.time * 0.8 / per_world), 32, MAX_WORLDS)
+
+    def _cores(self) -> int:
+        threads = self.threads or numba.config.NUMBA_NUM_THREADS
+        return max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+
+    def _run(
+        self, work: Callable[[np.ndarray, int], np.ndarray], worlds: np.ndarray, started: float
+    ) -> np.ndarray:
+        """Run ``work(chunk, seed)`` over the worlds in chunks, stopping at the deadline."""
+        deadline = started + self.time * 0.98
+        chunk = max(MIN_CHUNK, -(-len(worlds) // CHUNKS))
+        parts = []
+        with self._threads():
+            for begin in range(0, len(worlds), chunk):
+                before = time.perf_counter()
+                seed = self.rng.getrandbits(48)
+                parts.append(work(worlds[begin : begin + chunk], seed))
+                now = time.perf_counter()
+                if begin + chunk < len(worlds) and now + (now - before) > deadline:
+                    self.cut_short += 1  # slower than the cost model: stop before the budget
+                    break
+        return np.concatenate(parts)
+
+    @contextlib.contextmanager
+    def _threads(self) -> Iterator[None]:
+        """Run numba's parallel loops on this player's number of threads."""
+        previous = numba.get_num_threads()
+        numba.set_num_threads(self._cores())
+        try:
+            yield
+        finally:
+            numba.set_num_threads(previous)
+
+    def _worlds(self, observation: Observation, knowledge: Knowledge, count: int) -> np.ndarray:
+        """``count`` worlds consistent with the knowledge, resampled by call likelihood."""
+        seat = observation.seat
+        allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
+        sizes = np.array(knowledge.sizes, dtype=np.int64)
+        pool = kernel.sample_worlds(
+            count * 3, seat, knowledge.hand, knowledge.unseen, allowed, sizes,
+            self.rng.getrandbits(48),
+        )  # fmt: skip
+        pool = pool[pool[:, 0] >= 0]
+        if len(pool) == 0:  # should not happen; fall back to the voids alone
+            loose = np.array(
+                [knowledge.unseen & ~_void_mask(knowledge.voids, s) for s in range(4)],
+                dtype=np.int64,
+            )
+            pool = kernel.sample_worlds(
+                count * 3, seat, knowledge.hand, knowledge.unseen, loose, sizes,
+                self.rng.getrandbits(48),
+            )  # fmt: skip
+            pool = pool[pool[:, 0] >= 0]
+        weights = self._call_weights(pool, observation, knowledge)
+        return _resample(pool, weights, count, self.rng)
+
+    def _call_weights(
+        self, pool: np.ndarray, observation: Observation, knowledge: Knowledge
+    ) -> np.ndarray:
+        """How likely each world makes the calls already heard (a call of 5 means strength)."""
+        calls = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
+        played = np.array(knowledge.played_by, dtype=np.int64)
+        return kernel.call_weights(pool, calls, played, observation.seat, self.call_spread)
+
+
+def _typical_call(worlds: np.ndarray, seat: int, rules: Rules) -> int:
+    """The call a seat yet to call would typically make in these worlds."""
+    sample = worlds[: min(len(worlds), 64), seat]
+    mean = float(np.mean([expected_tricks(int(hand)) for hand in sample]))
+    table = call_table(normal_distribution(mean, 1.3), rules)
+    return max(table, key=lambda item: item[1])[0]
+
+
+def _equivalent_groups(legal: Sequence[Card], knowledge: Knowledge) -> list[list[Card]]:
+    """Legal cards in groups that play the same: same suit, all cards between them done."""
+    groups: list[list[Card]] = []
+    for card in legal:
+        if groups and groups[-1][-1].suit == card.suit:
+            previous = groups[-1][-1]
+            between = ((1 << card) - 1) & ~((2 << previous) - 1)
+            if not between & ~knowledge.done & ~knowledge.hand:
+                groups[-1].append(card)
+                continue
+        groups.append([card])
+    return groups
+
+
+def _void_mask(voids: int, seat: int) -> int:
+    mask = 0
+    for suit in range(4):
+        if voids >> (4 * seat + suit) & 1:
+            mask |= 0x1FFF << (13 * suit)
+    return mask
+
+
+def _resample(pool: np.ndarray, weights: np.ndarray, count: int, rng: random.Random) -> np.ndarray:
+    """Systematic resampling: ``count`` worlds drawn in proportion to their weights."""
+    total = weights.sum()
+    if total <= 0 or not np.isfinite(total):
+        weights = np.ones(len(pool))
+        total = float(len(pool))
+    cumulative = np.cumsum(weights / total)
+    start = rng.random() / count
+    points = start + np.arange(count) / count
+    indices = np.minimum(np.searchsorted(cumulative, points), len(pool) - 1)
+    # Shuffled, so that any leading part of the worlds is a fair sample too.
+    order = list(range(count))
+    rng.shuffle(order)
+    return np.ascontiguousarray(pool[indices[order]])
+
+
+def _clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))

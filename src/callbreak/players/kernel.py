@@ -1,0 +1,911 @@
+"""The search's inner loop, compiled with numba: legality, a card-play policy, playouts, an
+exact endgame solver and a sampler of hidden hands, all on 52-bit integer masks.
+
+Card ``c`` is bit ``c`` (``suit * 13 + rank - 2``; spades are bits 0-12), as everywhere in the
+package. Legality here must equal :func:`callbreak.rules.legal_cards`; the tests compare them on
+random positions. Nothing in this module sees an ``Observation``: callers pass only what the
+seat may know, or, inside a sampled world, what that world says.
+
+A trick in progress is ``(leader, n, led, high_led, high_spade, win_seat)``: who led, how many
+cards are in, the led suit (-1 before the lead), the highest card of the led suit, the highest
+spade (-1 for none) and the seat winning so far.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+# --- tables ---------------------------------------------------------------------------------
+
+FULL = (1 << 52) - 1
+SUIT = np.array([0x1FFF << (13 * s) for s in range(4)], dtype=np.int64)
+SPADES = 0x1FFF
+NON_SPADES = FULL & ~SPADES
+ABOVE = np.array([(0x1FFF << (13 * (c // 13))) & ~((2 << c) - 1) for c in range(52)], np.int64)
+BELOW = np.array([(0x1FFF << (13 * (c // 13))) & ((1 << c) - 1) for c in range(52)], np.int64)
+LOW16 = np.array([(x & -x).bit_length() - 1 if x else 0 for x in range(1 << 16)], np.int8)
+HIGH16 = np.array([x.bit_length() - 1 if x else 0 for x in range(1 << 16)], np.int8)
+POP16 = np.array([x.bit_count() for x in range(1 << 16)], np.int8)
+
+NO_SPADE_FIRST_LEAD = 1
+FREE_FOLLOWING = 2
+FORCED_LOW_SPADE = 4
+
+# Desire for tricks, in the policy.
+NEED = 2  # still short of the call
+HAPPY = 1  # call made; more tricks are welcome (overtrick scoring) or one more is fine
+AVOID = -1  # one more trick would break an exact call
+
+
+# --- bits -----------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def popcount(x: int) -> int:
+    return (
+        POP16[x & 0xFFFF]
+        + POP16[(x >> 16) & 0xFFFF]
+        + POP16[(x >> 32) & 0xFFFF]
+        + POP16[(x >> 48) & 0xFFFF]
+    )
+
+
+@njit(cache=True, inline="always")
+def low_index(x: int) -> int:
+    """Index of the lowest set bit of a non-zero mask."""
+    if x & 0xFFFF:
+        return LOW16[x & 0xFFFF]
+    if (x >> 16) & 0xFFFF:
+        return 16 + LOW16[(x >> 16) & 0xFFFF]
+    if (x >> 32) & 0xFFFF:
+        return 32 + LOW16[(x >> 32) & 0xFFFF]
+    return 48 + LOW16[(x >> 48) & 0xFFFF]
+
+
+@njit(cache=True, inline="always")
+def high_index(x: int) -> int:
+    """Index of the highest set bit of a non-zero mask."""
+    if x >> 48:
+        return 48 + HIGH16[(x >> 48) & 0xFFFF]
+    if (x >> 32) & 0xFFFF:
+        return 32 + HIGH16[(x >> 32) & 0xFFFF]
+    if (x >> 16) & 0xFFFF:
+        return 16 + HIGH16[(x >> 16) & 0xFFFF]
+    return HIGH16[x & 0xFFFF]
+
+
+@njit(cache=True, inline="always")
+def rand_float(rng: np.ndarray) -> float:
+    """A float in [0, 1) from an xorshift64* generator whose state is ``rng[0]``."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return float((x * np.uint64(2685821657736338717)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def random_bit(mask: int, rng: np.ndarray) -> int:
+    """A uniformly random card of a non-empty mask."""
+    skip = int(rand_float(rng) * popcount(mask))
+    for _ in range(skip):
+        mask &= mask - 1
+    return low_index(mask)
+
+
+def seed_state(seed: int) -> np.ndarray:
+    """A generator state for :func:`rand_float` from any integer seed (never zero)."""
+    mixed = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & 0xFFFFFFFFFFFFFFFF
+    return np.array([mixed or 1], dtype=np.uint64)
+
+
+# --- rules ----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def legal(hand: int, led: int, high_led: int, high_spade: int, first: bool, flags: int) -> int:
+    """The legal cards of ``hand``; the same answer as ``callbreak.rules.legal_cards``."""
+    if led < 0:
+        if first and flags & NO_SPADE_FIRST_LEAD and hand & NON_SPADES:
+            return hand & NON_SPADES
+        return hand
+    follow = hand & SUIT[led]
+    if follow:
+        if flags & FREE_FOLLOWING:
+            return follow
+        if led == 0:
+            higher = follow & ABOVE[high_spade]
+            return higher if higher else follow
+        if high_spade < 0:
+            higher = follow & ABOVE[high_led]
+            return higher if higher else follow
+        return follow
+    spades = hand & SPADES
+    if not spades:
+        return hand
+    if high_spade < 0:
+        return spades
+    higher = spades & ABOVE[high_spade]
+    if higher:
+        return higher
+    return spades if flags & FORCED_LOW_SPADE else hand
+
+
+@njit(cache=True, inline="always")
+def winning_cards(cards: int, led: int, high_led: int, high_spade: int) -> int:
+    """Which of ``cards`` would take the lead of the trick if played now."""
+    if led < 0:
+        return cards
+    if high_spade >= 0:
+        return cards & SPADES & ABOVE[high_spade]
+    return (cards & SUIT[led] & ABOVE[high_led]) | (cards & SPADES)
+
+
+@njit(cache=True, inline="always")
+def score(call: int, tricks: int, scoring: np.ndarray) -> int:
+    """A deal score in tenths. ``scoring`` is ``[exact, bonus_call or 0, bonus_score]``."""
+    if tricks < call or (scoring[0] and tricks > call + 1):
+        return -10 * call
+    value = 10 * call
+    if scoring[1] > 0 and call >= scoring[1]:
+        value = 10 * scoring[2]
+    if not scoring[0]:
+        value += tricks - call
+    return value
+
+
+# --- hand strength --------------------------------------------------------------------------
+
+
+HAND_FEATURES = (
+    "one", "side aces", "side aces in long suits", "kings with ace", "guarded kings",
+    "bare kings", "queens with an honour", "guarded queens", "voids", "singletons",
+    "doubletons", "ace of spades", "king of spades", "bare king of spades", "queen of spades",
+    "queen of spades with two guards", "jack of spades", "jack of spades with three guards",
+    "spades", "spades beyond four", "spades x voids", "spades x singletons",
+)  # fmt: skip
+#: Weights of the features above, fitted by benchmarks/calibrate_hand.py (see its output in
+#: docs/strength.md).
+HAND_WEIGHTS = np.array(
+    [
+        -0.671, 1.058, 0.905, 0.609, 0.674, 0.007, 0.194, 0.273, 0.476, 0.195, 0.032, 0.857, 0.749,
+        -0.341, 0.292, 0.332, 0.241, 0.301, 0.506, 0.375, 0.055, 0.033
+    ]
+)  # fmt: skip
+
+
+@njit(cache=True)
+def fill_hand_features(hand: int, out: np.ndarray) -> None:
+    """The features of a 13-card hand that predict its tricks, in ``HAND_FEATURES`` order."""
+    out[:] = 0.0
+    out[0] = 1.0
+    for suit in (1, 2, 3):
+        part = (hand >> (13 * suit)) & 0x1FFF
+        length = popcount(part)
+        ace, king, queen = part >> 12 & 1, part >> 11 & 1, part >> 10 & 1
+        if ace:
+            out[1 if length <= 5 else 2] += 1
+        if king:
+            if length >= 2:
+                out[3 if ace else 4] += 1
+            else:
+                out[5] += 1
+        if queen and length >= 3:
+            out[6 if (ace or king) else 7] += 1
+        if length <= 2:
+            out[8 + length] += 1
+    spades = hand & 0x1FFF
+    count = popcount(spades)
+    out[11] = spades >> 12 & 1
+    out[12] = spades >> 11 & 1
+    out[13] = 1.0 if (spades >> 11 & 1) and count == 1 else 0.0
+    out[14] = spades >> 10 & 1
+    out[15] = 1.0 if (spades >> 10 & 1) and count >= 3 else 0.0
+    out[16] = spades >> 9 & 1
+    out[17] = 1.0 if (spades >> 9 & 1) and count >= 4 else 0.0
+    out[18] = count
+    out[19] = max(0, count - 4)
+    out[20] = count * out[8]
+    out[21] = count * out[9]
+
+
+@njit(cache=True)
+def hand_features(hand: int) -> np.ndarray:
+    """The features of a hand as a new array."""
+    out = np.empty(len(HAND_FEATURES))
+    fill_hand_features(hand, out)
+    return out
+
+
+@njit(cache=True)
+def hand_strength(hand: int) -> float:
+    """Expected tricks of a 13-card hand: its features weighted by ``HAND_WEIGHTS``."""
+    features = np.empty(len(HAND_FEATURES))
+    fill_hand_features(hand, features)
+    total = 0.0
+    for index in range(len(HAND_WEIGHTS)):
+        total += features[index] * HAND_WEIGHTS[index]
+    return total
+
+
+@njit(cache=True)
+def call_weights(
+    pool: np.ndarray, calls: np.ndarray, played: np.ndarray, seat: int, spread: float
+) -> np.ndarray:
+    """How likely each world makes the calls heard (``calls[s] < 0``: not yet called).
+
+    A seat's call is taken to be its hand's strength less a little caution, give or take
+    ``spread``; a small floor keeps any world from being ruled out by a surprising call.
+    """
+    weights = np.ones(pool.shape[0])
+    for w in range(pool.shape[0]):
+        for other in range(4):
+            if other == seat or calls[other] < 0:
+                continue
+            gap = calls[other] - hand_strength(pool[w, other] | played[other]) + 0.3
+            weights[w] *= 0.02 + np.exp(-(gap * gap) / (2.0 * spread * spread))
+    return weights
+
+
+# --- the card-play policy -------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def desire(call: int, won: int, scoring: np.ndarray) -> int:
+    if won < call:
+        return NEED
+    if scoring[0] and won >= call + 1:
+        return AVOID
+    return HAPPY
+
+
+@njit(cache=True, inline="always")
+def lowest_rank(cards: int) -> int:
+    """The card of lowest rank in ``cards`` (non-spades first), from the shortest suit on ties."""
+    best, best_rank, best_len = -1, 99, 99
+    for suit in (1, 2, 3, 0):
+        part = cards & SUIT[suit]
+        if not part:
+            continue
+        card = low_index(part)
+        rank = card - 13 * suit + (20 if suit == 0 else 0)  # keep spades unless nothing else
+        length = popcount(part)
+        if rank < best_rank or (rank == best_rank and length < best_len):
+            best, best_rank, best_len = card, rank, length
+    return best
+
+
+@njit(cache=True, inline="always")
+def highest_rank(cards: int) -> int:
+    """The card of highest rank in ``cards`` among non-spades, else the highest spade."""
+    best, best_rank = -1, -1
+    for suit in (1, 2, 3):
+        part = cards & SUIT[suit]
+        if part:
+            card = high_index(part)
+            if card - 13 * suit > best_rank:
+                best, best_rank = card, card - 13 * suit
+    if best < 0:
+        best = high_index(cards)
+    return best
+
+
+@njit(cache=True)
+def choose(
+    seat: int,
+    hand: int,
+    leader: int,
+    n: int,
+    led: int,
+    high_led: int,
+    high_spade: int,
+    win_seat: int,
+    first: bool,
+    gone: int,
+    voids: int,
+    calls: np.ndarray,
+    won: np.ndarray,
+    flags: int,
+    scoring: np.ndarray,
+    rng: np.ndarray,
+    eps: float,
+) -> int:
+    """A sensible card for ``seat`` using only what it may know.
+
+    ``gone`` holds every card played this deal (the current trick included); ``voids`` has bit
+    ``4 * seat + suit`` set for each suit a seat has shown out of. The policy plays toward its
+    call: it takes tricks it needs with the cheapest sure winner, keeps winning cheaply once the
+    call is made, breaks a rival who still needs the trick when that is cheap, and ducks with
+    its highest losing card when a trick would break an exact call. With probability ``eps`` it
+    plays a random legal card instead, which keeps playouts from being too predictable.
+    """
+    options = legal(hand, led, high_led, high_spade, first, flags)
+    if options & (options - 1) == 0:
+        return low_index(options)
+    if eps > 0.0 and rand_float(rng) < eps:
+        return random_bit(options, rng)
+    want = desire(calls[seat], won[seat], scoring)
+    unseen = FULL & ~(gone | hand)
+    unseen_spades = unseen & SPADES
+
+    if n == 0:  # leading
+        if want == AVOID:
+            safe = 0
+            for suit in (1, 2, 3, 0):
+                part = options & SUIT[suit]
+                if part and unseen & SUIT[suit] & ABOVE[low_index(part)]:
+                    safe |= 1 << low_index(part)
+            return lowest_rank(safe) if safe else lowest_rank(options)
+        best, best_room = -1, -1
+        for suit in (1, 2, 3):
+            part = options & SUIT[suit]
+            if not part:
+                continue
+            top = high_index(part)
+            if unseen & ABOVE[top]:
+                continue  # not the master card of its suit
+            shown_out = False
+            for other in range(4):
+                if other != seat and voids >> (4 * other + suit) & 1:
+                    shown_out = True
+            if shown_out and unseen_spades:
+                continue  # someone would trump it
+            room = popcount(unseen & SUIT[suit])
+            if room > best_room:
+                best, best_room = top, room
+        if best >= 0 and best_room > 0:
+            return best
+        spades = options & SPADES
+        master_spade = spades and unseen_spades and not unseen_spades & ABOVE[high_index(spades)]
+        if master_spade and (popcount(spades) >= 2 or popcount(unseen_spades) <= popcount(spades)):
+            return high_index(spades)  # draw trumps with the master spade
+        longest, longest_len = -1, 0
+        for suit in (1, 2, 3):
+            part = options & SUIT[suit]
+            if popcount(part) > longest_len:
+                longest, longest_len = suit, popcount(part)
+        if longest >= 0:
+            return low_index(options & SUIT[longest])
+        return low_index(options)
+
+    wins = winning_cards(options, led, high_led, high_spade)
+    last = n == 3
+    if want == AVOID:
+        losing = options & ~wins
+        if losing:
+            return highest_rank(losing)
+        return high_index(wins)
+    safe = 0
+    if wins:
+        if last:
+            safe = wins
+        else:
+            later_void = False
+            for k in range(1, 4 - n):
+                if voids >> (4 * ((seat + k) & 3) + led) & 1:
+                    later_void = True
+            rest = wins
+            while rest:
+                card = low_index(rest)
+                rest &= rest - 1
+                if unseen & ABOVE[card]:
+                    continue
+                if card >= 13 and later_void and unseen_spades:
+                    continue
+                safe |= 1 << card
+    if safe:
+        return lowest_rank(safe)  # the cheapest sure winner, sparing spades
+    if want == NEED and wins:
+        return high_index(wins & SPADES) if wins & SPADES else high_index(wins)
+    if wins and win_seat != seat and won[win_seat] < calls[win_seat]:
+        return lowest_rank(wins)  # cheap chance to break a rival still short of the call
+    if wins == options:
+        return lowest_rank(wins)
+    return lowest_rank(options & ~wins)
+
+
+# --- playouts -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def playout(
+    hands: np.ndarray,
+    leader: int,
+    trick: np.ndarray,
+    n: int,
+    first: bool,
+    gone: int,
+    voids: int,
+    calls: np.ndarray,
+    won: np.ndarray,
+    flags: int,
+    scoring: np.ndarray,
+    rng: np.ndarray,
+    eps: float,
+) -> None:
+    """Play the deal out with the policy for every seat; ``hands`` and ``won`` are updated.
+
+    ``trick[:n]`` are the cards of the current trick in play order from ``leader``.
+    """
+    led, high_led, high_spade, win_seat = -1, -1, -1, leader
+    for position in range(n):
+        card = trick[position]
+        seat = (leader + position) & 3
+        if position == 0:
+            led, high_led, win_seat = card // 13, card, seat
+            if card < 13:
+                high_spade = card
+        elif card < 13 and card > high_spade:
+            high_spade, win_seat = card, seat
+        elif high_spade < 0 and card // 13 == led and card > high_led:
+            high_led, win_seat = card, seat
+    while True:
+        while n < 4:
+            seat = (leader + n) & 3
+            hand = hands[seat]
+            card = choose(
+                seat, hand, leader, n, led, high_led, high_spade, win_seat, first, gone,
+                voids, calls, won, flags, scoring, rng, eps,
+            )  # fmt: skip
+            hands[seat] = hand & ~(1 << card)
+            gone |= 1 << card
+            if n == 0:
+                led, high_led, win_seat = card // 13, card, seat
+                if card < 13:
+                    high_spade = card
+            else:
+                if card // 13 != led:
+                    voids |= 1 << (4 * seat + led)
+                if card < 13:
+                    if card > high_spade:
+                        high_spade, win_seat = card, seat
+                elif high_spade < 0 and card // 13 == led and card > high_led:
+                    high_led, win_seat = card, seat
+            n += 1
+        won[win_seat] += 1
+        leader = win_seat
+        if not hands[leader]:
+            return
+        n, led, high_led, high_spade, first = 0, -1, -1, -1, False
+
+
+# --- the exact solver -----------------------------------------------------------------------
+
+_MIX = np.array(
+    [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5],
+    dtype=np.uint64,
+)
+_OFFSET = 1 << 15
+
+
+@njit(cache=True, inline="always")
+def _pack(won: np.ndarray, calls: np.ndarray, scoring: np.ndarray) -> int:
+    packed = 0
+    for seat in range(4):
+        packed |= (score(calls[seat], won[seat], scoring) + _OFFSET) << (16 * seat)
+    return packed
+
+
+@njit(cache=True, inline="always")
+def unpack(packed: int, seat: int) -> int:
+    """One seat's utility (a score in tenths) out of a packed vector."""
+    return ((packed >> (16 * seat)) & 0xFFFF) - _OFFSET
+
+
+@njit(cache=True, inline="always")
+def _key(hands: np.ndarray, leader: int, won: np.ndarray) -> np.uint64:
+    key = np.uint64(leader + 1)
+    for seat in range(4):
+        key ^= np.uint64(hands[seat]) * _MIX[seat]
+        key = (key << np.uint64(13)) | (key >> np.uint64(51))
+        key ^= np.uint64(won[seat] + 16 * seat) * _MIX[(seat + 1) & 3]
+    return key | np.uint64(1)
+
+
+_ENTER, _NEXT, _RETURN = 0, 1, 2
+_DEPTH = 53  # at most 52 cards are played below the root
+
+
+@njit(cache=True)
+def solve(
+    hands: np.ndarray,
+    leader: int,
+    n: int,
+    led: int,
+    high_led: int,
+    high_spade: int,
+    win_seat: int,
+    first: bool,
+    done: int,
+    calls: np.ndarray,
+    won: np.ndarray,
+    flags: int,
+    scoring: np.ndarray,
+    tt_keys: np.ndarray,
+    tt_values: np.ndarray,
+    nodes: np.ndarray,
+) -> int:
+    """The packed utility vector of perfect-information play from here (max^n).
+
+    Every seat plays to maximise its own deal score, and between equal scores prefers the move
+    that leaves the others less. ``done`` holds the cards of completed tricks: cards that touch
+    once the ones between them are done are interchangeable, so only one of them is searched.
+    Positions at the start of a trick are memoised in ``tt_keys``/``tt_values`` (a power-of-two
+    size). The search keeps its own stack: numba cannot cache recursive functions safely.
+    ``hands`` and ``won`` are used as scratch and restored; ``nodes[0]`` counts the positions
+    visited, a measure of the work that does not depend on the machine.
+    """
+    f_leader = np.empty(_DEPTH, np.int64)
+    f_n = np.empty(_DEPTH, np.int64)
+    f_led = np.empty(_DEPTH, np.int64)
+    f_high_led = np.empty(_DEPTH, np.int64)
+    f_high_spade = np.empty(_DEPTH, np.int64)
+    f_win = np.empty(_DEPTH, np.int64)
+    f_first = np.empty(_DEPTH, np.bool_)
+    f_done = np.empty(_DEPTH, np.int64)
+    f_seat = np.empty(_DEPTH, np.int64)
+    f_hand = np.empty(_DEPTH, np.int64)
+    f_options = np.empty(_DEPTH, np.int64)
+    f_best = np.empty(_DEPTH, np.int64)
+    f_best_own = np.empty(_DEPTH, np.int64)
+    f_best_rest = np.empty(_DEPTH, np.int64)
+    f_key = np.empty(_DEPTH, np.uint64)
+    f_trick_winner = np.empty(_DEPTH, np.int64)
+    mask = np.uint64(len(tt_keys) - 1)
+
+    d = 0
+    f_leader[0], f_n[0], f_led[0], f_high_led[0] = leader, n, led, high_led
+    f_high_spade[0], f_win[0], f_first[0], f_done[0] = high_spade, win_seat, first, done
+    status = _ENTER
+    result = 0
+    while True:
+        if status == _ENTER:
+            nodes[0] += 1
+            at_leader, at_n = f_leader[d], f_n[d]
+            if at_n == 0:
+                if not hands[at_leader]:
+                    result = _pack(won, calls, scoring)
+                    status = _RETURN
+                    continue
+                key = _key(hands, at_leader, won)
+                if tt_keys[int(key & mask)] == key:
+                    result = tt_values[int(key & mask)]
+                    status = _RETURN
+                    continue
+                f_key[d] = key
+            seat = (at_leader + at_n) & 3
+            hand = hands[seat]
+            options = legal(hand, f_led[d], f_high_led[d], f_high_spade[d], f_first[d], flags)
+            live = FULL & ~f_done[d]
+            distinct = 0
+            rest = options
+            while rest:
+                card = low_index(rest)
+                rest &= rest - 1
+                touching = live & ABOVE[card]
+                if touching and hand >> low_index(touching) & 1:
+                    continue  # the next live card up is ours too: the same play
+                distinct |= 1 << card
+            f_seat[d], f_hand[d], f_options[d] = seat, hand, distinct
+            f_best[d], f_best_own[d], f_best_rest[d] = 0, -(1 << 30), 1 << 30
+            status = _NEXT
+        elif status == _NEXT:
+            options = f_options[d]
+            if not options:
+                result = f_best[d]
+                if f_n[d] == 0:
+                    tt_keys[int(f_key[d] & mask)] = f_key[d]
+                    tt_values[int(f_key[d] & mask)] = result
+                status = _RETURN
+                continue
+            card = low_index(options)
+            f_options[d] = options & (options - 1)
+            seat = f_seat[d]
+            hands[seat] = f_hand[d] & ~(1 << card)
+            at_n = f_n[d]
+            if at_n == 0:
+                c_led, c_high_led, c_high_spade, c_win = card // 13, card, -1, seat
+                if card < 13:
+                    c_high_spade = card
+            else:
+                c_led, c_high_led = f_led[d], f_high_led[d]
+                c_high_spade, c_win = f_high_spade[d], f_win[d]
+                if card < 13:
+                    if card > c_high_spade:
+                        c_high_spade, c_win = card, seat
+                elif c_high_spade < 0 and card // 13 == c_led and card > c_high_led:
+                    c_high_led, c_win = card, seat
+            e = d + 1
+            if at_n == 3:
+                won[c_win] += 1
+                f_trick_winner[d] = c_win
+                # The trick's cards are exactly the live cards no longer in any hand.
+                live = FULL & ~f_done[d]
+                played = live & ~(hands[0] | hands[1] | hands[2] | hands[3])
+                f_leader[e], f_n[e], f_led[e], f_high_led[e] = c_win, 0, -1, -1
+                f_high_spade[e], f_win[e], f_first[e] = -1, c_win, False
+                f_done[e] = f_done[d] | played
+            else:
+                f_trick_winner[d] = -1
+                f_leader[e], f_n[e], f_led[e], f_high_led[e] = (
+                    f_leader[d],
+                    at_n + 1,
+                    c_led,
+                    c_high_led,
+                )
+                f_high_spade[e], f_win[e], f_first[e] = c_high_spade, c_win, f_first[d]
+                f_done[e] = f_done[d]
+            d = e
+            status = _ENTER
+        else:  # _RETURN: hand the result to the parent frame
+            if d == 0:
+                return result
+            d -= 1
+            seat = f_seat[d]
+            hands[seat] = f_hand[d]
+            if f_trick_winner[d] >= 0:
+                won[f_trick_winner[d]] -= 1
+            own = unpack(result, seat)
+            others = 0
+            for other in range(4):
+                if other != seat:
+                    others += unpack(result, other)
+            if own > f_best_own[d] or (own == f_best_own[d] and others < f_best_rest[d]):
+                f_best[d], f_best_own[d], f_best_rest[d] = result, own, others
+            status = _NEXT
+
+
+# --- evaluating candidate cards over sampled worlds -----------------------------------------
+
+
+@njit(cache=True, parallel=True)
+def evaluate(
+    worlds: np.ndarray,
+    candidates: np.ndarray,
+    seat: int,
+    leader: int,
+    trick: np.ndarray,
+    n: int,
+    first: bool,
+    gone: int,
+    done: int,
+    voids: int,
+    calls: np.ndarray,
+    won: np.ndarray,
+    flags: int,
+    scoring: np.ndarray,
+    rollouts: int,
+    eps: float,
+    solve_below: int,
+    rival_weight: float,
+    seed: int,
+    tt_bits: int,
+    lanes: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each candidate's value for ``seat`` in each world, ``values[world, candidate]``, and the
+    positions each world's exact solves visited (zero for playouts).
+
+    After the candidate card, the world is played out ``rollouts`` times by the policy, or
+    solved exactly when at most ``solve_below`` cards are left in the holder's hand. The value
+    is the seat's deal score in tenths, minus ``rival_weight`` times the others' mean score.
+    """
+    count, width = worlds.shape[0], candidates.shape[0]
+    values = np.zeros((count, width))
+    nodes = np.zeros(count, dtype=np.int64)
+    cards_left = popcount(worlds[0, seat])
+    exact = cards_left <= solve_below
+    # One lane per thread, each with its own memo table, takes every lanes-th world; results do
+    # not depend on which thread runs which lane.
+    for lane in prange(lanes):
+        tt_keys = np.zeros(1 << tt_bits, dtype=np.uint64)
+        tt_values = np.zeros(1 << tt_bits, dtype=np.int64)
+        rng = np.empty(1, dtype=np.uint64)
+        hands = np.empty(4, dtype=np.int64)
+        scratch_won = np.empty(4, dtype=np.int64)
+        scratch_trick = np.empty(4, dtype=np.int64)
+        counter = np.zeros(1, dtype=np.int64)
+        for w in range(lane, count, lanes):
+            counter[0] = 0
+            for c in range(width):
+                card = candidates[c]
+                # The same random numbers for every candidate of a world: values differ by the
+                # card, not by the luck of the playouts.
+                rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(w * 7919 + 1)
+                if rng[0] == 0:
+                    rng[0] = np.uint64(1)
+                for k in range(n):
+                    scratch_trick[k] = trick[k]
+                scratch_trick[n] = card
+                total = 0.0
+                if exact:
+                    for s in range(4):
+                        hands[s] = worlds[w, s]
+                        scratch_won[s] = won[s]
+                    hands[seat] &= ~(1 << card)
+                    value = _solve_after(
+                    hands, leader, scratch_trick, n + 1, first, done, calls, scratch_won,
+                    flags, scoring, tt_keys, tt_values, counter,
+                )  # fmt: skip
+                    total = _utility(value, seat, rival_weight)
+                else:
+                    for _ in range(rollouts):
+                        for s in range(4):
+                            hands[s] = worlds[w, s]
+                            scratch_won[s] = won[s]
+                        hands[seat] &= ~(1 << card)
+                        playout(
+                        hands, leader, scratch_trick, n + 1, first, gone | (1 << card), voids,
+                        calls, scratch_won, flags, scoring, rng, eps,
+                    )  # fmt: skip
+                        total += _utility(_pack(scratch_won, calls, scoring), seat, rival_weight)
+                    total /= rollouts
+                values[w, c] = total
+            nodes[w] = counter[0]
+    return values, nodes
+
+
+@njit(cache=True, inline="always")
+def _utility(packed: int, seat: int, rival_weight: float) -> float:
+    rivals = 0.0
+    for other in range(4):
+        if other != seat:
+            rivals += unpack(packed, other)
+    return unpack(packed, seat) - rival_weight * rivals / 3.0
+
+
+@njit(cache=True)
+def _solve_after(
+    hands: np.ndarray,
+    leader: int,
+    trick: np.ndarray,
+    n: int,
+    first: bool,
+    done: int,
+    calls: np.ndarray,
+    won: np.ndarray,
+    flags: int,
+    scoring: np.ndarray,
+    tt_keys: np.ndarray,
+    tt_values: np.ndarray,
+    nodes: np.ndarray,
+) -> int:
+    """Solve from a trick given by its cards (completing it first when it has four)."""
+    led, high_led, high_spade, win_seat = -1, -1, -1, leader
+    for position in range(n):
+        card = trick[position]
+        seat = (leader + position) & 3
+        if position == 0:
+            led, high_led, win_seat = card // 13, card, seat
+            if card < 13:
+                high_spade = card
+        elif card < 13 and card > high_spade:
+            high_spade, win_seat = card, seat
+        elif high_spade < 0 and card // 13 == led and card > high_led:
+            high_led, win_seat = card, seat
+    if n == 4:
+        played = 0
+        for position in range(4):
+            played |= 1 << trick[position]
+        won[win_seat] += 1
+        value = solve(
+            hands, win_seat, 0, -1, -1, -1, win_seat, False, done | played, calls, won, flags,
+            scoring, tt_keys, tt_values, nodes,
+        )  # fmt: skip
+        won[win_seat] -= 1
+        return value
+    return solve(
+        hands, leader, n, led, high_led, high_spade, win_seat, first, done, calls, won, flags,
+        scoring, tt_keys, tt_values, nodes,
+    )  # fmt: skip
+
+
+# --- sampling hidden hands ------------------------------------------------------------------
+
+
+@njit(cache=True)
+def sample_worlds(
+    count: int,
+    seat: int,
+    hand: int,
+    unseen: int,
+    allowed: np.ndarray,
+    sizes: np.ndarray,
+    seed: int,
+) -> np.ndarray:
+    """``count`` deals of the ``unseen`` cards to the other seats, ``worlds[i, seat]`` = hand.
+
+    Each other seat ``s`` receives ``sizes[s]`` cards, all within ``allowed[s]``. Cards are
+    placed most constrained first, each to an eligible seat with probability proportional to
+    its room left, which is exactly a uniform deal when nothing is constrained. A dead end
+    restarts the world; after many failures the world is left with ``-1`` in ``worlds[i, 0]``.
+    """
+    cards = np.empty(52, dtype=np.int64)
+    total = 0
+    rest = unseen
+    while rest:
+        cards[total] = low_index(rest)
+        rest &= rest - 1
+        total += 1
+    options = np.zeros(total, dtype=np.int64)
+    for i in range(total):
+        for s in range(4):
+            if s != seat and allowed[s] >> cards[i] & 1:
+                options[i] += 1
+    worlds = np.zeros((count, 4), dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(12345)
+    order = np.empty(total, dtype=np.int64)
+    room = np.empty(4, dtype=np.int64)
+    for w in range(count):
+        placed = False
+        for _attempt in range(200):
+            # Most constrained cards first, ties in random order.
+            keys = np.empty(total)
+            for i in range(total):
+                keys[i] = options[i] + rand_float(rng)
+            order[:] = np.argsort(keys)
+            for s in range(4):
+                room[s] = sizes[s]
+                worlds[w, s] = 0
+            ok = True
+            for i in range(total):
+                card = cards[order[i]]
+                weight = 0
+                for s in range(4):
+                    if s != seat and room[s] > 0 and allowed[s] >> card & 1:
+                        weight += room[s]
+                if weight == 0:
+                    ok = False
+                    break
+                pick = rand_float(rng) * weight
+                for s in range(4):
+                    if s != seat and room[s] > 0 and allowed[s] >> card & 1:
+                        pick -= room[s]
+                        if pick < 0:
+                            worlds[w, s] |= 1 << card
+                            room[s] -= 1
+                            break
+            if ok:
+                placed = True
+                break
+        worlds[w, seat] = hand
+        if not placed:
+            worlds[w, 0] = -1
+    return worlds
+
+
+@njit(cache=True, parallel=True)
+def simulate(
+    worlds: np.ndarray,
+    leader: int,
+    calls: np.ndarray,
+    flags: int,
+    scoring: np.ndarray,
+    rollouts: int,
+    eps: float,
+    seed: int,
+) -> np.ndarray:
+    """Play each world's deal from the first lead ``rollouts`` times with the policy.
+
+    Returns the tricks each seat took, ``result[world * rollouts + r, seat]``.
+    """
+    count = worlds.shape[0]
+    result = np.zeros((count * rollouts, 4), dtype=np.int64)
+    for w in prange(count):
+        rng = np.empty(1, dtype=np.uint64)
+        rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(w * 104729 + 1)
+        if rng[0] == 0:
+            rng[0] = np.uint64(1)
+        hands = np.empty(4, dtype=np.int64)
+        won = np.zeros(4, dtype=np.int64)
+        trick = np.zeros(4, dtype=np.int64)
+        for r in range(rollouts):
+            for s in range(4):
+                hands[s] = worlds[w, s]
+                won[s] = 0
+            playout(hands, leader, trick, 0, True, 0, 0, calls, won, flags, scoring, rng, eps)
+            for s in range(4):
+                result[w * rollouts + r, s] = won[s]
+    return result

@@ -1,0 +1,184 @@
+"""The random, beginner and intermediate players."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from callbreak.cards import Card, CardSet
+from callbreak.fast import flags_of
+from callbreak.game import Observation
+from callbreak.players import kernel
+from callbreak.players.calling import (
+    best_call,
+    expected_tricks,
+    normal_distribution,
+    sure_tricks,
+)
+from callbreak.players.knowledge import Knowledge
+from callbreak.rules import Rules
+
+__all__ = ["BeginnerPlayer", "IntermediatePlayer", "RandomPlayer", "scoring_of"]
+
+
+def scoring_of(rules: Rules) -> np.ndarray:
+    """The scoring switches as the kernel reads them: ``[exact, bonus_call or 0, bonus]``."""
+    return np.array(
+        [int(rules.exact_scoring), rules.bonus_call or 0, rules.bonus_score], dtype=np.int64
+    )
+
+
+class RandomPlayer:
+    """A uniformly random legal card and a random call in range."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.spec = "random" if seed is None else f"random(seed={seed})"
+        self.rng = random.Random(seed)
+
+    def call(self, observation: Observation) -> int:
+        """A random legal call."""
+        return self.rng.choice(observation.legal_calls)
+
+    def play(self, observation: Observation) -> Card:
+        """A random legal card."""
+        return self.rng.choice(list(observation.legal_cards))
+
+
+class BeginnerPlayer:
+    """Counts sure tricks as seed 001 teaches, calls cautiously, wins and ducks cheaply.
+
+    It remembers nothing of the cards played: only aces are sure winners to it.
+    """
+
+    spread = 1.2
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.spec = "beginner" if seed is None else f"beginner(seed={seed})"
+        self.rng = random.Random(seed)
+
+    def call(self, observation: Observation) -> int:
+        """The best call for a trick count around the sure tricks."""
+        mean = sure_tricks(observation.hand.mask) + 0.5
+        return best_call(normal_distribution(mean, self.spread), observation)[0]
+
+    def claim_redeal(self, observation: Observation) -> bool:
+        """A spadeless hand asks for a new deal when it holds fewer than two sure tricks."""
+        return sure_tricks(observation.hand.mask) < 2
+
+    def play(self, observation: Observation) -> Card:
+        """Win cheaply while short of the call, otherwise play low."""
+        legal = observation.legal_cards
+        if len(legal) == 1:
+            return next(iter(legal))
+        seat = observation.seat
+        need = (observation.calls[seat] or 0) > observation.won[seat]
+        trick = observation.trick.cards
+        if not trick:
+            aces = [card for card in legal if card.rank == 14 and card.suit != 0]
+            if need and aces:
+                return aces[0]
+            return _low_from_longest(legal)
+        winners = [card for card in legal if _beats(card, trick)]
+        if need and winners:
+            return min(winners, key=_cheapness)
+        losers = [card for card in legal if card not in winners]
+        return min(losers or list(legal), key=_cheapness)
+
+
+def _cheapness(card: Card) -> tuple[int, int]:
+    """Order for 'the cheapest card': low ranks first, spades last."""
+    return (card.suit == 0, card.rank)
+
+
+def _beats(card: Card, trick: tuple[Card, ...]) -> bool:
+    """Whether ``card`` would take the lead of ``trick`` now."""
+    spades = [c for c in trick if c.suit == 0]
+    if spades:
+        return card.suit == 0 and card > max(spades)
+    led = trick[0].suit
+    if card.suit == 0:
+        return True
+    return card.suit == led and card > max(c for c in trick if c.suit == led)
+
+
+def _low_from_longest(legal: CardSet) -> Card:
+    best = None
+    for suit in (1, 2, 3, 0):
+        part = legal.suit(suit)
+        if part and (best is None or len(part) > len(legal.suit(best.suit))):
+            best = part.lowest()
+    assert best is not None
+    return best
+
+
+class IntermediatePlayer:
+    """Remembers every card, tracks voids and masters, plays toward its call and breaks rivals.
+
+    Calls from a finer count of the hand (seed 002) and the best expected score; plays by the
+    search kernel's policy with everything the rules have revealed.
+    """
+
+    spread = 0.95  # the residual spread of hand_strength, from benchmarks/calibrate_hand.py
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.spec = "intermediate" if seed is None else f"intermediate(seed={seed})"
+        self.rng = np.empty(1, dtype=np.uint64)
+        self.rng[:] = kernel.seed_state(0 if seed is None else seed)
+        if seed is None:
+            self.rng[:] = kernel.seed_state(random.getrandbits(63))
+
+    def call(self, observation: Observation) -> int:
+        """The best call for a trick count around the hand's estimated tricks."""
+        mean = expected_tricks(observation.hand.mask)
+        return best_call(normal_distribution(mean, self.spread), observation)[0]
+
+    def claim_redeal(self, observation: Observation) -> bool:
+        """A spadeless hand asks for a new deal unless it is worth three tricks."""
+        return expected_tricks(observation.hand.mask) < 3
+
+    def play(self, observation: Observation) -> Card:
+        """The policy's card for what this seat knows."""
+        return Card(policy_card(observation, Knowledge.from_observation(observation), self.rng))
+
+
+def policy_card(
+    observation: Observation, knowledge: Knowledge, rng: np.ndarray, eps: float = 0.0
+) -> int:
+    """The kernel policy's choice for the seat of ``observation``."""
+    trick = observation.trick
+    led = high_led = high_spade = -1
+    win_seat = trick.leader
+    for position, card in enumerate(trick.cards):
+        seat = trick.seat_of(position)
+        if position == 0:
+            led, high_led, win_seat = card // 13, card, seat
+            if card < 13:
+                high_spade = card
+        elif card < 13 and card > high_spade:
+            high_spade, win_seat = card, seat
+        elif high_spade < 0 and card // 13 == led and card > high_led:
+            high_led, win_seat = card, seat
+    calls = np.array([c or 0 for c in observation.calls], dtype=np.int64)
+    won = np.array(observation.won, dtype=np.int64)
+    return int(
+        kernel.choose(
+            observation.seat,
+            knowledge.hand,
+            trick.leader,
+            len(trick.cards),
+            led,
+            high_led,
+            high_spade,
+            win_seat,
+            not observation.tricks,
+            knowledge.gone,
+            knowledge.voids,
+            calls,
+            won,
+            flags_of(observation.rules),
+            scoring_of(observation.rules),
+            rng,
+            eps,
+        )
+    )

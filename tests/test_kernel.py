@@ -1,0 +1,215 @@
+"""The numba search kernel against the engine: legality, playouts, the exact solver, sampling,
+and the knowledge the rules reveal."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from callbreak.cards import Card, CardSet
+from callbreak.fast import flags_of
+from callbreak.game import Deal, Match
+from callbreak.players import kernel
+from callbreak.players.knowledge import Knowledge
+from callbreak.players.simple import scoring_of
+from callbreak.rules import PROFILES, Rules, legal_cards, score_deal
+
+profiles = st.sampled_from(sorted(PROFILES))
+
+
+def _random_position(rules: Rules, seed: int, plays: int) -> Deal:
+    rng = random.Random(seed)
+    deal = Match(rules, seed=seed).deal
+    for _ in range(4):
+        deal.call(rng.choice(list(rules.call_range())))
+    for _ in range(plays):
+        deal.play(rng.choice(list(deal.legal_cards())))
+    return deal
+
+
+def _trick_state(deal: Deal) -> tuple[int, int, int, int]:
+    trick = deal.trick
+    led = high_led = high_spade = -1
+    win = trick.leader
+    for position, card in enumerate(trick.cards):
+        seat = trick.seat_of(position)
+        if position == 0:
+            led, high_led, win = card // 13, card, seat
+            if card < 13:
+                high_spade = card
+        elif card < 13 and card > high_spade:
+            high_spade, win = card, seat
+        elif high_spade < 0 and card // 13 == led and card > high_led:
+            high_led, win = card, seat
+    return led, high_led, high_spade, win
+
+
+@settings(max_examples=300, deadline=None)
+@given(profile=profiles, seed=st.integers(0, 2**32), plays=st.integers(0, 51))
+def test_kernel_legality_and_policy_follow_the_rules(profile: str, seed: int, plays: int) -> None:
+    rules = PROFILES[profile]
+    deal = _random_position(rules, seed, plays)
+    seat = deal.turn
+    assert seat is not None
+    hand = deal.held(seat).mask
+    led, high_led, high_spade, win = _trick_state(deal)
+    first = not deal.tricks
+    expected = legal_cards(hand, deal.trick.cards, first, rules)
+    assert kernel.legal(hand, led, high_led, high_spade, first, flags_of(rules)) == expected
+    gone = 0
+    for trick in [*deal.tricks, deal.trick]:
+        for card in trick.cards:
+            gone |= 1 << card
+    rng = kernel.seed_state(seed)
+    calls = np.array(deal.calls, dtype=np.int64)
+    won = np.array(deal.won, dtype=np.int64)
+    for eps in (0.0, 0.5):
+        card = kernel.choose(
+            seat, hand, deal.trick.leader, len(deal.trick.cards), led, high_led, high_spade, win,
+            first, gone, 0, calls, won, flags_of(rules), scoring_of(rules), rng, eps,
+        )  # fmt: skip
+        assert expected >> card & 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(profile=profiles, seed=st.integers(0, 2**32), plays=st.integers(0, 51))
+def test_playout_finishes_the_deal_legally(profile: str, seed: int, plays: int) -> None:
+    rules = PROFILES[profile]
+    deal = _random_position(rules, seed, plays)
+    hands = np.array([deal.held(s).mask for s in range(4)], dtype=np.int64)
+    trick = np.array([*deal.trick.cards, 0, 0, 0, 0][:4], dtype=np.int64)
+    won = np.array(deal.won, dtype=np.int64)
+    gone = ((1 << 52) - 1) & ~int(hands[0] | hands[1] | hands[2] | hands[3])
+    kernel.playout(
+        hands, deal.trick.leader, trick, len(deal.trick.cards), not deal.tricks, gone, 0,
+        np.array(deal.calls, dtype=np.int64), won, flags_of(rules), scoring_of(rules),
+        kernel.seed_state(seed), 0.1,
+    )  # fmt: skip
+    assert list(hands) == [0, 0, 0, 0]
+    assert int(won.sum()) == 13
+
+
+def _brute_force(deal: Deal) -> tuple[int, ...]:
+    """Max^n by plain recursion through the checked Deal: every seat maximises its own score,
+    ties going to the move that leaves the others less (as the kernel does)."""
+    if deal.phase.value == "over":
+        return tuple(deal.scores())
+    seat = deal.turn
+    assert seat is not None
+    best: tuple[int, ...] | None = None
+    for card in sorted(deal.legal_cards()):
+        deal.play(card)
+        value = _brute_force(deal)
+        deal.undo()
+        rest = sum(value) - value[seat]
+        if best is None or (value[seat], -rest) > (best[seat], -(sum(best) - best[seat])):
+            best = value
+    assert best is not None
+    return best
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_exact_solver_matches_brute_force(profile: str) -> None:
+    rules = PROFILES[profile]
+    keys = np.zeros(1 << 12, dtype=np.uint64)
+    values = np.zeros(1 << 12, dtype=np.int64)
+    nodes = np.zeros(1, dtype=np.int64)
+    for seed in range(25):
+        deal = _random_position(rules, seed, 40 + seed % 4)  # 2-3 tricks left, mid-trick too
+        expected = _brute_force(deal)
+        hands = np.array([deal.held(s).mask for s in range(4)], dtype=np.int64)
+        led, high_led, high_spade, win = _trick_state(deal)
+        done = 0
+        for trick in deal.tricks:
+            for card in trick.cards:
+                done |= 1 << card
+        packed = kernel.solve(
+            hands, deal.trick.leader, len(deal.trick.cards), led, high_led, high_spade, win,
+            not deal.tricks, done, np.array(deal.calls, dtype=np.int64),
+            np.array(deal.won, dtype=np.int64), flags_of(rules), scoring_of(rules), keys,
+            values, nodes,
+        )  # fmt: skip
+        assert tuple(kernel.unpack(packed, s) for s in range(4)) == expected, seed
+
+
+def test_kernel_score_matches_the_rules() -> None:
+    for profile in ("strict", "pagat"):
+        rules = PROFILES[profile]
+        for call in range(1, 14):
+            for tricks in range(14):
+                assert kernel.score(call, tricks, scoring_of(rules)) == score_deal(
+                    rules, call, tricks
+                )
+
+
+def test_sampled_worlds_respect_sizes_and_constraints() -> None:
+    rng = random.Random(2)
+    for _ in range(20):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        hand = sum(1 << c for c in deck[:10])
+        unseen = sum(1 << c for c in deck[10:42])  # the last 10 cards are gone
+        sizes = np.array([10, 11, 10, 11], dtype=np.int64)
+        hearts = 0x1FFF << 13
+        allowed = np.array([0, unseen & ~hearts, unseen, unseen], dtype=np.int64)
+        worlds = kernel.sample_worlds(200, 0, hand, unseen, allowed, sizes, rng.getrandbits(32))
+        assert (worlds[:, 0] == hand).all()
+        for world in worlds:
+            assert int(world[1]) & hearts == 0
+            assert [int(world[s]).bit_count() for s in (1, 2, 3)] == [11, 10, 11]
+            assert int(world[1] | world[2] | world[3]) == unseen
+
+
+def test_unconstrained_sampling_is_uniform() -> None:
+    hand = (1 << 13) - 1  # seat 0 holds all spades
+    unseen = ((1 << 52) - 1) & ~hand
+    sizes = np.array([13, 13, 13, 13], dtype=np.int64)
+    allowed = np.array([0, unseen, unseen, unseen], dtype=np.int64)
+    worlds = kernel.sample_worlds(6000, 0, hand, unseen, allowed, sizes, 5)
+    share = [(worlds[:, s] >> 20 & 1).mean() for s in (1, 2, 3)]
+    assert all(abs(p - 1 / 3) < 0.03 for p in share), share
+
+
+@settings(max_examples=150, deadline=None)
+@given(profile=profiles, seed=st.integers(0, 2**32), plays=st.integers(0, 51))
+def test_knowledge_never_excludes_a_held_card(profile: str, seed: int, plays: int) -> None:
+    rules = PROFILES[profile]
+    deal = _random_position(rules, seed, plays)
+    for seat in range(4):
+        knowledge = Knowledge.from_observation(deal.observation(seat))
+        for other in range(4):
+            held = deal.held(other).mask
+            assert not knowledge.excluded[other] & held
+            if other != seat:
+                assert held & ~knowledge.allowed(other) == 0
+        assert knowledge.unseen == sum(deal.held(o).mask for o in range(4) if o != seat)
+        assert list(knowledge.sizes) == [len(deal.held(o)) for o in range(4)]
+
+
+def test_knowledge_reads_a_must_beat_follow() -> None:
+    """10♥ led and a low heart followed: under must-beat the follower holds no J♥-A♥; under
+    free following (pagat) that follow reveals nothing."""
+    ten, higher = Card.TH, CardSet.parse("JH QH KH AH").mask
+    for profile, reveals in (("strict", True), ("pagat", False)):
+        rules = PROFILES[profile]
+        for seed in range(2000):
+            deal = _random_position(rules, seed, 0)
+            leader = deal.turn
+            assert leader is not None
+            follower = (leader + 1) % 4
+            low = deal.held(follower).suit(1).lowest()
+            if ten not in deal.held(leader) or low is None or low > ten:
+                continue
+            deal.play(ten)
+            if low not in deal.legal_cards():
+                continue  # must beat: the follower holds a higher heart
+            deal.play(low)
+            knowledge = Knowledge.from_observation(deal.observation((leader + 2) % 4))
+            assert (knowledge.excluded[follower] & higher == higher) is reveals
+            break
+        else:
+            pytest.fail("no position found")
