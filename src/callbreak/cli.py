@@ -39,6 +39,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print one JSON object per file, one per line"
     )
 
+    arena = commands.add_parser(
+        "arena",
+        help="compare two players in duplicate matches",
+        description="Play A against B on the same deals from every seat, with B's own result "
+        "on those deals as the baseline, and report A's mean score difference per match.",
+    )
+    arena.add_argument("a", metavar="A", help="player spec, e.g. 'expert' or 'expert(time=0.5)'")
+    arena.add_argument(
+        "b", metavar="B", nargs="+", help="player spec; up to four, one per seat of the field"
+    )
+    arena.add_argument("--rules", default="strict", help="profile or one-string rules")
+    arena.add_argument("--sets", type=int, default=100, help="number of sets (default 100)")
+    arena.add_argument("--seed", type=int, default=1, help="seed of the deals and players")
+    arena.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    arena.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    arena.add_argument("--records", metavar="DIR", help="write every match as a game record")
+
     commands.add_parser("rules", help="list the rule profiles", description="List the profiles.")
     return parser
 
@@ -51,10 +68,112 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_check(args.files, as_json=args.json)
         if args.command == "rules":
             return run_rules()
+        if args.command == "arena":
+            return run_arena(args, list(argv) if argv is not None else sys.argv[1:])
     except KeyboardInterrupt:
         print("callbreak: interrupted", file=sys.stderr)
         return 130
     raise AssertionError(f"unhandled command {args.command}")
+
+
+def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
+    """Run a duplicate comparison with a progress bar and print the report."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from callbreak import arena
+
+    if len(args.b) > 4:
+        print("callbreak arena: give at most four B specs, one per seat", file=sys.stderr)
+        return EXIT_UNREADABLE
+    console = Console(stderr=True)
+    command = "callbreak " + " ".join(_quote(a) for a in argv)
+    with Progress(
+        TextColumn("[bold]sets"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[running]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        bar = progress.add_task("sets", total=args.sets, running="")
+
+        def on_set(_result: object, so_far: list[arena.SetResult]) -> None:
+            diffs = [r.diff for r in so_far]
+            low, high = arena.confidence_interval(diffs)
+            mean = sum(diffs) / len(diffs)
+            running = f"mean {mean:+.2f}" + (
+                f" [{low:+.2f}, {high:+.2f}]" if len(diffs) > 1 else ""
+            )
+            progress.update(bar, advance=1, running=running)
+
+        try:
+            result = arena.compare(
+                args.a, args.b, rules=args.rules, sets=args.sets, seed=args.seed,
+                workers=args.workers, records=args.records, on_set=on_set, command=command,
+            )  # fmt: skip
+        except CallbreakError as error:
+            print(f"callbreak arena: {error}", file=sys.stderr)
+            return EXIT_UNREADABLE
+    _arena_report(Console(highlight=False, soft_wrap=True), result)
+    if args.json:
+        try:
+            with open(args.json, "w") as file:
+                json.dump(result.to_json(), file, indent=1)
+                file.write("\n")
+        except OSError as error:
+            print(f"callbreak arena: cannot write {args.json}: {error}", file=sys.stderr)
+            return EXIT_UNREADABLE
+    return 130 if result.interrupted else EXIT_OK
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+def _arena_report(console: object, result: object) -> None:
+    from rich.console import Console
+
+    from callbreak.arena import Result
+
+    assert isinstance(console, Console) and isinstance(result, Result)
+    if result.interrupted:
+        console.print(f"[yellow]interrupted: the report covers the {result.sets} sets played[/]")
+    if not result.sets:
+        console.print("no set was played")
+        return
+    low, high = result.ci95
+    verdict = "A is stronger" if low > 0 else "B is stronger" if high < 0 else "no clear difference"
+    a, b = result.a_stats, result.b_stats
+    console.print(f"A = {result.a}\nB = {result.b}\nrules {result.rules}, seed {result.seed}")
+    console.print(f"{result.sets} sets, {result.matches} matches")
+    console.print(
+        f"A's mean score difference per match: {result.mean_diff:+.2f} "
+        f"(95% CI {low:+.2f} to {high:+.2f}): {verdict}"
+    )
+    console.print(f"A's share of first places: {result.a_first_share:.1%} (an equal player: 25%)")
+    for name, stats in (("A", a), ("B", b)):
+        calls = f"calls made {_pct(stats['calls_made'])}, mean call {_num(stats['mean_call'])}"
+        console.print(
+            f"{name}: {calls}, mean overtricks {_num(stats['mean_overtricks'])}, decision time "
+            f"mean {_ms(stats['move_time_mean'])}, 95th percentile {_ms(stats['move_time_p95'])}"
+        )
+    console.print(f"reproduce: {result.command}")
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:.3g} ms"
 
 
 def run_rules() -> int:

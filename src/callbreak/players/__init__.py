@@ -11,8 +11,9 @@ callbreak.players.base.PlayerError: unknown player 'grandmaster': players are ra
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from collections.abc import Callable
-from typing import Any
 
 from callbreak.players.base import Event, Player, PlayerError, decide, play_match
 from callbreak.spec import SpecError, parse_spec
@@ -25,49 +26,31 @@ __all__ = [
     "decide",
     "make_player",
     "play_match",
+    "register",
 ]
 
 
-def _random(**options: Any) -> Player:
-    from callbreak.players.simple import RandomPlayer
-
-    return RandomPlayer(**options)
-
-
-def _beginner(**options: Any) -> Player:
-    from callbreak.players.simple import BeginnerPlayer
-
-    return BeginnerPlayer(**options)
-
-
-def _intermediate(**options: Any) -> Player:
-    from callbreak.players.simple import IntermediatePlayer
-
-    return IntermediatePlayer(**options)
-
-
-def _expert(**options: Any) -> Player:
-    from callbreak.players.expert import ExpertPlayer
-
-    return ExpertPlayer(**options)
-
-
-LEVELS: dict[str, Callable[..., Player]] = {
-    "random": _random,
-    "beginner": _beginner,
-    "intermediate": _intermediate,
-    "expert": _expert,
+# Each level is a class whose constructor takes the spec's options as keyword arguments; the
+# classes are imported on first use, so that listing the levels does not load numba.
+LEVELS: dict[str, str] = {
+    "random": "callbreak.players.simple:RandomPlayer",
+    "beginner": "callbreak.players.simple:BeginnerPlayer",
+    "intermediate": "callbreak.players.simple:IntermediatePlayer",
+    "expert": "callbreak.players.expert:ExpertPlayer",
 }
 
-_OPTIONS = {
-    "random": {"seed"},
-    "beginner": {"seed"},
-    "intermediate": {"seed"},
-    "expert": {
-        "time", "seed", "threads", "rollouts", "eps", "solve_below", "rival_weight",
-        "win_weight", "call_spread",
-    },
-}  # fmt: skip
+
+def register(name: str, factory: str | Callable[..., Player]) -> None:
+    """Make ``name`` a player spec: ``factory`` is a class (or 'module:Class') taking options."""
+    LEVELS[name.lower()] = factory  # type: ignore[assignment]
+
+
+def _factory(name: str) -> Callable[..., Player]:
+    target: str | Callable[..., Player] = LEVELS[name]
+    if isinstance(target, str):
+        module, _, attribute = target.partition(":")
+        target = getattr(importlib.import_module(module), attribute)
+    return target  # type: ignore[return-value]
 
 
 def make_player(spec: str) -> Player:
@@ -79,11 +62,18 @@ def make_player(spec: str) -> Player:
     name = name.lower()
     if name not in LEVELS:
         raise PlayerError(f"unknown player {name!r}: players are {', '.join(LEVELS)}")
+    factory = _factory(name)
+    known = [
+        parameter.name
+        for parameter in inspect.signature(factory).parameters.values()
+        if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+    ]
     for key in options:
-        if key not in _OPTIONS[name]:
-            known = ", ".join(sorted(_OPTIONS[name]))
-            raise PlayerError(f"unknown option {key!r} for {name}: options are {known}")
+        if key not in known:
+            raise PlayerError(
+                f"unknown option {key!r} for {name}: options are {', '.join(sorted(known))}"
+            )
     try:
-        return LEVELS[name](**options)
+        return factory(**options)
     except (TypeError, ValueError) as error:
         raise PlayerError(f"bad option in {spec!r}: {error}") from None

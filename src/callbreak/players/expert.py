@@ -38,6 +38,7 @@ from callbreak.players.calling import (
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.simple import scoring_of
 from callbreak.rules import Rules
+from callbreak.spec import format_spec
 
 __all__ = ["ExpertPlayer"]
 
@@ -64,7 +65,8 @@ class ExpertPlayer:
         time: float = 1.0,
         seed: int | None = None,
         *,
-        threads: int | None = None,
+        threads: int = 2,
+        deadline: bool = True,
         rollouts: int = 8,
         eps: float = 0.1,
         solve_below: int = 5,
@@ -77,15 +79,24 @@ class ExpertPlayer:
         self.time = time
         self.seed = random.getrandbits(48) if seed is None else seed
         self.rng = random.Random(self.seed)
+        if not 1 <= threads <= 64:
+            raise ValueError(f"threads must be 1-64, not {threads}")
         self.threads = threads
+        self.deadline = deadline
         self.rollouts = rollouts
         self.eps = eps
         self.solve_below = solve_below
         self.rival_weight = rival_weight
         self.win_weight = win_weight
         self.call_spread = call_spread
-        options = [f"time={time}"] + ([f"seed={seed}"] if seed is not None else [])
-        self.spec = f"expert({', '.join(options)})"
+        options: dict[str, object] = {"time": time}
+        if seed is not None:
+            options["seed"] = seed
+        if threads != 2:
+            options["threads"] = threads
+        if not deadline:
+            options["deadline"] = False
+        self.spec = format_spec("expert", options)
         self.last_search: dict[str, float] = {}
         self.cut_short = 0
         """How many searches the clock cut short (each may make a run unrepeatable)."""
@@ -176,6 +187,8 @@ class ExpertPlayer:
         if cards_left <= self.solve_below:
             # Solves vary a lot in size, so a pilot batch counts the positions they visit (a
             # count that does not depend on the machine) and the rest is sized from that.
+            # Without a deadline a huge solve would have no brake, so the pilot's count also
+            # caps the worlds.
             worlds = self._worlds(observation, knowledge, MAX_SOLVED_WORLDS)
             with self._threads():
                 pilot, nodes = work(worlds[:PILOT_WORLDS], self.rng.getrandbits(48))
@@ -205,13 +218,17 @@ class ExpertPlayer:
     # --- search machinery ------------------------------------------------------------------
 
     def _world_count(self, search_seconds: float) -> int:
-        """How many worlds fit the budget when each costs ``search_seconds`` on one thread."""
-        per_world = search_seconds / self._cores() + SECONDS_PER_WORLD_SAMPLED
+        """How many worlds fit the budget when each costs ``search_seconds`` on one thread.
+
+        The count assumes ``threads`` cores whatever the machine has, so that the same seed
+        makes the same decisions everywhere; fewer cores only make the search slower.
+        """
+        per_world = search_seconds / self.threads + SECONDS_PER_WORLD_SAMPLED
         return _clamp(int(self.time * 0.8 / per_world), 32, MAX_WORLDS)
 
     def _cores(self) -> int:
-        threads = self.threads or numba.config.NUMBA_NUM_THREADS
-        return max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+        """The threads numba may use for this player: ``threads``, if the process has them."""
+        return max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS))
 
     def _run(
         self, work: Callable[[np.ndarray, int], np.ndarray], worlds: np.ndarray, started: float
@@ -226,7 +243,11 @@ class ExpertPlayer:
                 seed = self.rng.getrandbits(48)
                 parts.append(work(worlds[begin : begin + chunk], seed))
                 now = time.perf_counter()
-                if begin + chunk < len(worlds) and now + (now - before) > deadline:
+                if (
+                    self.deadline
+                    and begin + chunk < len(worlds)
+                    and now + (now - before) > deadline
+                ):
                     self.cut_short += 1  # slower than the cost model: stop before the budget
                     break
         return np.concatenate(parts)

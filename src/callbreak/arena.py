@@ -1,0 +1,415 @@
+"""Duplicate matches between players, with confidence intervals.
+
+Luck of the deal swamps skill over a few games, so players are compared on the very same deals.
+One *set* is one seeded match of the profile's deals. In each set, player A plays the match once
+from each of the four seats against three copies of B, and B plays the same deals from the same
+seats against three copies of itself (the baseline). A's result on a set is the mean over the
+seats of A's total minus the baseline's total in that seat. The mean of those results over the
+sets, with its 95% confidence interval, says how much better A scores than B per match.
+
+>>> result = compare("beginner", "random", rules="strict", sets=2, seed=1, workers=1)
+>>> result.sets, result.matches, result.mean_diff > 0
+(2, 10, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import multiprocessing
+import os
+import signal
+import statistics
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from callbreak.errors import CallbreakError
+from callbreak.game import Match
+from callbreak.players import LEVELS, make_player, play_match
+from callbreak.record import Record, dumps
+from callbreak.rules import Rules, made
+from callbreak.spec import SpecError, format_spec, parse_spec
+
+__all__ = ["ArenaError", "Result", "compare", "t_quantile"]
+
+
+class ArenaError(CallbreakError):
+    """Arena settings that cannot work: a bad spec, too few sets, an unwritable folder."""
+
+
+@dataclasses.dataclass
+class SideStats:
+    """Calls, tricks and decision times of one side (A, or B in the baseline)."""
+
+    calls: list[int] = dataclasses.field(default_factory=list)
+    tricks: list[int] = dataclasses.field(default_factory=list)
+    made: list[bool] = dataclasses.field(default_factory=list)
+    times: list[float] = dataclasses.field(default_factory=list)
+
+    def extend(self, other: SideStats) -> None:
+        """Add another side's figures to these."""
+        self.calls += other.calls
+        self.tricks += other.tricks
+        self.made += other.made
+        self.times += other.times
+
+    def summary(self) -> dict[str, float | None]:
+        """Made-call rate, mean call, mean overtricks on made calls, decision times."""
+        rows = zip(self.tricks, self.calls, self.made, strict=True)
+        overtricks = [tricks - call for tricks, call, ok in rows if ok]
+        return {
+            "calls_made": _mean([float(ok) for ok in self.made]),
+            "mean_call": _mean([float(c) for c in self.calls]),
+            "mean_overtricks": _mean([float(o) for o in overtricks]),
+            "move_time_mean": _mean(self.times),
+            "move_time_p95": _percentile(self.times, 0.95),
+        }
+
+
+@dataclasses.dataclass
+class SetResult:
+    """The outcome of one set."""
+
+    index: int
+    diffs: list[float]
+    """A's total minus the baseline's total, in points, for A in seats 0-3."""
+    first_share: float
+    """A's share of first places over its four matches (a shared first counts as a share)."""
+    a: SideStats
+    b: SideStats
+
+    @property
+    def diff(self) -> float:
+        """A's mean paired difference on this set."""
+        return sum(self.diffs) / len(self.diffs)
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """The arena's verdict on A against B."""
+
+    a: str
+    b: str
+    rules: str
+    seed: int
+    sets: int
+    matches: int
+    mean_diff: float
+    ci95: tuple[float, float]
+    a_first_share: float
+    a_stats: dict[str, float | None]
+    b_stats: dict[str, float | None]
+    command: str
+    interrupted: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON report."""
+        data: dict[str, Any] = {
+            "a": self.a,
+            "b": self.b,
+            "rules": self.rules,
+            "sets": self.sets,
+            "matches": self.matches,
+            "mean_diff": _round(self.mean_diff),
+            "ci95": [_round(self.ci95[0]), _round(self.ci95[1])],
+            "a_first_share": _round(self.a_first_share),
+            "a_calls_made": _round(self.a_stats["calls_made"]),
+            "b_calls_made": _round(self.b_stats["calls_made"]),
+            "a_move_time_p95": _round(self.a_stats["move_time_p95"], 6),
+            "b_move_time_p95": _round(self.b_stats["move_time_p95"], 6),
+            "seed": self.seed,
+        }
+        for side, stats in (("a", self.a_stats), ("b", self.b_stats)):
+            for key in ("mean_call", "mean_overtricks", "move_time_mean"):
+                data[f"{side}_{key}"] = _round(stats[key], 6 if key.startswith("move") else 4)
+        data["command"] = self.command
+        data["interrupted"] = self.interrupted
+        return data
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, digits)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
+
+
+def t_quantile(df: int, p: float = 0.975) -> float:
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (to about 1e-3)."""
+    if df < 1:
+        return math.inf
+    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306}
+    if p == 0.975 and df in table:
+        return table[df]
+    z = statistics.NormalDist().inv_cdf(p)
+    # Cornish-Fisher expansion of t around the normal quantile.
+    return (
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
+
+
+def confidence_interval(values: Sequence[float]) -> tuple[float, float]:
+    """The 95% confidence interval of the mean of ``values`` (t-distribution)."""
+    if len(values) < 2:
+        return (-math.inf, math.inf)
+    mean = statistics.fmean(values)
+    half = t_quantile(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    return (mean - half, mean + half)
+
+
+# --- specs and seeds -------------------------------------------------------------------------
+
+
+def is_remote(spec: str) -> bool:
+    """Whether a spec is the address of a remote bot."""
+    return spec.startswith(("http://", "https://"))
+
+
+def seeded_spec(spec: str, seed: int) -> str:
+    """The spec with a seed added when it has none, and an expert without a deadline.
+
+    The arena's results must not depend on how busy the machine is or how many workers share
+    it, so experts search exactly the amount their budget's cost model allows.
+    """
+    if is_remote(spec):
+        return spec
+    name, options = parse_spec(spec, "player")
+    options.setdefault("seed", seed)
+    if name.lower() == "expert":
+        options.setdefault("deadline", False)
+    return format_spec(name.lower(), options)
+
+
+def check_spec(spec: str) -> None:
+    """Raise ArenaError unless ``spec`` names a player (remote addresses are checked later)."""
+    if is_remote(spec):
+        return
+    try:
+        name, _ = parse_spec(spec, "player")
+        if name.lower() not in LEVELS:
+            raise ArenaError(f"unknown player {name!r}: players are {', '.join(LEVELS)}")
+        make_player(seeded_spec(spec, 0))
+    except (SpecError, CallbreakError) as error:
+        raise ArenaError(f"player {spec!r}: {error}") from None
+
+
+def _seed(*parts: object) -> int:
+    digest = hashlib.sha256("/".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+# --- one set ---------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _Task:
+    index: int
+    a: str
+    b: tuple[str, ...]
+    rules: str
+    seed: int
+    records: str | None
+
+
+def _play(task: _Task, specs: Sequence[str], name: str, sides: Sequence[str]) -> Match:
+    match_seed = f"arena/{task.seed}/{task.index}"
+    players = [make_player(spec) for spec in specs]
+    match = Match(task.rules, seed=match_seed, players=tuple(sides))
+    times: list[list[float]] = [[], [], [], []]
+
+    def timed(seat: int, _action: object, seconds: float) -> None:
+        times[seat].append(seconds)
+
+    play_match(match, players, on_decision=timed)
+    match.decision_times = times  # type: ignore[attr-defined]
+    if task.records:
+        path = Path(task.records) / f"set{task.index:05d}-{name}.json"
+        record = Record.from_match(match)
+        path.write_text(dumps(dataclasses.replace(record, meta={"arena": name})))
+    return match
+
+
+def play_set(task: _Task) -> SetResult:
+    """Play one set: the baseline, then A from each seat."""
+    b_specs = [seeded_spec(task.b[s], _seed(task.seed, task.index, "b", s)) for s in range(4)]
+    baseline = _play(task, b_specs, "baseline", [f"B{s}" for s in range(4)])
+    b_totals = baseline.totals()
+    b_stats = _side_stats(baseline, range(4))
+    a_stats = SideStats()
+    diffs, first = [], 0.0
+    for seat in range(4):
+        specs = list(b_specs)
+        specs[seat] = seeded_spec(task.a, _seed(task.seed, task.index, "a", seat))
+        names = [f"B{s}" for s in range(4)]
+        names[seat] = "A"
+        match = _play(task, specs, f"a{seat}", names)
+        diffs.append((match.totals()[seat] - b_totals[seat]) / 10)
+        places = match.places()
+        if places[seat] == 1:
+            first += 1 / places.count(1)
+        a_stats.extend(_side_stats(match, [seat]))
+    return SetResult(task.index, diffs, first / 4, a_stats, b_stats)
+
+
+def _side_stats(match: Match, seats: Sequence[int] | range) -> SideStats:
+    stats = SideStats()
+    for deal in match.played_deals():
+        for seat in seats:
+            call = deal.calls[seat]
+            assert call is not None
+            stats.calls.append(call)
+            stats.tricks.append(deal.won[seat])
+            stats.made.append(made(match.rules, call, deal.won[seat]))
+    for seat in seats:
+        stats.times += match.decision_times[seat]  # type: ignore[attr-defined]
+    return stats
+
+
+# --- the whole comparison --------------------------------------------------------------------
+
+
+def compare(
+    a: str,
+    b: str | Sequence[str],
+    *,
+    rules: str = "strict",
+    sets: int = 100,
+    seed: int = 1,
+    workers: int | None = None,
+    records: str | os.PathLike[str] | None = None,
+    on_set: Callable[[SetResult, Sequence[SetResult]], None] | None = None,
+    command: str = "",
+) -> Result:
+    """Compare player A with player B over ``sets`` duplicate sets.
+
+    ``b`` is one spec, or up to four (one per seat; the last one fills the remaining seats).
+    ``on_set(result, so_far)`` is called after each set in set order. Ctrl-C (KeyboardInterrupt)
+    stops the comparison and returns the result of the sets played so far.
+    """
+    b_specs = _b_specs(b)
+    for spec in (a, *b_specs):
+        check_spec(spec)
+    try:
+        parsed = Rules.parse(rules)
+    except CallbreakError as error:
+        raise ArenaError(str(error)) from None
+    if parsed.deals is None:
+        parsed = parsed.replace(deals=5)  # an open-ended profile: a set is five deals
+    if not 1 <= sets <= 1_000_000:
+        raise ArenaError(f"sets must be 1 or more, not {sets}")
+    remote = any(is_remote(spec) for spec in (a, *b_specs))
+    workers = 1 if remote else (workers or os.cpu_count() or 1)
+    if workers < 1:
+        raise ArenaError(f"workers must be 1 or more, not {workers}")
+    if records is not None:
+        folder = Path(records)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ArenaError(f"cannot create the records folder {folder}: {error}") from None
+    tasks = [
+        _Task(i, a, tuple(b_specs), str(parsed), seed, None if records is None else str(records))
+        for i in range(sets)
+    ]
+    results: list[SetResult] = []
+    interrupted = False
+    try:
+        for result in _run(tasks, workers):
+            results.append(result)
+            if on_set is not None:
+                on_set(result, results)
+    except KeyboardInterrupt:
+        interrupted = True
+    return summarise(a, b_specs, str(parsed), seed, results, command, interrupted)
+
+
+def _b_specs(b: str | Sequence[str]) -> list[str]:
+    specs = [b] if isinstance(b, str) else list(b)
+    if not 1 <= len(specs) <= 4:
+        raise ArenaError(f"give B as one to four specs, not {len(specs)}")
+    return specs + [specs[-1]] * (4 - len(specs))
+
+
+def _run(tasks: Sequence[_Task], workers: int) -> Iterator[SetResult]:
+    if workers == 1:
+        for task in tasks:
+            yield play_set(task)
+        return
+    # Each worker gets its share of the cores for numba's threads, decided before it imports
+    # numba; "spawn" keeps the workers free of the parent's threads.
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    previous = os.environ.get("NUMBA_NUM_THREADS")
+    os.environ["NUMBA_NUM_THREADS"] = str(threads)
+    context = multiprocessing.get_context("spawn")
+    pool = context.Pool(workers, initializer=_ignore_interrupts)
+    try:
+        results = pool.imap(play_set, tasks)
+        for _ in tasks:
+            while True:
+                try:
+                    # A bounded wait: an unbounded one would not notice Ctrl-C.
+                    yield results.next(timeout=0.2)
+                    break
+                except multiprocessing.TimeoutError:
+                    continue
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+        if previous is None:
+            os.environ.pop("NUMBA_NUM_THREADS", None)
+        else:
+            os.environ["NUMBA_NUM_THREADS"] = previous
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C goes to the whole process group; only the parent should act on it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def summarise(
+    a: str,
+    b_specs: Sequence[str],
+    rules: str,
+    seed: int,
+    results: Sequence[SetResult],
+    command: str = "",
+    interrupted: bool = False,
+) -> Result:
+    """The Result of the sets played."""
+    diffs = [result.diff for result in results]
+    a_stats, b_stats = SideStats(), SideStats()
+    for result in results:
+        a_stats.extend(result.a)
+        b_stats.extend(result.b)
+    b_name = b_specs[0] if len(set(b_specs)) == 1 else " ".join(b_specs)
+    return Result(
+        a=a,
+        b=b_name,
+        rules=rules,
+        seed=seed,
+        sets=len(results),
+        matches=len(results) * 5,
+        mean_diff=statistics.fmean(diffs) if diffs else math.nan,
+        ci95=confidence_interval(diffs),
+        a_first_share=statistics.fmean(r.first_share for r in results) if results else math.nan,
+        a_stats=a_stats.summary(),
+        b_stats=b_stats.summary(),
+        command=command,
+        interrupted=interrupted,
+    )

@@ -1,0 +1,113 @@
+"""The arena: paired duplicate comparisons, reproducible whatever the number of workers."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from callbreak.arena import ArenaError, compare, confidence_interval, seeded_spec, t_quantile
+from callbreak.game import Observation
+from callbreak.players import register
+from callbreak.players.simple import IntermediatePlayer
+from callbreak.record import check, load
+
+
+class MinimumCaller(IntermediatePlayer):
+    """Plays like the intermediate player but always calls the least it may."""
+
+    def call(self, observation: Observation) -> int:
+        return observation.legal_calls[0]
+
+
+register("mincaller", MinimumCaller)
+
+
+def test_a_player_against_itself_centres_on_zero() -> None:
+    result = compare("random", "random", rules="classic", sets=40, seed=3, workers=1)
+    low, high = result.ci95
+    assert low < 0 < high
+    assert result.sets == 40 and result.matches == 200
+    assert 0.1 < result.a_first_share < 0.4
+
+
+def test_always_calling_the_minimum_loses_clearly() -> None:
+    result = compare("mincaller", "intermediate", rules="strict", sets=30, seed=1, workers=1)
+    assert result.ci95[1] < 0
+    assert result.a_stats["mean_call"] == 2.0
+
+
+def test_same_seed_same_result_with_one_and_two_workers(tmp_path: Path) -> None:
+    one = compare("expert(time=0.02)", "beginner", sets=2, seed=5, workers=1)
+    two = compare(
+        "expert(time=0.02)", "beginner", sets=2, seed=5, workers=2, records=tmp_path / "records"
+    )
+    for key in ("mean_diff", "ci95", "a_first_share", "a_calls_made", "b_calls_made"):
+        assert one.to_json()[key] == two.to_json()[key], key
+    files = sorted((tmp_path / "records").iterdir())
+    assert len(files) == 10  # per set: the baseline and A from four seats
+    for path in files:
+        assert check(load(str(path))).valid
+
+
+def test_seeded_spec() -> None:
+    assert seeded_spec("intermediate", 4) == "intermediate(seed=4)"
+    assert seeded_spec("expert(time=0.5)", 4) == "expert(time=0.5, seed=4, deadline=false)"
+    assert seeded_spec("random(seed=9)", 4) == "random(seed=9)"
+    assert seeded_spec("http://127.0.0.1:7000", 4) == "http://127.0.0.1:7000"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"a": "wizard", "b": "random"}, "unknown player 'wizard'"),
+        ({"a": "random", "b": "expert(speed=2)"}, "unknown option 'speed'"),
+        ({"a": "random", "b": "random", "rules": "bridge"}, "unknown profile"),
+        ({"a": "random", "b": "random", "sets": 0}, "sets must be"),
+        ({"a": "random", "b": ["random"] * 5}, "one to four specs"),
+    ],
+)
+def test_bad_settings_are_clear_errors(kwargs: dict[str, object], words: str) -> None:
+    with pytest.raises(ArenaError, match=words):
+        compare(**kwargs)  # type: ignore[arg-type]
+
+
+def test_statistics() -> None:
+    assert t_quantile(1) == 12.706
+    assert abs(t_quantile(30) - 2.042) < 2e-3
+    assert abs(t_quantile(200) - 1.972) < 1e-3
+    low, high = confidence_interval([1.0, 2.0, 3.0, 4.0])
+    assert abs((low + high) / 2 - 2.5) < 1e-12 and abs(high - 2.5 - 3.182 * 1.2910 / 2) < 1e-3
+    assert confidence_interval([1.0]) == (-math.inf, math.inf)
+
+
+def test_cli_arena_writes_the_json_report(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "callbreak", "arena", "beginner", "random", "--sets", "3",
+         "--workers", "1", "--seed", "2", "--json", str(report)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(report.read_text())
+    for key in (
+        "a", "b", "rules", "sets", "matches", "mean_diff", "ci95", "a_first_share",
+        "a_calls_made", "b_calls_made", "a_move_time_p95", "b_move_time_p95", "seed",
+    ):  # fmt: skip
+        assert key in data
+    assert data["sets"] == 3 and data["seed"] == 2 and len(data["ci95"]) == 2
+    assert "A's mean score difference per match" in result.stdout
+    assert "callbreak arena beginner random --sets 3" in result.stdout
+
+
+def test_cli_arena_bad_spec_is_one_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "callbreak", "arena", "wizard", "random", "--sets", "1"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "unknown player" in result.stderr
