@@ -18,6 +18,7 @@ machine is slower than the model (then the decision may differ between runs).
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -36,7 +37,7 @@ from callbreak.players.calling import (
     normal_distribution,
 )
 from callbreak.players.knowledge import Knowledge
-from callbreak.players.simple import scoring_of
+from callbreak.players.simple import IntermediatePlayer, scoring_of
 from callbreak.rules import Rules
 from callbreak.spec import format_spec
 
@@ -124,22 +125,21 @@ class ExpertPlayer:
         count = self._world_count(per_world)
         worlds = self._worlds(observation, knowledge, count)
         leader = (observation.dealer + 1) % 4
-        calls = [
-            c if c is not None else _typical_call(worlds, seat, rules)
-            for seat, c in enumerate(observation.calls)
-        ]
+        known = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
+        played = np.array(knowledge.played_by, dtype=np.int64)
+        world_calls = kernel.world_calls(worlds, known, played, _call_lookup(rules))
         flags, scoring = flags_of(rules), scoring_of(rules)
         ranked = []
         for call in candidates:
-            vector = np.array(calls, dtype=np.int64)
-            vector[observation.seat] = call
-            won = self._run(
-                lambda chunk, seed, v=vector: kernel.simulate(
-                    chunk, leader, v, flags, scoring, self.rollouts, self.eps, seed
-                ),
-                worlds,
-                started,
-            )
+            world_calls[:, observation.seat] = call
+
+            def work(chunk: np.ndarray, seed: int, start: int) -> np.ndarray:
+                calls = world_calls[start : start + len(chunk)]
+                return kernel.simulate(  # type: ignore[no-any-return]
+                    chunk, leader, calls, flags, scoring, self.rollouts, self.eps, seed
+                )
+
+            won = self._run(work, worlds, started)
             histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
             distribution = list(histogram / histogram.sum())
             value = dict(call_table(distribution, rules))[call]
@@ -147,7 +147,11 @@ class ExpertPlayer:
                 value += self.win_weight * first_place_chance(distribution, call, observation)
             ranked.append((call, value, distribution))
         ranked.sort(key=lambda item: (-round(item[1], 9), item[0]))
-        self.last_search = {"worlds": float(len(worlds)), "seconds": time.perf_counter() - started}
+        self.last_search = {
+            "worlds": float(len(worlds)),
+            "playouts": float(len(worlds) * len(candidates) * self.rollouts),
+            "seconds": time.perf_counter() - started,
+        }
         return ranked
 
     # --- plays -----------------------------------------------------------------------------
@@ -196,12 +200,14 @@ class ExpertPlayer:
             count = min(self._world_count(per_world), MAX_SOLVED_WORLDS)
             values = pilot
             if count > PILOT_WORLDS:
-                rest = self._run(lambda c, s: work(c, s)[0], worlds[PILOT_WORLDS:count], started)
+                rest = self._run(
+                    lambda c, s, _start: work(c, s)[0], worlds[PILOT_WORLDS:count], started
+                )
                 values = np.concatenate([pilot, rest])
         else:
             per_world = len(candidates) * self.rollouts * 4 * cards_left * SECONDS_PER_PLAYOUT_CARD
             worlds = self._worlds(observation, knowledge, self._world_count(per_world))
-            values = self._run(lambda c, s: work(c, s)[0], worlds, started)
+            values = self._run(lambda c, s, _start: work(c, s)[0], worlds, started)
         means = values.mean(axis=0) / 10
         ranked = [
             (Card(card), float(means[index]))
@@ -209,8 +215,11 @@ class ExpertPlayer:
             for card in group
         ]
         ranked.sort(key=lambda item: (-round(item[1], 9), int(item[0])))
+        exact = cards_left <= self.solve_below
         self.last_search = {
             "worlds": float(values.shape[0]),
+            "playouts": 0.0 if exact else float(values.size * self.rollouts),
+            "solves": float(values.size) if exact else 0.0,
             "seconds": time.perf_counter() - started,
         }
         return ranked
@@ -231,9 +240,13 @@ class ExpertPlayer:
         return max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS))
 
     def _run(
-        self, work: Callable[[np.ndarray, int], np.ndarray], worlds: np.ndarray, started: float
+        self,
+        work: Callable[[np.ndarray, int, int], np.ndarray],
+        worlds: np.ndarray,
+        started: float,
     ) -> np.ndarray:
-        """Run ``work(chunk, seed)`` over the worlds in chunks, stopping at the deadline."""
+        """Run ``work(chunk, seed, start)`` over the worlds in chunks (``start`` is the chunk's
+        first index), stopping before the deadline when one is kept."""
         deadline = started + self.time * 0.98
         chunk = max(MIN_CHUNK, -(-len(worlds) // CHUNKS))
         parts = []
@@ -241,7 +254,7 @@ class ExpertPlayer:
             for begin in range(0, len(worlds), chunk):
                 before = time.perf_counter()
                 seed = self.rng.getrandbits(48)
-                parts.append(work(worlds[begin : begin + chunk], seed))
+                parts.append(work(worlds[begin : begin + chunk], seed, begin))
                 now = time.perf_counter()
                 if (
                     self.deadline
@@ -294,12 +307,14 @@ class ExpertPlayer:
         return kernel.call_weights(pool, calls, played, observation.seat, self.call_spread)
 
 
-def _typical_call(worlds: np.ndarray, seat: int, rules: Rules) -> int:
-    """The call a seat yet to call would typically make in these worlds."""
-    sample = worlds[: min(len(worlds), 64), seat]
-    mean = float(np.mean([expected_tricks(int(hand)) for hand in sample]))
-    table = call_table(normal_distribution(mean, 1.3), rules)
-    return max(table, key=lambda item: item[1])[0]
+@functools.cache
+def _call_lookup(rules: Rules) -> np.ndarray:
+    """The call a hand of strength ``i / 20`` makes, as the intermediate player calls."""
+    calls = []
+    for index in range(14 * 20):
+        table = call_table(normal_distribution(index / 20, IntermediatePlayer.spread), rules)
+        calls.append(max(table, key=lambda item: (item[1], -item[0]))[0])
+    return np.array(calls, dtype=np.int64)
 
 
 def _equivalent_groups(legal: Sequence[Card], knowledge: Knowledge) -> list[list[Card]]:

@@ -887,7 +887,8 @@ def simulate(
     eps: float,
     seed: int,
 ) -> np.ndarray:
-    """Play each world's deal from the first lead ``rollouts`` times with the policy.
+    """Play each world's deal from the first lead ``rollouts`` times with the policy, the seats
+    having called ``calls[world]``.
 
     Returns the tricks each seat took, ``result[world * rollouts + r, seat]``.
     """
@@ -905,7 +906,28 @@ def simulate(
             for s in range(4):
                 hands[s] = worlds[w, s]
                 won[s] = 0
-            playout(hands, leader, trick, 0, True, 0, 0, calls, won, flags, scoring, rng, eps)
+            playout(hands, leader, trick, 0, True, 0, 0, calls[w], won, flags, scoring, rng, eps)
             for s in range(4):
                 result[w * rollouts + r, s] = won[s]
+    return result
+
+
+@njit(cache=True)
+def world_calls(
+    worlds: np.ndarray, known: np.ndarray, played: np.ndarray, lookup: np.ndarray
+) -> np.ndarray:
+    """Each world's calls: the known ones, and for the others the call their hand suggests.
+
+    ``known[s] < 0`` marks a seat yet to call; ``lookup[int(20 * strength)]`` is the call a
+    hand of that strength makes.
+    """
+    result = np.empty((worlds.shape[0], 4), dtype=np.int64)
+    for w in range(worlds.shape[0]):
+        for s in range(4):
+            if known[s] >= 0:
+                result[w, s] = known[s]
+            else:
+                strength = hand_strength(worlds[w, s] | played[s])
+                index = min(max(int(20.0 * strength), 0), len(lookup) - 1)
+                result[w, s] = lookup[index]
     return result

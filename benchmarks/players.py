@@ -1,0 +1,75 @@
+"""Decisions per second of each player level, and the expert's search speed and decision times.
+
+Run: ``python benchmarks/players.py [--matches N] [--time T] [--rules R]``. Each level plays
+whole matches in seat 0 against three intermediate players; every decision of seat 0 is timed.
+For the expert it also prints playouts per second and the median and 95th percentile of its
+decision times at the given budget (the default budget is 1.0 s per decision).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from callbreak.game import Match
+from callbreak.players import make_player, play_match
+from callbreak.players.expert import ExpertPlayer
+
+
+def time_level(spec: str, matches: int, rules: str) -> list[float]:
+    """Seat 0's decision times over ``matches`` matches."""
+    times: list[float] = []
+
+    def record(seat: int, _action: object, seconds: float) -> None:
+        if seat == 0:
+            times.append(seconds)
+
+    for index in range(matches):
+        player = make_player(spec.format(seed=index))
+        field = [make_player(f"intermediate(seed={index * 3 + k})") for k in range(3)]
+        play_match(Match(rules, seed=f"bench/{index}"), [player, *field], on_decision=record)
+    return times
+
+
+def expert_search(matches: int, budget: float, rules: str) -> None:
+    """The expert's playouts per second and decision-time distribution."""
+    searches: list[dict[str, float]] = []
+    original = ExpertPlayer.rank_cards
+
+    def tracked(self: ExpertPlayer, observation: object) -> object:
+        ranked = original(self, observation)  # type: ignore[arg-type]
+        searches.append(dict(self.last_search))
+        return ranked
+
+    ExpertPlayer.rank_cards = tracked  # type: ignore[assignment,method-assign]
+    try:
+        times = time_level(f"expert(time={budget}, seed={{seed}})", matches, rules)
+    finally:
+        ExpertPlayer.rank_cards = original  # type: ignore[method-assign]
+    played = [s for s in searches if s["playouts"]]
+    rate = sum(s["playouts"] for s in played) / sum(s["seconds"] for s in played)
+    ordered = sorted(times)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    print(f"expert playouts: {rate:.0f} playouts/s (each from the decision to the deal's end)")
+    print(
+        f"expert(time={budget}) decisions: {len(times)}, median {statistics.median(times):.3f} s, "
+        f"95th percentile {p95:.3f} s, max {ordered[-1]:.3f} s"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=3)
+    parser.add_argument("--time", type=float, default=1.0, help="the expert's budget")
+    parser.add_argument("--rules", default="strict")
+    args = parser.parse_args()
+    for level in ("random", "beginner", "intermediate"):
+        times = time_level(f"{level}(seed={{seed}})", args.matches * 5, args.rules)
+        print(f"{level}: {len(times) / sum(times):.0f} decisions/s")
+    make_player("expert(time=0.01)")  # load the compiled kernel before timing
+    expert_search(args.matches, args.time, args.rules)
+
+
+if __name__ == "__main__":
+    main()
