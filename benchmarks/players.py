@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 from callbreak.game import Match
 from callbreak.players import make_player, play_match
