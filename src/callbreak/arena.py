@@ -47,6 +47,8 @@ class SideStats:
     tricks: list[int] = dataclasses.field(default_factory=list)
     made: list[bool] = dataclasses.field(default_factory=list)
     times: list[float] = dataclasses.field(default_factory=list)
+    faults: int = 0
+    """Remote bots' faults (late, silent, malformed or illegal answers) on this side."""
 
     def extend(self, other: SideStats) -> None:
         """Add another side's figures to these."""
@@ -54,6 +56,7 @@ class SideStats:
         self.tricks += other.tricks
         self.made += other.made
         self.times += other.times
+        self.faults += other.faults
 
     def summary(self) -> dict[str, float | None]:
         """Made-call rate, mean call, mean overtricks on made calls, decision times."""
@@ -65,6 +68,7 @@ class SideStats:
             "mean_overtricks": _mean([float(o) for o in overtricks]),
             "move_time_mean": _mean(self.times),
             "move_time_p95": _percentile(self.times, 0.95),
+            "faults": float(self.faults),
         }
 
 
@@ -122,6 +126,7 @@ class Result:
             "seed": self.seed,
         }
         for side, stats in (("a", self.a_stats), ("b", self.b_stats)):
+            data[f"{side}_faults"] = int(stats["faults"] or 0)
             for key in ("mean_call", "mean_overtricks", "move_time_mean"):
                 data[f"{side}_{key}"] = _round(stats[key], 6 if key.startswith("move") else 4)
         data["command"] = self.command
@@ -222,22 +227,36 @@ class _Task:
     rules: str
     seed: int
     records: str | None
+    bot_budget: float = 1.5
 
 
 def _play(task: _Task, specs: Sequence[str], name: str, sides: Sequence[str]) -> Match:
     match_seed = f"arena/{task.seed}/{task.index}"
-    players = [make_player(spec) for spec in specs]
+    players = [make_player(spec, bot_budget=task.bot_budget) for spec in specs]
     match = Match(task.rules, seed=match_seed, players=tuple(sides))
     times: list[list[float]] = [[], [], [], []]
 
     def timed(seat: int, _action: object, seconds: float) -> None:
         times[seat].append(seconds)
 
-    play_match(match, players, on_decision=timed)
+    try:
+        play_match(match, players, on_decision=timed)
+    finally:
+        for player in players:
+            close = getattr(player, "close", None)
+            if close is not None:
+                close()
+    faults: dict[int, list[dict[str, Any]]] = {}
+    fault_count = [0, 0, 0, 0]
+    for player in players:
+        for fault in getattr(player, "faults", ()):
+            faults.setdefault(fault.deal, []).append(fault.to_json())
+            fault_count[fault.seat] += 1
     match.decision_times = times  # type: ignore[attr-defined]
+    match.fault_count = fault_count  # type: ignore[attr-defined]
     if task.records:
         path = Path(task.records) / f"set{task.index:05d}-{name}.json"
-        record = Record.from_match(match)
+        record = Record.from_match(match, faults)
         path.write_text(dumps(dataclasses.replace(record, meta={"arena": name})))
     return match
 
@@ -275,6 +294,7 @@ def _side_stats(match: Match, seats: Sequence[int] | range) -> SideStats:
             stats.made.append(made(match.rules, call, deal.won[seat]))
     for seat in seats:
         stats.times += match.decision_times[seat]  # type: ignore[attr-defined]
+        stats.faults += match.fault_count[seat]  # type: ignore[attr-defined]
     return stats
 
 
@@ -292,12 +312,19 @@ def compare(
     records: str | os.PathLike[str] | None = None,
     on_set: Callable[[SetResult, Sequence[SetResult]], None] | None = None,
     command: str = "",
+    bot_budget: float = 1.5,
 ) -> Result:
     """Compare player A with player B over ``sets`` duplicate sets.
 
     ``b`` is one spec, or up to four (one per seat; the last one fills the remaining seats).
     ``on_set(result, so_far)`` is called after each set in set order. Ctrl-C (KeyboardInterrupt)
     stops the comparison and returns the result of the sets played so far.
+
+    Remote bots (``http://HOST:PORT``) get ``bot_budget`` seconds per round (0: no limit), and
+    matches are then played one at a time, so no address ever serves two matches at once. One
+    address may serve several seats of a match when the bot keeps no state between requests (as
+    ``callbreak bot`` does); a bot that keeps the state of one game needs one address per seat:
+    give B as four addresses.
     """
     b_specs = _b_specs(b)
     for spec in (a, *b_specs):
@@ -320,9 +347,11 @@ def compare(
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ArenaError(f"cannot create the records folder {folder}: {error}") from None
+    if bot_budget < 0:
+        raise ArenaError(f"the bots' budget per round must be 0 (none) or more, not {bot_budget}")
+    folder_name = None if records is None else str(records)
     tasks = [
-        _Task(i, a, tuple(b_specs), str(parsed), seed, None if records is None else str(records))
-        for i in range(sets)
+        _Task(i, a, tuple(b_specs), str(parsed), seed, folder_name, bot_budget) for i in range(sets)
     ]
     results: list[SetResult] = []
     interrupted = False

@@ -55,6 +55,24 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
     arena.add_argument("--json", metavar="FILE", help="also write the report as JSON")
     arena.add_argument("--records", metavar="DIR", help="write every match as a game record")
+    arena.add_argument(
+        "--bot-budget",
+        type=float,
+        default=1.5,
+        metavar="SECONDS",
+        help="remote bots' time per round (default 1.5, 0 for no limit)",
+    )
+
+    bot = commands.add_parser(
+        "bot",
+        help="serve a player as a Bhoos-protocol bot",
+        description="Serve one of our players over HTTP in the Bhoos Smart Bots protocol "
+        "(GET /hi, POST /bid, POST /play).",
+    )
+    bot.add_argument("player", metavar="PLAYER", help="player spec, e.g. 'intermediate'")
+    bot.add_argument("--host", default="127.0.0.1")
+    bot.add_argument("--port", type=int, default=7000)
+    bot.add_argument("--rules", default="bhoos", help="rules the bot assumes (default bhoos)")
 
     commands.add_parser("rules", help="list the rule profiles", description="List the profiles.")
     return parser
@@ -70,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_rules()
         if args.command == "arena":
             return run_arena(args, list(argv) if argv is not None else sys.argv[1:])
+        if args.command == "bot":
+            return run_bot(args.player, args.host, args.port, args.rules)
     except KeyboardInterrupt:
         print("callbreak: interrupted", file=sys.stderr)
         return 130
@@ -112,6 +132,7 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
             result = arena.compare(
                 args.a, args.b, rules=args.rules, sets=args.sets, seed=args.seed,
                 workers=args.workers, records=args.records, on_set=on_set, command=command,
+                bot_budget=args.bot_budget,
             )  # fmt: skip
         except CallbreakError as error:
             print(f"callbreak arena: {error}", file=sys.stderr)
@@ -157,9 +178,11 @@ def _arena_report(console: object, result: object) -> None:
     console.print(f"A's share of first places: {result.a_first_share:.1%} (an equal player: 25%)")
     for name, stats in (("A", a), ("B", b)):
         calls = f"calls made {_pct(stats['calls_made'])}, mean call {_num(stats['mean_call'])}"
+        faults = f", faults {int(stats['faults'] or 0)}" if stats["faults"] else ""
         console.print(
             f"{name}: {calls}, mean overtricks {_num(stats['mean_overtricks'])}, decision time "
             f"mean {_ms(stats['move_time_mean'])}, 95th percentile {_ms(stats['move_time_p95'])}"
+            f"{faults}"
         )
     console.print(f"reproduce: {result.command}")
 
@@ -174,6 +197,32 @@ def _num(value: float | None) -> str:
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value * 1000:.3g} ms"
+
+
+def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
+    """Serve a player as a bot until interrupted."""
+    from callbreak.bots.server import serve
+    from callbreak.players import make_player
+    from callbreak.rules import Rules
+
+    try:
+        rules = Rules.parse(rules_text)
+        make_player(spec)  # a bad spec is an error now, not at the first request
+    except CallbreakError as error:
+        print(f"callbreak bot: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if not 0 < port < 65536:
+        print(f"callbreak bot: the port must be 1-65535, not {port}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        serve(spec, host, port, rules)
+    except OSError as error:
+        print(
+            f"callbreak bot: cannot serve on {host}:{port}: {error.strerror or error}",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
+    return EXIT_OK
 
 
 def run_rules() -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from callbreak.cards import Card, parse_card
@@ -80,9 +80,16 @@ class Record:
         return Rules.load(self.rules)
 
     @classmethod
-    def from_match(cls, match: Match) -> Record:
-        """The record of a match as far as it has been played."""
-        deals = tuple(_deal_record(deal) for deal in match.deals)
+    def from_match(
+        cls, match: Match, faults: Mapping[int, Sequence[Mapping[str, Any]]] | None = None
+    ) -> Record:
+        """The record of a match as far as it has been played, with a host's notes of remote
+        players' ``faults`` by deal index."""
+        faults = faults or {}
+        deals = tuple(
+            dataclasses.replace(_deal_record(deal), faults=tuple(faults.get(index, ())))
+            for index, deal in enumerate(match.deals)
+        )
         return cls(
             rules=str(match.rules),
             players=match.players,

@@ -53,8 +53,16 @@ def _factory(name: str) -> Callable[..., Player]:
     return target  # type: ignore[return-value]
 
 
-def make_player(spec: str) -> Player:
-    """A player from its spec: 'random', 'beginner', 'intermediate', 'expert(time=0.5, seed=7)'."""
+def make_player(spec: str, *, bot_budget: float = 1.5) -> Player:
+    """A player from its spec: 'random', 'beginner', 'intermediate', 'expert(time=0.5, seed=7)',
+    or the address of a remote bot, 'http://127.0.0.1:7000', given ``bot_budget`` seconds per
+    round (0 for no limit). A remote bot must answer ``GET /hi`` before it is seated."""
+    if isinstance(spec, str) and spec.startswith(("http://", "https://")):
+        from callbreak.bots.remote import RemotePlayer
+
+        remote = RemotePlayer(spec, budget=bot_budget)
+        remote.ready()
+        return remote
     try:
         name, options = parse_spec(spec, "player", "'expert' or 'expert(time=0.5, seed=7)'")
     except SpecError as error:

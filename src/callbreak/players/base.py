@@ -41,7 +41,7 @@ class Event:
     """Something that happened at the table, for players that define ``inform``."""
 
     kind: str
-    """'call', 'play', 'redeal', 'deal_over' or 'match_over'."""
+    """'deal_start', 'call', 'play', 'redeal', 'deal_over' or 'match_over'."""
     seat: int | None
     value: object = None
     deal_index: int = 0
@@ -87,11 +87,15 @@ def play_match(
     """
     if len(players) != 4:
         raise CallbreakError(f"a match needs 4 players, not {len(players)}")
+    announced = -1
     while not match.is_over:
         if match.rules.deals is None and len(match.played_deals()) >= 5 and not match.deal.actions:
             match.stop()
             break
         deal = match.deal
+        if len(match.deals) - 1 != announced:
+            announced = len(match.deals) - 1
+            _inform(players, Event("deal_start", None, None, announced))
         seat = deal.turn
         assert seat is not None
         start = time.perf_counter()

@@ -1,0 +1,253 @@
+"""Seat a remote bot that speaks the Bhoos protocol, keeping its time and its faults.
+
+The host gives the bot a budget per round (1.5 s by default, as the competition did) for its
+call and its thirteen cards. When the bot answers late, not at all, with something that is not
+the protocol's JSON, or with an illegal call or card, the host plays a legal substitute (the
+minimum call, the lowest legal card), notes the fault, and the game goes on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import http.client
+import json
+import socket
+import time
+import urllib.parse
+from typing import Any
+
+from callbreak.bots.protocol import (
+    ProtocolError,
+    answer_call,
+    answer_card,
+    bid_body,
+    play_body,
+    player_ids,
+)
+from callbreak.cards import Card
+from callbreak.game import Observation
+from callbreak.players.base import Event, PlayerError
+
+__all__ = ["Fault", "RemotePlayer"]
+
+NO_LIMIT_TIMEOUT = 300.0  # with no budget, a bot that never answers is still given up on
+HELLO_WAIT = 10.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Fault:
+    """One time a remote bot failed to answer properly."""
+
+    deal: int
+    """The deal's position in the match's record, from 0."""
+    seat: int
+    action: str
+    """'call' or 'play'."""
+    fault: str
+    """'late', 'silent', 'malformed' or 'illegal'."""
+    detail: str
+    substitute: str
+    """What the host played in its place (a call as a number, a card as 'TH')."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The fault as it is written in a game record."""
+        return {
+            "seat": self.seat,
+            "action": self.action,
+            "fault": self.fault,
+            "detail": self.detail,
+            "substitute": self.substitute,
+        }
+
+
+class RemotePlayer:
+    """A bot at ``http://host:port`` playing one seat."""
+
+    def __init__(self, address: str, budget: float = 1.5, names: list[str] | None = None) -> None:
+        parsed = urllib.parse.urlsplit(address)
+        if parsed.scheme != "http" or not parsed.hostname or parsed.query or parsed.fragment:
+            raise PlayerError(f"a remote bot's address is http://HOST:PORT, not {address!r}")
+        try:
+            self.port = parsed.port or 80
+        except ValueError:
+            raise PlayerError(f"bad port in the bot address {address!r}") from None
+        if budget < 0:
+            raise PlayerError(f"the time budget per round must be 0 (none) or more, not {budget}")
+        self.spec = address
+        self.host = parsed.hostname
+        self.prefix = parsed.path.rstrip("/")
+        self.budget = budget
+        self.ids = player_ids(names)
+        self.faults: list[Fault] = []
+        self.times: list[float] = []
+        self._deal = 0
+        self._round_key: tuple[int, int] | None = None
+        self._left = budget
+        self._connection: http.client.HTTPConnection | None = None
+
+    # --- the table's side ----------------------------------------------------------------------
+
+    def inform(self, event: Event) -> None:
+        """Follow which deal of the match is being played (faults are filed under it)."""
+        self._deal = event.deal_index
+
+    def ready(self, wait: float = HELLO_WAIT) -> None:
+        """Wait until the bot answers ``GET /hi``; raise PlayerError naming it if it never does."""
+        deadline = time.monotonic() + wait
+        problem = "no answer"
+        while time.monotonic() < deadline:
+            try:
+                answer = self._request("GET", "/hi", None, timeout=2.0)
+                if isinstance(answer, dict) and answer.get("value") == "hello":
+                    return
+                problem = f"GET /hi answered {answer!r}, not {{'value': 'hello'}}"
+            except (OSError, http.client.HTTPException, ProtocolError) as error:
+                problem = _describe(error)
+            time.sleep(0.1)
+        raise PlayerError(f"cannot reach the bot at {self.spec}: {problem}")
+
+    def call(self, observation: Observation) -> int:
+        """The bot's call, or the minimum call when it fails."""
+        substitute = observation.legal_calls[0]
+        answer = self._ask("/bid", bid_body, observation, "call", str(substitute))
+        if answer is None:
+            return substitute
+        try:
+            value = answer_call(answer)
+        except ProtocolError as error:
+            self._fault(observation, "call", "malformed", str(error), str(substitute))
+            return substitute
+        if value not in observation.legal_calls:
+            low, high = observation.legal_calls[0], observation.legal_calls[-1]
+            self._fault(
+                observation,
+                "call",
+                "illegal",
+                f"called {value}; calls run {low}-{high}",
+                str(substitute),
+            )
+            return substitute
+        return value
+
+    def play(self, observation: Observation) -> Card:
+        """The bot's card, or the lowest legal card when it fails."""
+        substitute = min(observation.legal_cards, key=lambda c: (c.rank, c.suit == 0, c.suit))
+        answer = self._ask("/play", play_body, observation, "play", str(substitute))
+        if answer is None:
+            return substitute
+        try:
+            card = answer_card(answer)
+        except ProtocolError as error:
+            self._fault(observation, "play", "malformed", str(error), str(substitute))
+            return substitute
+        if card not in observation.legal_cards:
+            legal = " ".join(c.bhoos() for c in observation.legal_cards)
+            self._fault(
+                observation,
+                "play",
+                "illegal",
+                f"played {card.bhoos()}; legal: {legal}",
+                str(substitute),
+            )
+            return substitute
+        return card
+
+    # --- talking to the bot --------------------------------------------------------------------
+
+    def _ask(
+        self, path: str, make_body: Any, observation: Observation, action: str, substitute: str
+    ) -> object | None:
+        key = (self._deal, observation.seat)
+        if key != self._round_key:  # a new round: a fresh budget
+            self._round_key, self._left = key, self.budget
+        limited = self.budget > 0
+        if limited and self._left <= 0:
+            self._fault(observation, action, "late", "no time left in this round", substitute)
+            return None
+        left_ms = round(self._left * 1000) if limited else 0
+        body = make_body(observation, self.ids, left_ms)
+        started = time.monotonic()
+        try:
+            answer = self._request("POST", path, body, self._left if limited else NO_LIMIT_TIMEOUT)
+        except TimeoutError:
+            self._spend(started)
+            self._fault(observation, action, "late", f"no answer within {left_ms} ms", substitute)
+            return None
+        except (OSError, http.client.HTTPException) as error:
+            self._spend(started)
+            self._fault(observation, action, "silent", _describe(error), substitute)
+            return None
+        except ProtocolError as error:
+            self._spend(started)
+            self._fault(observation, action, "malformed", str(error), substitute)
+            return None
+        elapsed = self._spend(started)
+        if limited and self._left < 0:
+            self._fault(
+                observation,
+                action,
+                "late",
+                f"answered after {elapsed * 1000:.0f} ms, over the {left_ms} ms left",
+                substitute,
+            )
+            return None
+        return answer
+
+    def _spend(self, started: float) -> float:
+        elapsed = time.monotonic() - started
+        self._left -= elapsed
+        self.times.append(elapsed)
+        return elapsed
+
+    def _fault(
+        self, observation: Observation, action: str, kind: str, detail: str, substitute: str
+    ) -> None:
+        self.faults.append(Fault(self._deal, observation.seat, action, kind, detail, substitute))
+
+    def _request(self, method: str, path: str, body: object, timeout: float) -> object:
+        payload = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"} if payload is not None else {}
+        for attempt in (0, 1):
+            connection = self._connection or http.client.HTTPConnection(self.host, self.port)
+            connection.timeout = timeout
+            if connection.sock is not None:
+                connection.sock.settimeout(timeout)
+            try:
+                connection.request(method, self.prefix + path, payload, headers)
+                response = connection.getresponse()
+                raw = response.read(1_000_001)
+            except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
+                # A kept-alive connection the bot closed: open a fresh one, once.
+                connection.close()
+                self._connection = None
+                if attempt:
+                    raise
+                continue
+            except BaseException:
+                connection.close()
+                self._connection = None
+                raise
+            self._connection = connection
+            if response.status != 200:
+                raise ProtocolError(f"HTTP {response.status}: {raw[:200].decode(errors='replace')}")
+            if len(raw) > 1_000_000:
+                raise ProtocolError("the answer is over 1 MB")
+            try:
+                return json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise ProtocolError(f"the answer is not JSON: {raw[:80]!r}") from None
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Close the kept-alive connection."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, socket.gaierror):
+        return "unknown host"
+    return str(error) or type(error).__name__

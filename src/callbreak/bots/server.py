@@ -1,0 +1,117 @@
+"""Serve one of our players as a bot that speaks the Bhoos protocol.
+
+Each request carries everything the seat may know, so the server keeps no game state: it
+rebuilds the seat's observation from the body (:mod:`callbreak.bots.protocol`), asks the player,
+and answers. Bad requests get a 400 with a JSON error; the server keeps serving whatever comes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from callbreak.bots.protocol import MAX_BODY_BYTES, ProtocolError, observation_from_body
+from callbreak.game import Observation
+from callbreak.players import Player, make_player
+from callbreak.rules import BHOOS, Rules
+
+__all__ = ["create_app", "serve"]
+
+# Of its fair share of the round's remaining time, a decision spends at most this part; the
+# rest covers the network and the host's own clock.
+SHARE_USED = 0.6
+NETWORK_MARGIN = 0.03
+
+
+class _Bot:
+    """A player behind a lock (one decision at a time), with its budget set per request."""
+
+    def __init__(self, spec: str) -> None:
+        self.player: Player = make_player(spec)
+        self.spec = spec
+        self.budget = getattr(self.player, "time", None)
+        self.lock = threading.Lock()
+
+    def decide(self, observation: Observation, time_left_ms: float, decisions_left: int) -> Any:
+        with self.lock:
+            if self.budget is not None:
+                share = time_left_ms / 1000 / max(decisions_left, 1)
+                self.player.time = max(0.01, min(self.budget, share * SHARE_USED - NETWORK_MARGIN))  # type: ignore[attr-defined]
+            if observation.legal_calls:
+                return self.player.call(observation)
+            card = self.player.play(observation)
+            if card not in observation.legal_cards:
+                raise RuntimeError(f"the player chose the illegal {card}")
+            return card.bhoos()
+
+
+async def _read_json(request: Request) -> object:
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+        raise _TooLarge()
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise _TooLarge()
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ProtocolError(f"the body is not JSON: {error}") from None
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def create_app(spec: str, rules: Rules = BHOOS) -> Starlette:
+    """The ASGI app of a bot playing as ``spec`` under ``rules``."""
+    bot = _Bot(spec)
+
+    async def hi(_request: Request) -> JSONResponse:
+        return JSONResponse({"value": "hello"})
+
+    async def decide(request: Request, kind: str) -> JSONResponse:
+        try:
+            body = await _read_json(request)
+            observation = observation_from_body(body, kind, rules)
+            budget = body["timeBudget"]  # type: ignore[index]
+            left = 14 if kind == "bid" else len(observation.hand)
+            value = await run_in_threadpool(bot.decide, observation, budget, left)
+        except _TooLarge:
+            return JSONResponse({"error": f"the body is over {MAX_BODY_BYTES} bytes"}, 413)
+        except ProtocolError as error:
+            return JSONResponse({"error": str(error)}, 400)
+        except Exception as error:  # the player failed; say so and keep serving
+            return JSONResponse({"error": f"internal error: {type(error).__name__}: {error}"}, 500)
+        return JSONResponse({"value": value})
+
+    async def bid(request: Request) -> JSONResponse:
+        return await decide(request, "bid")
+
+    async def play(request: Request) -> JSONResponse:
+        return await decide(request, "play")
+
+    return Starlette(
+        routes=[
+            Route("/hi", hi, methods=["GET"]),
+            Route("/bid", bid, methods=["POST"]),
+            Route("/play", play, methods=["POST"]),
+        ]
+    )
+
+
+def serve(spec: str, host: str = "127.0.0.1", port: int = 7000, rules: Rules = BHOOS) -> None:
+    """Serve ``spec`` on ``host:port`` until interrupted."""
+    import uvicorn
+
+    app = create_app(spec, rules)
+    print(f"serving {spec} as a Bhoos-protocol bot on http://{host}:{port} ({rules})", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
