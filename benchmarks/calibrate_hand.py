@@ -39,9 +39,15 @@ def main() -> None:
         for w in range(start, min(start + 1000, args.deals)):
             calls = np.clip(np.rint(estimate[w] - 0.4), rules.min_call, rules.max_call)
             result = kernel.simulate(
-                worlds[w : w + 1], rng.randrange(4), calls.astype(np.int64), flags, scoring,
-                1, 0.0, rng.getrandbits(48),
-            )  # fmt: skip
+                worlds[w : w + 1],
+                rng.randrange(4),
+                calls.astype(np.int64),
+                flags,
+                scoring,
+                1,
+                0.0,
+                rng.getrandbits(48),
+            )
             tricks[w] = result[0]
     x = features.reshape(-1, features.shape[-1])
     y = tricks.reshape(-1)

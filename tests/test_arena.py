@@ -6,13 +6,14 @@ import json
 import math
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from callbreak.arena import ArenaError, compare, confidence_interval, seeded_spec, t_quantile
 from callbreak.game import Observation
-from callbreak.players import register
+from callbreak.players import LEVELS, register
 from callbreak.players.simple import IntermediatePlayer
 from callbreak.record import check, load
 
@@ -24,7 +25,12 @@ class MinimumCaller(IntermediatePlayer):
         return observation.legal_calls[0]
 
 
-register("mincaller", MinimumCaller)
+@pytest.fixture
+def mincaller() -> Iterator[str]:
+    """The spec of a minimum caller, registered for one test only."""
+    register("mincaller", MinimumCaller)
+    yield "mincaller"
+    del LEVELS["mincaller"]
 
 
 def test_a_player_against_itself_centres_on_zero() -> None:
@@ -35,8 +41,8 @@ def test_a_player_against_itself_centres_on_zero() -> None:
     assert 0.1 < result.a_first_share < 0.4
 
 
-def test_always_calling_the_minimum_loses_clearly() -> None:
-    result = compare("mincaller", "intermediate", rules="strict", sets=30, seed=1, workers=1)
+def test_always_calling_the_minimum_loses_clearly(mincaller: str) -> None:
+    result = compare(mincaller, "intermediate", rules="strict", sets=30, seed=1, workers=1)
     assert result.ci95[1] < 0
     assert result.a_stats["mean_call"] == 2.0
 
@@ -88,16 +94,43 @@ def test_statistics() -> None:
 def test_cli_arena_writes_the_json_report(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     result = subprocess.run(
-        [sys.executable, "-m", "callbreak", "arena", "beginner", "random", "--sets", "3",
-         "--workers", "1", "--seed", "2", "--json", str(report)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "callbreak",
+            "arena",
+            "beginner",
+            "random",
+            "--sets",
+            "3",
+            "--workers",
+            "1",
+            "--seed",
+            "2",
+            "--json",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(report.read_text())
     for key in (
-        "a", "b", "rules", "sets", "matches", "mean_diff", "ci95", "a_first_share",
-        "a_calls_made", "b_calls_made", "a_move_time_p95", "b_move_time_p95", "seed",
-    ):  # fmt: skip
+        "a",
+        "b",
+        "rules",
+        "sets",
+        "matches",
+        "mean_diff",
+        "ci95",
+        "a_first_share",
+        "a_calls_made",
+        "b_calls_made",
+        "a_move_time_p95",
+        "b_move_time_p95",
+        "seed",
+    ):
         assert key in data
     assert data["sets"] == 3 and data["seed"] == 2 and len(data["ci95"]) == 2
     assert "A's mean score difference per match" in result.stdout
@@ -107,7 +140,9 @@ def test_cli_arena_writes_the_json_report(tmp_path: Path) -> None:
 def test_cli_arena_bad_spec_is_one_line(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "callbreak", "arena", "wizard", "random", "--sets", "1"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "unknown player" in result.stderr

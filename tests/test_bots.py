@@ -114,8 +114,19 @@ def test_bodies_rebuild_the_same_observation(plays: int) -> None:
     assert seat is not None
     original = match.observation(seat)
     rebuilt = observation_from_body(play_body(original, IDS, 900), "play")
-    for field in ("seat", "deal_number", "dealer", "hand", "calls", "tricks", "trick", "won",
-                  "totals", "legal_cards", "turn"):  # fmt: skip
+    for field in (
+        "seat",
+        "deal_number",
+        "dealer",
+        "hand",
+        "calls",
+        "tricks",
+        "trick",
+        "won",
+        "totals",
+        "legal_cards",
+        "turn",
+    ):
         assert getattr(rebuilt, field) == getattr(original, field), field
 
 
@@ -323,14 +334,30 @@ def test_cli_bot_and_arena_against_it(tmp_path: Any) -> None:
     port = _free_port()
     bot = subprocess.Popen(
         [sys.executable, "-m", "callbreak", "bot", "intermediate", "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "callbreak", "arena", "beginner", f"http://127.0.0.1:{port}",
-             "--rules", "bhoos", "--sets", "1", "--json", str(tmp_path / "r.json")],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "callbreak",
+                "arena",
+                "beginner",
+                f"http://127.0.0.1:{port}",
+                "--rules",
+                "bhoos",
+                "--sets",
+                "1",
+                "--json",
+                str(tmp_path / "r.json"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert result.returncode == 0, result.stderr
         report = json.loads((tmp_path / "r.json").read_text())
         assert report["sets"] == 1 and report["b_faults"] == 0
@@ -342,6 +369,8 @@ def test_cli_bot_and_arena_against_it(tmp_path: Any) -> None:
 def test_cli_bot_refuses_a_bad_spec() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "callbreak", "bot", "wizard"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and "unknown player" in result.stderr

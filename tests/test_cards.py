@@ -22,11 +22,25 @@ from callbreak.errors import InvalidCardError
 @pytest.mark.parametrize(
     ("text", "canonical"),
     [
-        ("AS", "AS"), ("as", "AS"), ("A♠", "AS"), ("a♠", "AS"), ("1S", "AS"), ("1s", "AS"),
-        ("TH", "TH"), ("10H", "TH"), ("10♥", "TH"), ("th", "TH"), (" 10h ", "TH"),
-        ("2C", "2C"), ("2♣", "2C"), ("QD", "QD"), ("q♦", "QD"), ("K♤", "KS"), ("J♡", "JH"),
+        ("AS", "AS"),
+        ("as", "AS"),
+        ("A♠", "AS"),
+        ("a♠", "AS"),
+        ("1S", "AS"),
+        ("1s", "AS"),
+        ("TH", "TH"),
+        ("10H", "TH"),
+        ("10♥", "TH"),
+        ("th", "TH"),
+        (" 10h ", "TH"),
+        ("2C", "2C"),
+        ("2♣", "2C"),
+        ("QD", "QD"),
+        ("q♦", "QD"),
+        ("K♤", "KS"),
+        ("J♡", "JH"),
     ],
-)  # fmt: skip
+)
 def test_every_notation_parses_to_the_canonical_card(text: str, canonical: str) -> None:
     assert str(parse_card(text)) == canonical
 

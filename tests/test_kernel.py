@@ -69,9 +69,24 @@ def test_kernel_legality_and_policy_follow_the_rules(profile: str, seed: int, pl
     won = np.array(deal.won, dtype=np.int64)
     for eps in (0.0, 0.5):
         card = kernel.choose(
-            seat, hand, deal.trick.leader, len(deal.trick.cards), led, high_led, high_spade, win,
-            first, gone, 0, calls, won, flags_of(rules), scoring_of(rules), rng, eps,
-        )  # fmt: skip
+            seat,
+            hand,
+            deal.trick.leader,
+            len(deal.trick.cards),
+            led,
+            high_led,
+            high_spade,
+            win,
+            first,
+            gone,
+            0,
+            calls,
+            won,
+            flags_of(rules),
+            scoring_of(rules),
+            rng,
+            eps,
+        )
         assert expected >> card & 1
 
 
@@ -85,10 +100,20 @@ def test_playout_finishes_the_deal_legally(profile: str, seed: int, plays: int) 
     won = np.array(deal.won, dtype=np.int64)
     gone = ((1 << 52) - 1) & ~int(hands[0] | hands[1] | hands[2] | hands[3])
     kernel.playout(
-        hands, deal.trick.leader, trick, len(deal.trick.cards), not deal.tricks, gone, 0,
-        np.array(deal.calls, dtype=np.int64), won, flags_of(rules), scoring_of(rules),
-        kernel.seed_state(seed), 0.1,
-    )  # fmt: skip
+        hands,
+        deal.trick.leader,
+        trick,
+        len(deal.trick.cards),
+        not deal.tricks,
+        gone,
+        0,
+        np.array(deal.calls, dtype=np.int64),
+        won,
+        flags_of(rules),
+        scoring_of(rules),
+        kernel.seed_state(seed),
+        0.1,
+    )
     assert list(hands) == [0, 0, 0, 0]
     assert int(won.sum()) == 13
 
@@ -128,11 +153,23 @@ def test_exact_solver_matches_brute_force(profile: str) -> None:
             for card in trick.cards:
                 done |= 1 << card
         packed = kernel.solve(
-            hands, deal.trick.leader, len(deal.trick.cards), led, high_led, high_spade, win,
-            not deal.tricks, done, np.array(deal.calls, dtype=np.int64),
-            np.array(deal.won, dtype=np.int64), flags_of(rules), scoring_of(rules), keys,
-            values, nodes,
-        )  # fmt: skip
+            hands,
+            deal.trick.leader,
+            len(deal.trick.cards),
+            led,
+            high_led,
+            high_spade,
+            win,
+            not deal.tricks,
+            done,
+            np.array(deal.calls, dtype=np.int64),
+            np.array(deal.won, dtype=np.int64),
+            flags_of(rules),
+            scoring_of(rules),
+            keys,
+            values,
+            nodes,
+        )
         assert tuple(kernel.unpack(packed, s) for s in range(4)) == expected, seed
 
 

@@ -240,9 +240,20 @@ def test_overtrick_scoring_table(rules: Rules, call: int, tricks: int, score: st
 
 @pytest.mark.parametrize(
     ("call", "tricks", "score"),
-    [(4, 4, 40), (4, 5, 40), (4, 3, -40), (4, 6, -40), (9, 9, 130), (9, 10, 130),
-     (9, 11, -90), (9, 8, -90), (8, 8, 130), (7, 7, 70), (2, 0, -20)],
-)  # fmt: skip
+    [
+        (4, 4, 40),
+        (4, 5, 40),
+        (4, 3, -40),
+        (4, 6, -40),
+        (9, 9, 130),
+        (9, 10, 130),
+        (9, 11, -90),
+        (9, 8, -90),
+        (8, 8, 130),
+        (7, 7, 70),
+        (2, 0, -20),
+    ],
+)
 def test_pagat_exact_scoring(call: int, tricks: int, score: int) -> None:
     assert score_deal(PAGAT, call, tricks) == score
 
@@ -275,9 +286,14 @@ def test_outright_winners_share_first_place() -> None:
 
 @pytest.mark.parametrize(
     ("profile", "low", "high", "deals"),
-    [("strict", 2, 13, 5), ("classic", 1, 13, 5), ("online", 1, 13, 5),
-     ("pagat", 2, 13, None), ("bhoos", 1, 8, 5)],
-)  # fmt: skip
+    [
+        ("strict", 2, 13, 5),
+        ("classic", 1, 13, 5),
+        ("online", 1, 13, 5),
+        ("pagat", 2, 13, None),
+        ("bhoos", 1, 8, 5),
+    ],
+)
 def test_profile_call_range_and_length(
     profile: str, low: int, high: int, deals: int | None
 ) -> None:

@@ -94,15 +94,34 @@ class Rank(enum.IntEnum):
 
 
 _RANK_TITLES = (
-    "Two", "Three", "Four", "Five", "Six", "Seven", "Eight",
-    "Nine", "Ten", "Jack", "Queen", "King", "Ace",
-)  # fmt: skip
+    "Two",
+    "Three",
+    "Four",
+    "Five",
+    "Six",
+    "Seven",
+    "Eight",
+    "Nine",
+    "Ten",
+    "Jack",
+    "Queen",
+    "King",
+    "Ace",
+)
 _SUIT_BY_TEXT = {
-    "S": Suit.SPADES, "♠": Suit.SPADES, "♤": Suit.SPADES,
-    "H": Suit.HEARTS, "♥": Suit.HEARTS, "♡": Suit.HEARTS,
-    "D": Suit.DIAMONDS, "♦": Suit.DIAMONDS, "♢": Suit.DIAMONDS,
-    "C": Suit.CLUBS, "♣": Suit.CLUBS, "♧": Suit.CLUBS,
-}  # fmt: skip
+    "S": Suit.SPADES,
+    "♠": Suit.SPADES,
+    "♤": Suit.SPADES,
+    "H": Suit.HEARTS,
+    "♥": Suit.HEARTS,
+    "♡": Suit.HEARTS,
+    "D": Suit.DIAMONDS,
+    "♦": Suit.DIAMONDS,
+    "♢": Suit.DIAMONDS,
+    "C": Suit.CLUBS,
+    "♣": Suit.CLUBS,
+    "♧": Suit.CLUBS,
+}
 _RANK_BY_TEXT = {r.letter: r for r in Rank} | {"10": Rank.TEN, "1": Rank.ACE}
 
 

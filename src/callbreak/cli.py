@@ -74,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--port", type=int, default=7000)
     bot.add_argument("--rules", default="bhoos", help="rules the bot assumes (default bhoos)")
 
+    serve = commands.add_parser(
+        "serve",
+        help="play in the browser and keep score",
+        description="Serve the web app: play against the computer, replay matches, keep the "
+        "score of a table game.",
+    )
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--db", metavar="PATH", help="SQLite file (default: the user's data folder)")
+
     commands.add_parser("rules", help="list the rule profiles", description="List the profiles.")
     return parser
 
@@ -90,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_arena(args, list(argv) if argv is not None else sys.argv[1:])
         if args.command == "bot":
             return run_bot(args.player, args.host, args.port, args.rules)
+        if args.command == "serve":
+            return run_serve(args.host, args.port, args.db)
     except KeyboardInterrupt:
         print("callbreak: interrupted", file=sys.stderr)
         return 130
@@ -130,10 +142,17 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
 
         try:
             result = arena.compare(
-                args.a, args.b, rules=args.rules, sets=args.sets, seed=args.seed,
-                workers=args.workers, records=args.records, on_set=on_set, command=command,
+                args.a,
+                args.b,
+                rules=args.rules,
+                sets=args.sets,
+                seed=args.seed,
+                workers=args.workers,
+                records=args.records,
+                on_set=on_set,
+                command=command,
                 bot_budget=args.bot_budget,
-            )  # fmt: skip
+            )
         except CallbreakError as error:
             print(f"callbreak arena: {error}", file=sys.stderr)
             return EXIT_UNREADABLE
@@ -219,6 +238,39 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     except OSError as error:
         print(
             f"callbreak bot: cannot serve on {host}:{port}: {error.strerror or error}",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
+    return EXIT_OK
+
+
+def run_serve(host: str, port: int, db: str | None) -> int:
+    """Serve the web app until interrupted."""
+    import sqlite3
+
+    import uvicorn
+
+    from callbreak.web.app import create_app
+    from callbreak.web.store import default_path
+
+    path = db or str(default_path())
+    if not 0 < port < 65536:
+        print(f"callbreak serve: the port must be 1-65535, not {port}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        app = create_app(path)
+    except (OSError, sqlite3.Error) as error:
+        print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(
+        f"Call Break is at http://{host}:{port}/ (matches kept in {path}); Ctrl-C stops it",
+        flush=True,
+    )
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+    except OSError as error:
+        print(
+            f"callbreak serve: cannot serve on {host}:{port}: {error.strerror or error}",
             file=sys.stderr,
         )
         return EXIT_UNREADABLE

@@ -182,11 +182,28 @@ class ExpertPlayer:
 
         def work(chunk: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
             return kernel.evaluate(  # type: ignore[no-any-return]
-                chunk, candidates, observation.seat, trick.leader, cards_in, len(trick.cards),
-                not observation.tricks, knowledge.gone, knowledge.done, knowledge.voids, calls,
-                won, flags, scoring, self.rollouts, self.eps, self.solve_below,
-                self.rival_weight, seed, TT_BITS, self._cores(),
-            )  # fmt: skip
+                chunk,
+                candidates,
+                observation.seat,
+                trick.leader,
+                cards_in,
+                len(trick.cards),
+                not observation.tricks,
+                knowledge.gone,
+                knowledge.done,
+                knowledge.voids,
+                calls,
+                won,
+                flags,
+                scoring,
+                self.rollouts,
+                self.eps,
+                self.solve_below,
+                self.rival_weight,
+                seed,
+                TT_BITS,
+                self._cores(),
+            )
 
         if cards_left <= self.solve_below:
             # Solves vary a lot in size, so a pilot batch counts the positions they visit (a
@@ -281,9 +298,14 @@ class ExpertPlayer:
         allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
         sizes = np.array(knowledge.sizes, dtype=np.int64)
         pool = kernel.sample_worlds(
-            count * 3, seat, knowledge.hand, knowledge.unseen, allowed, sizes,
+            count * 3,
+            seat,
+            knowledge.hand,
+            knowledge.unseen,
+            allowed,
+            sizes,
             self.rng.getrandbits(48),
-        )  # fmt: skip
+        )
         pool = pool[pool[:, 0] >= 0]
         if len(pool) == 0:  # should not happen; fall back to the voids alone
             loose = np.array(
@@ -291,9 +313,14 @@ class ExpertPlayer:
                 dtype=np.int64,
             )
             pool = kernel.sample_worlds(
-                count * 3, seat, knowledge.hand, knowledge.unseen, loose, sizes,
+                count * 3,
+                seat,
+                knowledge.hand,
+                knowledge.unseen,
+                loose,
+                sizes,
                 self.rng.getrandbits(48),
-            )  # fmt: skip
+            )
             pool = pool[pool[:, 0] >= 0]
         weights = self._call_weights(pool, observation, knowledge)
         return _resample(pool, weights, count, self.rng)

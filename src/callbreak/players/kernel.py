@@ -160,20 +160,57 @@ def score(call: int, tricks: int, scoring: np.ndarray) -> int:
 
 
 HAND_FEATURES = (
-    "one", "side aces", "side aces in long suits", "kings with ace", "guarded kings",
-    "bare kings", "queens with an honour", "guarded queens", "voids", "singletons",
-    "doubletons", "ace of spades", "king of spades", "bare king of spades", "queen of spades",
-    "queen of spades with two guards", "jack of spades", "jack of spades with three guards",
-    "spades", "spades beyond four", "spades x voids", "spades x singletons",
-)  # fmt: skip
+    "one",
+    "side aces",
+    "side aces in long suits",
+    "kings with ace",
+    "guarded kings",
+    "bare kings",
+    "queens with an honour",
+    "guarded queens",
+    "voids",
+    "singletons",
+    "doubletons",
+    "ace of spades",
+    "king of spades",
+    "bare king of spades",
+    "queen of spades",
+    "queen of spades with two guards",
+    "jack of spades",
+    "jack of spades with three guards",
+    "spades",
+    "spades beyond four",
+    "spades x voids",
+    "spades x singletons",
+)
 #: Weights of the features above, fitted by benchmarks/calibrate_hand.py (see its output in
 #: docs/strength.md).
 HAND_WEIGHTS = np.array(
     [
-        -0.671, 1.058, 0.905, 0.609, 0.674, 0.007, 0.194, 0.273, 0.476, 0.195, 0.032, 0.857, 0.749,
-        -0.341, 0.292, 0.332, 0.241, 0.301, 0.506, 0.375, 0.055, 0.033
+        -0.671,
+        1.058,
+        0.905,
+        0.609,
+        0.674,
+        0.007,
+        0.194,
+        0.273,
+        0.476,
+        0.195,
+        0.032,
+        0.857,
+        0.749,
+        -0.341,
+        0.292,
+        0.332,
+        0.241,
+        0.301,
+        0.506,
+        0.375,
+        0.055,
+        0.033,
     ]
-)  # fmt: skip
+)
 
 
 @njit(cache=True)
@@ -446,9 +483,24 @@ def playout(
             seat = (leader + n) & 3
             hand = hands[seat]
             card = choose(
-                seat, hand, leader, n, led, high_led, high_spade, win_seat, first, gone,
-                voids, calls, won, flags, scoring, rng, eps,
-            )  # fmt: skip
+                seat,
+                hand,
+                leader,
+                n,
+                led,
+                high_led,
+                high_spade,
+                win_seat,
+                first,
+                gone,
+                voids,
+                calls,
+                won,
+                flags,
+                scoring,
+                rng,
+                eps,
+            )
             hands[seat] = hand & ~(1 << card)
             gone |= 1 << card
             if n == 0:
@@ -725,9 +777,20 @@ def evaluate(
                         scratch_won[s] = won[s]
                     hands[seat] &= ~(1 << card)
                     value = _solve_after(
-                    hands, leader, scratch_trick, n + 1, first, done, calls, scratch_won,
-                    flags, scoring, tt_keys, tt_values, counter,
-                )  # fmt: skip
+                        hands,
+                        leader,
+                        scratch_trick,
+                        n + 1,
+                        first,
+                        done,
+                        calls,
+                        scratch_won,
+                        flags,
+                        scoring,
+                        tt_keys,
+                        tt_values,
+                        counter,
+                    )
                     total = _utility(value, seat, rival_weight)
                 else:
                     for _ in range(rollouts):
@@ -736,9 +799,20 @@ def evaluate(
                             scratch_won[s] = won[s]
                         hands[seat] &= ~(1 << card)
                         playout(
-                        hands, leader, scratch_trick, n + 1, first, gone | (1 << card), voids,
-                        calls, scratch_won, flags, scoring, rng, eps,
-                    )  # fmt: skip
+                            hands,
+                            leader,
+                            scratch_trick,
+                            n + 1,
+                            first,
+                            gone | (1 << card),
+                            voids,
+                            calls,
+                            scratch_won,
+                            flags,
+                            scoring,
+                            rng,
+                            eps,
+                        )
                         total += _utility(_pack(scratch_won, calls, scoring), seat, rival_weight)
                     total /= rollouts
                 values[w, c] = total
@@ -790,15 +864,43 @@ def _solve_after(
             played |= 1 << trick[position]
         won[win_seat] += 1
         value = solve(
-            hands, win_seat, 0, -1, -1, -1, win_seat, False, done | played, calls, won, flags,
-            scoring, tt_keys, tt_values, nodes,
-        )  # fmt: skip
+            hands,
+            win_seat,
+            0,
+            -1,
+            -1,
+            -1,
+            win_seat,
+            False,
+            done | played,
+            calls,
+            won,
+            flags,
+            scoring,
+            tt_keys,
+            tt_values,
+            nodes,
+        )
         won[win_seat] -= 1
         return value
     return solve(
-        hands, leader, n, led, high_led, high_spade, win_seat, first, done, calls, won, flags,
-        scoring, tt_keys, tt_values, nodes,
-    )  # fmt: skip
+        hands,
+        leader,
+        n,
+        led,
+        high_led,
+        high_spade,
+        win_seat,
+        first,
+        done,
+        calls,
+        won,
+        flags,
+        scoring,
+        tt_keys,
+        tt_values,
+        nodes,
+    )
 
 
 # --- sampling hidden hands ------------------------------------------------------------------

@@ -1,0 +1,163 @@
+"""The web app: play against the computer, look back at matches, keep score of a table game.
+
+The game runs on the server; a browser talks to it over a WebSocket for play and over a small
+JSON API for the rest. The front end is static files in ``static/`` (no build step).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from callbreak.errors import CallbreakError
+from callbreak.players import LEVELS, PlayerError
+from callbreak.rules import PROFILES, Rules
+from callbreak.web import sheets
+from callbreak.web.http import BadRequest, error, read_json
+from callbreak.web.store import Store
+from callbreak.web.tables import SPEEDS, Tables
+
+__all__ = ["create_app"]
+
+STATIC = Path(__file__).parent / "static"
+
+
+def create_app(db_path: str | os.PathLike[str]) -> Starlette:
+    """The ASGI app, keeping its matches and scoresheets in the SQLite file ``db_path``."""
+    store = Store(db_path)
+    tables = Tables(store)
+
+    async def index(_request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def profiles(_request: Request) -> JSONResponse:
+        return JSONResponse(
+            [
+                {
+                    "name": name,
+                    "summary": rules.summary(),
+                    "calls": [rules.min_call, rules.max_call],
+                    "deals": rules.deals,
+                }
+                for name, rules in PROFILES.items()
+            ]
+        )
+
+    async def levels(_request: Request) -> JSONResponse:
+        return JSONResponse({"levels": list(LEVELS), "speeds": list(SPEEDS)})
+
+    async def new_match(request: Request) -> JSONResponse:
+        try:
+            body = await read_json(request)
+            if not isinstance(body, dict):
+                raise BadRequest("the body must be a JSON object")
+            rules = Rules.parse(_text(body.get("rules", "strict"), "rules"))
+            name = _text(body.get("name") or "You", "name").strip()[:24] or "You"
+            opponents = body.get("opponents", ["intermediate"] * 3)
+            if not isinstance(opponents, list) or len(opponents) != 3:
+                raise BadRequest("opponents must list three players")
+            for spec in opponents:
+                _check_opponent(spec)
+            seed = body.get("seed")
+            if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
+                raise BadRequest("seed must be a number or text")
+            if isinstance(seed, str) and (not seed.strip() or len(seed) > 64):
+                raise BadRequest("seed must be 1-64 characters")
+            speed = body.get("speed", "normal")
+            if speed not in SPEEDS:
+                raise BadRequest(f"speed must be one of {', '.join(SPEEDS)}")
+            auto = body.get("auto_forced", False)
+            if not isinstance(auto, bool):
+                raise BadRequest("auto_forced must be true or false")
+            settings = {"speed": speed, "auto_forced": auto}
+            table = await run_in_threadpool(
+                tables.create, rules, name, opponents, None if seed is None else str(seed), settings
+            )
+        except (BadRequest, CallbreakError) as problem:
+            return error(str(problem))
+        return JSONResponse({"id": table.id}, 201)
+
+    async def list_matches(_request: Request) -> JSONResponse:
+        return JSONResponse([_summary(row, tables) for row in store.matches()])
+
+    async def match_record(request: Request) -> Response:
+        table = tables.get(request.path_params["id"])
+        if table is None:
+            return error("no such match", 404)
+        text = json.dumps(table.record(), indent=1)
+        disposition = f'attachment; filename="callbreak-{table.id}.json"'
+        return Response(
+            text, media_type="application/json", headers={"Content-Disposition": disposition}
+        )
+
+    async def match_socket(socket: WebSocket) -> None:
+        await tables.connect(socket, socket.path_params["id"])
+
+    routes = [
+        Route("/", index),
+        Route("/api/profiles", profiles),
+        Route("/api/levels", levels),
+        Route("/api/matches", new_match, methods=["POST"]),
+        Route("/api/matches", list_matches, methods=["GET"]),
+        Route("/api/matches/{id}/record", match_record),
+        WebSocketRoute("/ws/matches/{id}", match_socket),
+        *sheets.routes(store),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.store = store
+    app.state.tables = tables
+    return app
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise BadRequest(f"{what} must be text")
+    return value
+
+
+def _check_opponent(spec: object) -> None:
+    if not isinstance(spec, str):
+        raise BadRequest("each opponent is a player spec such as 'expert'")
+    if spec.startswith(("http://", "https://")):
+        return  # checked when the bot is seated
+    name = spec.split("(")[0].strip().lower()
+    if name not in LEVELS:
+        raise PlayerError(f"unknown player {name!r}: players are {', '.join(LEVELS)}")
+
+
+def _summary(row: dict[str, Any], tables: Tables) -> dict[str, Any]:
+    table = tables.live.get(row["id"])
+    if table is None:
+        table = tables.get(row["id"])
+    assert table is not None
+    match = table.match
+    return {
+        "id": row["id"],
+        "created": row["created"],
+        "updated": row["updated"],
+        "rules": row["rules"],
+        "names": row["names"],
+        "levels": [None if level is None else level.split("(")[0] for level in row["levels"]],
+        "status": table.status,
+        "deals_played": len(match.played_deals()),
+        "totals": view_totals(match),
+        "places": match.places() if match.is_over else None,
+    }
+
+
+def view_totals(match: Any) -> list[str]:
+    """Match totals as text."""
+    from callbreak.rules import format_tenths
+
+    return [format_tenths(t) for t in match.totals()]

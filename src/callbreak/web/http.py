@@ -1,0 +1,40 @@
+"""Small helpers shared by the web app's JSON endpoints."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from callbreak.errors import CallbreakError
+
+__all__ = ["MAX_BODY_BYTES", "BadRequest", "error", "read_json"]
+
+MAX_BODY_BYTES = 64_000
+
+
+class BadRequest(CallbreakError):
+    """A request the API cannot take; answered with a 400 and the reason."""
+
+
+async def read_json(request: Request) -> Any:
+    """The request's JSON body; BadRequest when it is over 64 kB or not JSON."""
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+        raise BadRequest(f"the body is over {MAX_BODY_BYTES} bytes")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise BadRequest(f"the body is over {MAX_BODY_BYTES} bytes")
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise BadRequest("the body is not JSON") from None
+
+
+def error(message: str, status: int = 400) -> JSONResponse:
+    """A JSON error answer: ``{"error": message}``."""
+    return JSONResponse({"error": message}, status)

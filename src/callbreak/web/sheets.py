@@ -1,0 +1,446 @@
+"""Scoresheets for games played with real cards: the table enters calls and tricks, we score.
+
+A sheet is stored as what the table entered (names, rules, and per deal the four calls and
+tricks); scores, totals, places and whether the match is over are always computed from that,
+so a correction anywhere can never leave a stale total behind. Scores stay integer tenths
+until they are written out as text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import secrets
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from callbreak.errors import InvalidRulesError
+from callbreak.rules import Rules, format_tenths, made, places, score_deal
+from callbreak.web.http import BadRequest, error, read_json
+from callbreak.web.store import Store
+
+__all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "MAX_NAME", "Sheet", "routes"]
+
+MAX_NAME = 24
+EXPORT_FORMAT = "callbreak-scoresheet"
+EXPORT_VERSION = 1
+# The layout of a sheet in the database, so that a later layout can still read this one.
+STORED_VERSION = 1
+TRICKS_PER_DEAL = 13
+# Calls of this many tricks or more, made, end the match at once under ``eight_wins``.
+EIGHT = 8
+
+
+class Sheet:
+    """One scoresheet: four players in play order, the rules, and the deals entered so far."""
+
+    def __init__(
+        self,
+        sheet_id: str,
+        names: list[str],
+        rules: Rules,
+        deals: list[dict[str, list[int]]] | None = None,
+        created: float | None = None,
+    ) -> None:
+        self.id = sheet_id
+        self.names = names
+        self.rules = rules
+        self.deals = deals if deals is not None else []
+        self.created = time.time() if created is None else created
+
+    @classmethod
+    def create(cls, body: object) -> Sheet:
+        """A new empty sheet from a request body ``{names, rules}``; BadRequest when invalid."""
+        body = _object(body)
+        names = check_names(body.get("names"))
+        text = body.get("rules", "strict")
+        if not isinstance(text, str):
+            raise BadRequest("Rules must be text, such as 'classic' or 'classic(deals=10)'")
+        try:
+            rules = Rules.parse(text)
+        except InvalidRulesError as problem:
+            raise BadRequest(f"Bad rules: {problem}") from None
+        return cls(secrets.token_urlsafe(9), names, rules)
+
+    @classmethod
+    def load(cls, sheet_id: str, data: dict[str, Any]) -> Sheet:
+        """A sheet as the store keeps it."""
+        deals = [{"calls": list(d["calls"]), "tricks": list(d["tricks"])} for d in data["deals"]]
+        rules = Rules.parse(data["rules"])
+        return cls(sheet_id, list(data["names"]), rules, deals, float(data["created"]))
+
+    def data(self) -> dict[str, Any]:
+        """What the store keeps: only what the table entered; everything else is computed."""
+        return {
+            "version": STORED_VERSION,
+            "names": self.names,
+            "rules": str(self.rules),
+            "created": self.created,
+            "deals": self.deals,
+        }
+
+    # --- changes -------------------------------------------------------------------------------
+
+    def put_deal(self, number: int, body: object) -> None:
+        """Append deal ``number`` (count + 1) or correct an earlier one; BadRequest if wrong."""
+        count = len(self.deals)
+        if not 1 <= number <= count + 1:
+            raise BadRequest(f"There is no deal {number}: the next deal is deal {count + 1}")
+        if number == count + 1:
+            # Checked before the entries: when the match is over, no entry could be right.
+            reason = self.over_reason()
+            if reason is not None:
+                raise BadRequest(f"{reason}; no more deals can be entered")
+        deal = check_deal(self.rules, self.names, body)
+        deals = [*self.deals[: number - 1], deal, *self.deals[number:]]
+        end = match_end(self.rules, deals)
+        if end is not None and end < len(deals):
+            # Only a correction can get here: an earlier deal now ends the match.
+            raise BadRequest(
+                f"With this correction the match ends at deal {end} "
+                f"({_eight_text(self.rules, self.names, deals[end - 1])}), but later deals "
+                "are entered: delete them first"
+            )
+        self.deals = deals
+
+    def delete_deal(self, number: int) -> None:
+        """Delete deal ``number``, which must be the last one."""
+        count = len(self.deals)
+        if not count:
+            raise BadRequest("There is no deal to delete")
+        if number != count:
+            raise BadRequest(f"Only the last deal (deal {count}) can be deleted, not deal {number}")
+        self.deals.pop()
+
+    # --- results -------------------------------------------------------------------------------
+
+    def scores(self) -> list[list[int]]:
+        """Each deal's scores in tenths, by seat."""
+        return [
+            [score_deal(self.rules, c, t) for c, t in zip(d["calls"], d["tricks"], strict=True)]
+            for d in self.deals
+        ]
+
+    def scored(self) -> list[tuple[int, dict[str, list[int]], list[int]]]:
+        """Each deal with its number (from 1) and its scores in tenths."""
+        return [
+            (number, deal, scores)
+            for number, (deal, scores) in enumerate(zip(self.deals, self.scores(), strict=True), 1)
+        ]
+
+    def totals(self) -> list[int]:
+        """Each seat's total in tenths."""
+        return [sum(column) for column in zip(*self.scores(), strict=True)] or [0, 0, 0, 0]
+
+    def winners(self) -> list[int]:
+        """Seats that won outright with a made call of 8+ (only under ``eight_wins``)."""
+        return eight_winners(self.rules, self.deals[-1]) if self.deals else []
+
+    def places(self) -> list[int]:
+        """Places by total, equal totals sharing; outright winners share first."""
+        return places(self.totals(), self.winners())
+
+    def over_reason(self) -> str | None:
+        """Why the match is over, in words, or None while deals can still be added."""
+        if match_end(self.rules, self.deals) is None:
+            return None
+        if self.winners():
+            return f"The match is over: {_eight_text(self.rules, self.names, self.deals[-1])}"
+        return f"The match is over: all {self.rules.deals} deals are played"
+
+    def view(self) -> dict[str, Any]:
+        """The sheet with its computed scores, totals, places and state, for the API."""
+        reason = self.over_reason()
+        return {
+            "id": self.id,
+            "created": self.created,
+            "names": self.names,
+            "rules": str(self.rules),
+            "summary": self.rules.summary(),
+            "calls": [self.rules.min_call, self.rules.max_call],
+            "deals_limit": self.rules.deals,
+            "min_total_calls": self.rules.min_total_calls,
+            "deals": [
+                {
+                    "number": number,
+                    "calls": deal["calls"],
+                    "tricks": deal["tricks"],
+                    "scores": [format_tenths(s) for s in scores],
+                    "made": [
+                        made(self.rules, c, t)
+                        for c, t in zip(deal["calls"], deal["tricks"], strict=True)
+                    ],
+                }
+                for number, deal, scores in self.scored()
+            ],
+            "totals": [format_tenths(t) for t in self.totals()],
+            "places": self.places(),
+            "winners": self.winners(),
+            "over": reason is not None,
+            "over_reason": reason,
+            "next_deal": None if reason else len(self.deals) + 1,
+        }
+
+    def summary(self, updated: float) -> dict[str, Any]:
+        """A line of the list of sheets."""
+        return {
+            "id": self.id,
+            "created": self.created,
+            "updated": updated,
+            "names": self.names,
+            "rules": str(self.rules),
+            "deals_played": len(self.deals),
+            "totals": [format_tenths(t) for t in self.totals()],
+            "places": self.places(),
+            "over": self.over_reason() is not None,
+        }
+
+    # --- exports -------------------------------------------------------------------------------
+
+    def export_json(self) -> dict[str, Any]:
+        """The sheet as a self-contained JSON document."""
+        return {
+            "format": EXPORT_FORMAT,
+            "version": EXPORT_VERSION,
+            "rules": str(self.rules),
+            "players": self.names,
+            "deals": [
+                {
+                    "calls": deal["calls"],
+                    "tricks": deal["tricks"],
+                    "scores": [format_tenths(s) for s in scores],
+                }
+                for deal, scores in zip(self.deals, self.scores(), strict=True)
+            ],
+            "totals": [format_tenths(t) for t in self.totals()],
+            "places": self.places(),
+        }
+
+    def export_csv(self) -> str:
+        """The sheet as CSV: a header, one row per deal, then the totals and places."""
+        out = io.StringIO()
+        writer = csv.writer(out)
+        header = ["Deal"]
+        for name in self.names:
+            cell = _cell(name)
+            header += [f"{cell} call", f"{cell} tricks", f"{cell} score"]
+        writer.writerow(header)
+        for number, deal, scores in self.scored():
+            row: list[object] = [number]
+            for call, tricks, score in zip(deal["calls"], deal["tricks"], scores, strict=True):
+                row += [call, tricks, format_tenths(score)]
+            writer.writerow(row)
+        writer.writerow(["Total", *(x for t in self.totals() for x in ("", "", format_tenths(t)))])
+        writer.writerow(["Place", *(x for p in self.places() for x in ("", "", p))])
+        return out.getvalue()
+
+
+# --- checks --------------------------------------------------------------------------------------
+
+
+def check_names(names: object) -> list[str]:
+    """Four distinct, non-empty names of at most 24 characters, in play order."""
+    if not isinstance(names, list) or len(names) != 4:
+        raise BadRequest("Names must list the 4 players in play order")
+    result: list[str] = []
+    for seat, name in enumerate(names, 1):
+        if not isinstance(name, str):
+            raise BadRequest(f"Player {seat}'s name must be text")
+        name = " ".join(name.split())
+        if not name:
+            raise BadRequest(f"Player {seat}'s name is empty")
+        if len(name) > MAX_NAME:
+            raise BadRequest(f"Player {seat}'s name is over {MAX_NAME} characters")
+        # Case-blind, so that a sheet never has 'Ann' and 'ann' as two columns.
+        if name.casefold() in (other.casefold() for other in result):
+            raise BadRequest(f"Two players are called {name}: each name must differ")
+        result.append(name)
+    return result
+
+
+def check_deal(rules: Rules, names: Sequence[str], body: object) -> dict[str, list[int]]:
+    """One deal's calls and tricks, checked against the rules; BadRequest naming the problem."""
+    body = _object(body)
+    calls, tricks = body.get("calls"), body.get("tricks")
+    for key, values in (("calls", calls), ("tricks", tricks)):
+        if not isinstance(values, list) or len(values) != 4:
+            what = key.capitalize()
+            raise BadRequest(f"{what} must list 4 numbers, one per player in play order")
+    assert isinstance(calls, list) and isinstance(tricks, list)
+    low, high = rules.min_call, rules.max_call
+    checked_calls: list[int] = []
+    for name, call in zip(names, calls, strict=True):
+        if call is None or call == "":
+            raise BadRequest(f"{name}'s call is missing")
+        value = _whole(call)
+        if value is None:
+            raise BadRequest(f"{name}'s call must be a whole number, not {json.dumps(call)}")
+        if not low <= value <= high:
+            raise BadRequest(
+                f"{name}'s call of {value} is out of range: calls are {low}-{high} under {rules}"
+            )
+        checked_calls.append(value)
+    checked_tricks: list[int] = []
+    for name, taken in zip(names, tricks, strict=True):
+        if taken is None or taken == "":
+            raise BadRequest(f"{name}'s tricks are missing")
+        value = _whole(taken)
+        if value is None or not 0 <= value <= TRICKS_PER_DEAL:
+            shown = json.dumps(taken) if value is None else value
+            raise BadRequest(f"{name}'s tricks must be a whole number from 0 to 13, not {shown}")
+        checked_tricks.append(value)
+    if sum(checked_tricks) != TRICKS_PER_DEAL:
+        raise BadRequest(
+            f"The tricks total {sum(checked_tricks)}, but every deal has exactly 13 tricks"
+        )
+    if sum(checked_calls) < rules.min_total_calls:
+        raise BadRequest(
+            f"The calls total {sum(checked_calls)}, under the {rules.min_total_calls} these "
+            "rules require: that deal is thrown in and dealt again by the same dealer, so it "
+            "is not scored; enter the calls and tricks of the new deal"
+        )
+    return {"calls": checked_calls, "tricks": checked_tricks}
+
+
+def eight_winners(rules: Rules, deal: dict[str, list[int]]) -> list[int]:
+    """Seats that called 8 or more and made it, when ``eight_wins`` is played."""
+    if not rules.eight_wins:
+        return []
+    pairs = zip(deal["calls"], deal["tricks"], strict=True)
+    return [seat for seat, (c, t) in enumerate(pairs) if c >= EIGHT and made(rules, c, t)]
+
+
+def match_end(rules: Rules, deals: Sequence[dict[str, list[int]]]) -> int | None:
+    """The number of the deal that ends the match, or None while the match goes on."""
+    for number, deal in enumerate(deals, 1):
+        if eight_winners(rules, deal) or (rules.deals is not None and number >= rules.deals):
+            return number
+    return None
+
+
+def _eight_text(rules: Rules, names: Sequence[str], deal: dict[str, list[int]]) -> str:
+    """'Ann made a call of 9, which wins at once' for the outright winners of a deal."""
+    seats = eight_winners(rules, deal)
+    who = " and ".join(f"{names[s]} made a call of {deal['calls'][s]}" for s in seats)
+    return who + (", which wins at once" if len(seats) == 1 else ", which win at once")
+
+
+def _whole(value: object) -> int | None:
+    """A JSON number that is a whole number, as an int; None for anything else."""
+    if isinstance(value, bool):
+        return None  # JSON true is not 1 trick
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _object(body: object) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise BadRequest("The body must be a JSON object")
+    return body
+
+
+def _cell(text: str) -> str:
+    """A name made safe for spreadsheets, which would run a cell starting with '=' as code."""
+    return "'" + text if text.startswith(("=", "+", "-", "@")) else text
+
+
+# --- routes --------------------------------------------------------------------------------------
+
+
+def routes(store: Store) -> list[BaseRoute]:
+    """The scoresheet API's routes."""
+
+    # Handlers read, change and save a sheet with no await in between, so two requests to one
+    # sheet can never interleave inside the single-threaded event loop.
+    def load(request: Request) -> Sheet | None:
+        sheet_id = request.path_params["id"]
+        data = store.sheet(sheet_id)
+        return None if data is None else Sheet.load(sheet_id, data)
+
+    def deal_number(request: Request) -> int:
+        text = request.path_params["n"]
+        if not text.isdigit():
+            raise BadRequest(f"Deal numbers are whole numbers from 1, not {text!r}")
+        return int(text)
+
+    async def create(request: Request) -> Response:
+        try:
+            sheet = Sheet.create(await read_json(request))
+        except BadRequest as problem:
+            return error(str(problem))
+        store.save_sheet(sheet.id, sheet.data())
+        return JSONResponse(sheet.view(), 201)
+
+    async def listing(_request: Request) -> Response:
+        return JSONResponse(
+            [Sheet.load(row["id"], row["data"]).summary(row["updated"]) for row in store.sheets()]
+        )
+
+    async def show(request: Request) -> Response:
+        sheet = load(request)
+        if sheet is None:
+            return error("There is no such scoresheet", 404)
+        return JSONResponse(sheet.view())
+
+    async def put_deal(request: Request) -> Response:
+        try:
+            body = await read_json(request)
+            sheet = load(request)
+            if sheet is None:
+                return error("There is no such scoresheet", 404)
+            sheet.put_deal(deal_number(request), body)
+        except BadRequest as problem:
+            return error(str(problem))
+        store.save_sheet(sheet.id, sheet.data())
+        return JSONResponse(sheet.view())
+
+    async def delete_deal(request: Request) -> Response:
+        sheet = load(request)
+        if sheet is None:
+            return error("There is no such scoresheet", 404)
+        try:
+            sheet.delete_deal(deal_number(request))
+        except BadRequest as problem:
+            return error(str(problem))
+        store.save_sheet(sheet.id, sheet.data())
+        return JSONResponse(sheet.view())
+
+    async def export_csv(request: Request) -> Response:
+        sheet = load(request)
+        if sheet is None:
+            return error("There is no such scoresheet", 404)
+        # The byte order mark lets spreadsheet programs read non-Latin names as UTF-8.
+        return Response("\ufeff" + sheet.export_csv(), media_type="text/csv",
+                        headers=_attachment(f"callbreak-sheet-{sheet.id}.csv"))  # fmt: skip
+
+    async def export_json(request: Request) -> Response:
+        sheet = load(request)
+        if sheet is None:
+            return error("There is no such scoresheet", 404)
+        text = json.dumps(sheet.export_json(), indent=1, ensure_ascii=False)
+        return Response(text, media_type="application/json",
+                        headers=_attachment(f"callbreak-sheet-{sheet.id}.json"))  # fmt: skip
+
+    return [
+        Route("/api/sheets", create, methods=["POST"]),
+        Route("/api/sheets", listing, methods=["GET"]),
+        Route("/api/sheets/{id}", show, methods=["GET"]),
+        Route("/api/sheets/{id}/deals/{n}", put_deal, methods=["PUT"]),
+        Route("/api/sheets/{id}/deals/{n}", delete_deal, methods=["DELETE"]),
+        Route("/api/sheets/{id}/export.csv", export_csv, methods=["GET"]),
+        Route("/api/sheets/{id}/export.json", export_json, methods=["GET"]),
+    ]
+
+
+def _attachment(filename: str) -> dict[str, str]:
+    # Ids are token_urlsafe text, so the file name never needs quoting beyond the quotes.
+    return {"Content-Disposition": f'attachment; filename="{filename}"'}

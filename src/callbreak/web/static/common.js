@@ -1,0 +1,123 @@
+// Cards and small helpers shared by the pages.
+
+export const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const RANK_NAMES = {
+  A: "Ace", K: "King", Q: "Queen", J: "Jack", T: "Ten", 9: "Nine", 8: "Eight",
+  7: "Seven", 6: "Six", 5: "Five", 4: "Four", 3: "Three", 2: "Two",
+};
+const RANK_ORDER = "23456789TJQKA";
+
+/** "QS" -> "Queen of spades" */
+export function cardName(code) {
+  return `${RANK_NAMES[code[0]]} of ${SUIT_NAMES[code[1]]}`;
+}
+
+/** "TH" -> "10♥" */
+export function cardText(code) {
+  return `${code[0] === "T" ? "10" : code[0]}${SUITS[code[1]]}`;
+}
+
+export function rankValue(code) {
+  return RANK_ORDER.indexOf(code[0]);
+}
+
+/** The position (0-3) of the card that wins a complete or partial trick. */
+export function trickWinner(cards) {
+  let best = 0;
+  for (let i = 1; i < cards.length; i++) {
+    const card = cards[i], top = cards[best];
+    if (card[1] === top[1]) {
+      if (rankValue(card) > rankValue(top)) best = i;
+    } else if (card[1] === "S") {
+      best = i;
+    }
+  }
+  return best;
+}
+
+/** A card drawn with CSS. As a button when options.button is set. */
+export function cardElement(code, options = {}) {
+  const element = document.createElement(options.button ? "button" : "div");
+  element.className = "card" + (code[1] === "H" || code[1] === "D" ? " red" : "");
+  element.dataset.card = code;
+  if (options.button) element.type = "button";
+  else element.setAttribute("role", "img");
+  element.setAttribute("aria-label", options.label || cardName(code));
+  const rank = code[0] === "T" ? "10" : code[0];
+  element.innerHTML =
+    `<span class="corner" aria-hidden="true">${rank}<br>${SUITS[code[1]]}</span>` +
+    `<span class="pip" aria-hidden="true">${SUITS[code[1]]}</span>`;
+  return element;
+}
+
+export function backElement() {
+  const element = document.createElement("div");
+  element.className = "card back";
+  element.setAttribute("aria-hidden", "true");
+  return element;
+}
+
+export function el(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") element.className = value;
+    else if (key === "text") element.textContent = value;
+    else if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
+    else element.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}
+
+export async function api(path, options = {}) {
+  const response = await fetch(path, {
+    headers: { "Content-Type": "application/json" },
+    ...options,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+  return data;
+}
+
+export function ordinal(place) {
+  return place + (place === 1 ? "st" : place === 2 ? "nd" : place === 3 ? "rd" : "th");
+}
+
+/** Places as words, saying when a place is shared. */
+export function placeText(places, seat) {
+  const shared = places.filter((p) => p === places[seat]).length > 1;
+  return ordinal(places[seat]) + (shared ? " (shared)" : "");
+}
+
+export function formatDate(seconds) {
+  return new Date(seconds * 1000).toLocaleString();
+}
+
+/** Arrow keys move the focus among buttons of a group (one tab stop for the group). */
+export function rovingFocus(group, selector) {
+  group.addEventListener("keydown", (event) => {
+    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) return;
+    const items = [...group.querySelectorAll(selector)];
+    const index = items.indexOf(document.activeElement);
+    if (index < 0) return;
+    event.preventDefault();
+    let next = index;
+    if (event.key === "ArrowLeft") next = (index - 1 + items.length) % items.length;
+    if (event.key === "ArrowRight") next = (index + 1) % items.length;
+    if (event.key === "Home") next = 0;
+    if (event.key === "End") next = items.length - 1;
+    items.forEach((item, i) => item.setAttribute("tabindex", i === next ? "0" : "-1"));
+    items[next].focus();
+  });
+}

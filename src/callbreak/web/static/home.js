@@ -1,0 +1,82 @@
+// The start page: a new match against three computer players.
+
+import { api, el } from "./common.js";
+
+const LEVEL_LABELS = {
+  random: "Random (plays any legal card)",
+  beginner: "Beginner",
+  intermediate: "Intermediate",
+  expert: "Expert (strongest)",
+};
+
+export async function render(view) {
+  const [profiles, { levels, speeds }] = await Promise.all([api("/api/profiles"), api("/api/levels")]);
+  const saved = JSON.parse(localStorage.getItem("callbreak:new") || "{}");
+
+  const summary = el("p", { id: "profile-summary", class: "hint" });
+  const profile = el("select", { id: "profile", name: "rules" },
+    ...profiles.map((p) => el("option", { value: p.name, text: p.name + (p.name === "strict" ? " (default)" : "") })));
+  profile.value = saved.rules || "strict";
+  const showSummary = () => {
+    const chosen = profiles.find((p) => p.name === profile.value);
+    summary.textContent = chosen ? chosen.summary : "";
+  };
+  profile.addEventListener("change", showSummary);
+  showSummary();
+
+  const opponents = [0, 1, 2].map((index) => {
+    const select = el("select", { id: `opponent-${index}`, name: `opponent-${index}` },
+      ...levels.map((level) => el("option", { value: level, text: LEVEL_LABELS[level] || level })));
+    select.value = (saved.opponents && saved.opponents[index]) || "expert";
+    return select;
+  });
+  const name = el("input", { id: "name", name: "name", maxlength: "24", autocomplete: "nickname", value: saved.name || "" });
+  const seed = el("input", { id: "seed", name: "seed", inputmode: "numeric", maxlength: "64", placeholder: "random" });
+  const speed = el("select", { id: "speed", name: "speed" }, ...speeds.map((s) => el("option", { value: s, text: s })));
+  speed.value = saved.speed || "normal";
+  const auto = el("input", { id: "auto", type: "checkbox", name: "auto" });
+  auto.checked = Boolean(saved.auto_forced);
+  const problem = el("p", { class: "error", role: "alert" });
+
+  const seatNames = ["Next player (plays after you)", "Opposite player", "Previous player (plays before you)"];
+  const form = el("form", { class: "panel new-match", "aria-labelledby": "new-title" },
+    el("h1", { id: "new-title", text: "New match" }),
+    el("p", { text: "Play a full match of Call Break against three computer players. Spades are always trump, everyone calls, and you must win a trick whenever you can." }),
+    el("label", { for: "name", text: "Your name" }), name,
+    el("label", { for: "profile", text: "Rules" }), profile, summary,
+    el("fieldset", {},
+      el("legend", { text: "Opponents" }),
+      ...opponents.flatMap((select, index) => [el("label", { for: select.id, text: seatNames[index] }), select])),
+    el("details", {},
+      el("summary", { text: "More options" }),
+      el("div", { class: "more" },
+        el("label", { for: "speed", text: "Speed of the computer players" }), speed,
+        el("label", { class: "check" }, auto, "Play my card for me when only one is legal"),
+        el("label", { for: "seed", text: "Seed (to replay the same deals)" }), seed)),
+    problem,
+    el("button", { type: "submit", class: "primary", text: "Start the match" }));
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    problem.textContent = "";
+    const body = {
+      name: name.value.trim() || "You",
+      rules: profile.value,
+      opponents: opponents.map((s) => s.value),
+      speed: speed.value,
+      auto_forced: auto.checked,
+    };
+    localStorage.setItem("callbreak:new", JSON.stringify(body));
+    const seedText = seed.value.trim();
+    // Long numbers stay text: JavaScript numbers are exact only to 15 digits.
+    if (seedText) body.seed = /^\d{1,15}$/.test(seedText) ? Number(seedText) : seedText;
+    try {
+      const { id } = await api("/api/matches", { method: "POST", body });
+      location.hash = `#/play/${id}`;
+    } catch (error) {
+      problem.textContent = error.message;
+    }
+  });
+  view.append(form);
+  name.focus();
+}

@@ -1,0 +1,91 @@
+"""End-to-end fixtures: the real app on a loopback port and Debian's Chromium driven by
+Playwright. The browser is the system's /usr/bin/chromium (``.ci/run`` installs it); nothing is
+downloaded at run time."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from callbreak.web.app import create_app
+
+CHROMIUM = os.environ.get("CALLBREAK_CHROMIUM", "/usr/bin/chromium")
+SCREENS = Path(__file__).parent / "screens"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
+    """The web app served by uvicorn on a free loopback port, with a fresh database."""
+    database = tmp_path_factory.mktemp("e2e") / "callbreak.db"
+    app = create_app(database)
+    port = _free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not instance.started:
+        assert time.monotonic() < deadline, "the web app did not start"
+        time.sleep(0.02)
+    yield {"url": f"http://127.0.0.1:{port}", "app": app}
+    instance.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="session")
+def base_url(server: dict[str, object]) -> str:
+    """The app's address."""
+    return str(server["url"])
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """Headless Chromium."""
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is missing at {CHROMIUM}: install Debian's chromium package")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A fresh page (its own storage) at desktop size."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def screens() -> Path:
+    """Where screenshots go for a person to look at (ignored by git)."""
+    SCREENS.mkdir(exist_ok=True)
+    return SCREENS

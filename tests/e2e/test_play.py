@@ -1,0 +1,240 @@
+"""Playing in real headless Chromium: a whole match by clicking, an illegal card refused with
+its reason, a reload mid-deal, the history's replay, screenshots, and a check that the socket
+never brings another seat's hidden cards to the browser."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from callbreak.cards import parse_card
+
+CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
+
+
+def start_match(page: Any, base_url: str, rules: str = "strict", level: str = "random") -> str:
+    """Fill the new-match form and start; return the match id."""
+    page.goto(base_url + "/#/")
+    page.fill("#name", "Asha")
+    page.select_option("#profile", rules)
+    for index in range(3):
+        page.select_option(f"#opponent-{index}", level)
+    page.click("summary")  # more options
+    page.select_option("#speed", "instant")
+    page.click("text=Start the match")
+    page.wait_for_url(re.compile(r"#/play/"))
+    page.wait_for_selector(".hand .card")
+    return str(page.url.split("#/play/")[1])
+
+
+def my_turn(page: Any) -> str | None:
+    """'call', 'play', 'over' or None, once the page shows one of them."""
+    page.wait_for_function(
+        """() => document.querySelector('.calling:not([hidden]) button.call')
+              || document.querySelector('.hand.active')
+              || /Match over/.test(document.querySelector('.status')?.textContent || '')
+              || document.querySelector('dialog.result[open]')"""
+    )
+    if page.locator("dialog.result[open]").count():
+        return "dialog"
+    if "Match over" in page.locator(".status").inner_text():
+        return "over"
+    if page.locator(".calling:not([hidden]) button.call").count():
+        return "call"
+    return "play"
+
+
+def test_a_whole_match_by_clicking(page: Any, base_url: str, server: Any, screens: Path) -> None:
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+    match_id = start_match(page, base_url, rules="classic")
+    tables = server["app"].state.tables
+    shot_taken = False
+    for _ in range(400):
+        turn = my_turn(page)
+        if turn == "dialog":
+            button = page.locator("dialog.result[open] button.primary")
+            if button.inner_text() == "Close":
+                button.click()
+                break
+            button.click()
+        elif turn == "over":
+            break
+        elif turn == "call":
+            page.locator(".calling button.call").first.click()
+        else:
+            if not shot_taken and page.locator(".center .card").count() >= 2:
+                page.screenshot(path=str(screens / "table-desktop.png"))
+                shot_taken = True
+            page.locator(".hand.active .card:not(.illegal)").first.click()
+        page.wait_for_timeout(30)
+    page.wait_for_selector("text=Match over")
+    assert page.locator(".scores tbody tr").count() == 6  # five deals and the total
+    page.screenshot(path=str(screens / "table-final.png"))
+    table = tables.get(match_id)
+    assert table.match.is_over and len(table.match.played_deals()) == 5
+    # Every card the browser received is the person's own or was played face up.
+    for frame in frames:
+        message = json.loads(frame)
+        if message["type"] != "state":
+            continue
+        state = message["state"]
+        hand = set(state["hand"])
+        public = set(state["trick"]["cards"]) | set((state["last_trick"] or {}).get("cards", []))
+        for text in CARD.findall(frame):
+            assert text in hand or text in public, f"{text} should not reach the browser"
+    _assert_no_hidden_cards_in_page(page, table)
+
+
+def _assert_no_hidden_cards_in_page(page: Any, table: Any) -> None:
+    html = page.content()
+    held_by_others = set()
+    for seat in range(1, 4):
+        held_by_others |= {str(card) for card in table.match.deal.held(seat)}
+    for text in re.findall(r'data-card="([2-9TJQKA][SHDC])"', html):
+        assert text not in held_by_others
+
+
+def test_an_illegal_card_is_refused_with_its_reason(page: Any, base_url: str) -> None:
+    start_match(page, base_url, rules="strict")
+    for _ in range(200):
+        turn = my_turn(page)
+        if turn == "dialog":
+            page.locator("dialog.result[open] button.primary").click()
+            continue
+        if turn == "over":
+            break
+        if turn == "call":
+            page.locator(".calling button.call").first.click()
+            page.wait_for_timeout(50)
+            continue
+        illegal = page.locator(".hand.active .card.illegal")
+        if illegal.count():
+            card = illegal.first
+            reason = card.get_attribute("title")
+            before = page.locator(".hand .card").count()
+            # A person can click it: it is only marked aria-disabled (Playwright's own
+            # actionability check would refuse it, hence force).
+            card.click(force=True)
+            status = page.locator(".status")
+            assert reason and status.inner_text() == reason
+            assert reason.startswith(("Must ", "Lead a non-spade"))
+            assert page.locator(".hand .card").count() == before
+            return
+        page.locator(".hand.active .card:not(.illegal)").first.click()
+        page.wait_for_timeout(50)
+    pytest.fail("no illegal card came up")
+
+
+def test_reload_mid_deal_resumes(page: Any, base_url: str) -> None:
+    match_id = start_match(page, base_url, rules="online")
+    assert my_turn(page) == "call"
+    page.locator(".calling button.call").nth(1).click()
+    while my_turn(page) != "play":
+        page.wait_for_timeout(50)
+    page.locator(".hand.active .card:not(.illegal)").first.click()
+    # The card has left the hand, and it is the person's turn again: the table waits for them.
+    page.wait_for_function("document.querySelectorAll('.hand .card').length === 12")
+    assert my_turn(page) == "play"
+    hand = page.locator(".hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+    on_table = page.locator(".center .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+    my_line = page.locator(".seat.mine .line").inner_text()
+    page.reload()
+    page.wait_for_selector(".hand.active")
+    assert page.url.endswith(match_id)
+    assert (
+        page.locator(".hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)") == hand
+    )
+    assert (
+        page.locator(".center .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+        == on_table
+    )
+    assert page.locator(".seat.mine .line").inner_text() == my_line
+
+
+def test_keyboard_play_and_accessible_names(page: Any, base_url: str) -> None:
+    start_match(page, base_url, rules="classic")
+    assert my_turn(page) == "call"
+    first_call = page.locator(".calling button.call").first
+    assert first_call.get_attribute("aria-label") == "Call 1"
+    first_call.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")  # calls 2
+    while my_turn(page) != "play":
+        page.wait_for_timeout(50)
+    names = page.locator(".hand .card").evaluate_all(
+        "cards => cards.map(c => c.getAttribute('aria-label'))"
+    )
+    assert all(
+        re.match(
+            r"(Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Jack|Queen|King|Ace)"
+            r" of (spades|hearts|diamonds|clubs)",
+            n,
+        )
+        for n in names
+    )
+    page.locator(".hand .card[tabindex='0']").focus()
+    playable = page.locator(".hand.active .card:not(.illegal)").count()
+    before = page.locator(".hand .card").count()
+    # Walk to a playable card with the arrow keys and play it with Enter.
+    for _ in range(before):
+        focused = page.evaluate("document.activeElement.className")
+        if "illegal" not in focused:
+            break
+        page.keyboard.press("ArrowRight")
+    assert playable >= 1
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"document.querySelectorAll('.hand .card').length === {before - 1}")
+
+
+def test_history_replays_a_finished_match(page: Any, base_url: str, server: Any) -> None:
+    tables = server["app"].state.tables
+    finished = [row["id"] for row in tables.store.matches() if tables.get(row["id"]).match.is_over]
+    assert finished, "the whole-match test leaves a finished match"
+    page.goto(base_url + "/#/history")
+    row = page.locator(f"tr[data-match='{finished[0]}']")
+    assert "finished" in row.inner_text()
+    row.locator("text=Replay").click()
+    page.wait_for_selector(".replay-board")
+    assert page.locator(".replay-hand .card").count() == 52
+    page.click("text=Next trick ▶")
+    assert page.locator(".replay-trick .card").count() == 4
+    assert page.locator(".replay-trick .card.winner").count() == 1
+    assert page.locator(".replay-hand .card").count() == 48
+    page.click("text=◀ Card")
+    assert page.locator(".replay-trick .card").count() == 3
+    page.select_option(".replay select", "4")
+    assert "deal 5 of 5" in page.locator(".replay h1").inner_text()
+    download = page.locator("text=Download record").first.get_attribute("href")
+    record = page.request.get(base_url + download).json()
+    assert record["format"] == "callbreak-record" and len(record["deals"]) >= 5
+
+
+def test_phone_width_screenshot(browser: Any, base_url: str, screens: Path) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    try:
+        start_match(page, base_url, rules="strict")
+        turn = my_turn(page)
+        if turn == "call":
+            page.screenshot(path=str(screens / "table-phone-call.png"), full_page=True)
+            page.locator(".calling button.call").first.click()
+        while my_turn(page) != "play":
+            page.wait_for_timeout(50)
+        page.screenshot(path=str(screens / "table-phone.png"), full_page=True)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the page is {width}px wide at phone width"
+    finally:
+        context.close()
+
+
+def test_hand_is_sorted_by_suit(page: Any, base_url: str) -> None:
+    start_match(page, base_url, rules="strict")
+    cards = page.locator(".hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+    suits = [parse_card(c).suit for c in cards]
+    order = [s for i, s in enumerate(suits) if i == 0 or suits[i - 1] != s]
+    assert len(order) == len(set(order)), "each suit in one group"

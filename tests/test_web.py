@@ -1,0 +1,263 @@
+"""The web app's API and WebSocket, without a browser: matches, fairness, bad messages, resume."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from callbreak.cards import parse_card
+from callbreak.record import check, from_data
+from callbreak.web.app import create_app
+
+CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    return TestClient(create_app(tmp_path / "db.sqlite"))
+
+
+def new_match(client: TestClient, **body: Any) -> str:
+    defaults = {"opponents": ["random", "random", "random"], "speed": "instant", "seed": 5}
+    answer = client.post("/api/matches", json=defaults | body)
+    assert answer.status_code == 201, answer.text
+    return str(answer.json()["id"])
+
+
+def receive_state(socket: Any) -> dict[str, Any]:
+    """The next state message (skipping none: errors fail the test)."""
+    message = socket.receive_json()
+    assert message["type"] == "state", message
+    return dict(message["state"])
+
+
+def wait_for_my_turn(socket: Any, state: dict[str, Any]) -> dict[str, Any]:
+    while not state["match_over"] and state["turn"] != state["seat"]:
+        state = receive_state(socket)
+    return state
+
+
+# --- the JSON API ----------------------------------------------------------------------------
+
+
+def test_index_and_static_files(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    for name in (
+        "app.js",
+        "common.js",
+        "table.js",
+        "home.js",
+        "history.js",
+        "replay.js",
+        "style.css",
+    ):
+        assert client.get(f"/static/{name}").status_code == 200, name
+
+
+def test_profiles_and_levels(client: TestClient) -> None:
+    profiles = client.get("/api/profiles").json()
+    assert [p["name"] for p in profiles] == ["strict", "classic", "online", "pagat", "bhoos"]
+    assert all(p["summary"] for p in profiles)
+    assert client.get("/api/levels").json()["levels"] == [
+        "random",
+        "beginner",
+        "intermediate",
+        "expert",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({"rules": "bridge"}, "unknown profile"),
+        ({"rules": 5}, "rules must be text"),
+        ({"opponents": ["random"]}, "three players"),
+        ({"opponents": ["random", "random", "wizard"]}, "unknown player 'wizard'"),
+        ({"opponents": ["random", "random", 3]}, "player spec"),
+        ({"seed": True}, "seed must be"),
+        ({"seed": ""}, "seed must be"),
+        ({"speed": "warp"}, "speed must be"),
+        ({"auto_forced": "yes"}, "auto_forced"),
+    ],
+)
+def test_bad_new_match_requests(client: TestClient, body: dict[str, Any], words: str) -> None:
+    answer = client.post("/api/matches", json={"opponents": ["random"] * 3} | body)
+    assert answer.status_code == 400 and words in answer.json()["error"]
+    assert client.get("/api/matches").json() == []
+
+
+def test_non_json_and_huge_bodies(client: TestClient) -> None:
+    answer = client.post("/api/matches", content=b"{", headers={"content-type": "application/json"})
+    assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
+    answer = client.post("/api/matches", content=b" " * 70_000)
+    assert answer.status_code == 400 and "over" in answer.json()["error"]
+    answer = client.post("/api/matches", json=[1, 2])
+    assert answer.status_code == 400
+
+
+def test_unknown_match(client: TestClient) -> None:
+    assert client.get("/api/matches/nope/record").status_code == 404
+    with client.websocket_connect("/ws/matches/nope") as socket:
+        assert socket.receive_json() == {"type": "error", "message": "no such match"}
+
+
+# --- playing over the socket -----------------------------------------------------------------
+
+
+def play_to_the_end(client: TestClient, match_id: str) -> dict[str, Any]:
+    """Play the person's seat with the first legal call and card until the match is over,
+    checking on the way that no message carries a card the seat may not see."""
+    app_tables = client.app.state.tables  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = receive_state(socket)
+        while not state["match_over"]:
+            state = wait_for_my_turn(socket, state)
+            if state["match_over"]:
+                break
+            if state["legal_calls"]:
+                socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+            else:
+                socket.send_json({"type": "play", "card": state["legal"][0]})
+            raw = socket.receive_text()
+            _assert_only_visible_cards(raw, app_tables.get(match_id))
+            state = json.loads(raw)["state"]
+    return state
+
+
+def _assert_only_visible_cards(raw: str, table: Any) -> None:
+    """Every card in a message is the person's own or has been played face up."""
+    match = table.match
+    seat = table.human
+    visible = set(match.deal.held(seat))
+    for deal in match.deals:
+        for trick in [*deal.tricks, deal.trick]:
+            visible |= set(trick.cards)
+    for text in CARD.findall(raw):
+        assert parse_card(text) in visible, f"{text} leaked"
+
+
+def test_a_whole_match_over_the_socket(client: TestClient) -> None:
+    match_id = new_match(client, rules="classic")
+    final = play_to_the_end(client, match_id)
+    assert final["status"] == "finished" and len(final["results"]) == 5
+    assert sorted(final["places"]) == sorted(final["places"])
+    listed = client.get("/api/matches").json()
+    assert listed[0]["id"] == match_id and listed[0]["status"] == "finished"
+    record = client.get(f"/api/matches/{match_id}/record")
+    assert "attachment" in record.headers["content-disposition"]
+    result = check(from_data(record.json()))
+    assert result.valid and result.to_json()["totals"] == final["totals"]
+
+
+def test_the_view_holds_only_the_own_hand(client: TestClient) -> None:
+    match_id = new_match(client, speed="instant")
+    table = client.app.state.tables.get(match_id)  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = wait_for_my_turn(socket, receive_state(socket))
+        raw = json.dumps(state)
+        _assert_only_visible_cards(raw, table)
+        assert sorted(parse_card(c) for c in state["hand"]) == sorted(table.match.deal.held(0))
+
+
+@pytest.mark.parametrize(
+    ("message", "words"),
+    [
+        ("{not json", "not JSON"),
+        ("[1, 2]", '"type"'),
+        ('{"type": "dance"}', "unknown message type 'dance'"),
+        ('{"type": "call", "value": 3, "seat": 2}', "you play seat 0, not seat 2"),
+        ('{"type": "call", "value": "three"}', "whole number"),
+        ('{"type": "call", "value": 99}', "calls run from"),
+        ('{"type": "play", "card": "ZZ"}', "unknown card"),
+        ('{"type": "settings", "speed": "warp"}', "speed must be"),
+        ('{"type": "stop"}', "open-ended"),
+        ("x" * 5000, "too long"),
+    ],
+)
+def test_bad_messages_get_an_error_and_the_match_goes_on(
+    client: TestClient, message: str, words: str
+) -> None:
+    match_id = new_match(client, rules="strict")
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = wait_for_my_turn(socket, receive_state(socket))
+        assert state["legal_calls"]
+        socket.send_text(message)
+        answer = socket.receive_json()
+        assert answer["type"] == "error" and words in answer["message"], answer
+        socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+        after = receive_state(socket)
+        assert after["calls"][0] == state["legal_calls"][0]
+
+
+def test_binary_and_illegal_cards_are_refused(client: TestClient) -> None:
+    match_id = new_match(client, rules="strict", seed=11)
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = wait_for_my_turn(socket, receive_state(socket))
+        socket.send_bytes(b"\xff\x00")
+        assert socket.receive_json()["type"] == "error"
+        socket.send_json({"type": "play", "card": state["hand"][0]})
+        assert "calls are not all in" in socket.receive_json()["message"]
+        socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+        state = receive_state(socket)
+        # Find a turn with an illegal card in hand and try it.
+        for _ in range(60):
+            state = wait_for_my_turn(socket, state)
+            if state["reasons"]:
+                card, reason = next(iter(state["reasons"].items()))
+                socket.send_json({"type": "play", "card": card})
+                answer = socket.receive_json()
+                assert answer == {"type": "error", "message": reason}
+                socket.send_json({"type": "sync"})
+                again = receive_state(socket)
+                assert again["hand"] == state["hand"]  # nothing was played
+                return
+            socket.send_json({"type": "play", "card": state["legal"][0]})
+            state = receive_state(socket)
+    pytest.fail("no illegal card came up")
+
+
+def test_a_restarted_server_resumes_the_match(tmp_path: Path) -> None:
+    database = tmp_path / "db.sqlite"
+    first = TestClient(create_app(database))
+    match_id = new_match(first, seed=9)
+    with first.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = wait_for_my_turn(socket, receive_state(socket))
+        socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+        state = wait_for_my_turn(socket, receive_state(socket))
+        socket.send_json({"type": "play", "card": state["legal"][0]})
+        state = wait_for_my_turn(socket, receive_state(socket))
+    before = {k: state[k] for k in ("hand", "calls", "won", "trick", "version")}
+    second = TestClient(create_app(database))
+    with second.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        resumed = wait_for_my_turn(socket, receive_state(socket))
+    assert {k: resumed[k] for k in before} == before
+    # The unfinished match's record holds only complete deals: no hidden hand of the deal in play.
+    record = second.get(f"/api/matches/{match_id}/record").json()
+    assert record["unfinished"] is True and record["deals"] == []
+    assert check(from_data(record)).valid
+
+
+def test_hint_for_the_own_turn(client: TestClient) -> None:
+    match_id = new_match(client)
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = wait_for_my_turn(socket, receive_state(socket))
+        socket.send_json({"type": "hint"})
+        hint = socket.receive_json()
+        assert hint["type"] == "hint" and hint["kind"] == "call"
+        assert "expected" in hint["summary"]
+        assert hint["options"][0]["action"] in state["legal_calls"]
+
+
+def test_settings_are_kept(client: TestClient) -> None:
+    match_id = new_match(client)
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        receive_state(socket)
+        socket.send_json({"type": "settings", "speed": "fast", "auto_forced": True})
+        state = receive_state(socket)
+        assert state["settings"] == {"speed": "fast", "auto_forced": True}
