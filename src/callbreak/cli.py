@@ -131,14 +131,18 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
     ) as progress:
         bar = progress.add_task("sets", total=args.sets, running="")
 
+        every = max(1, args.sets // 20)
+
         def on_set(_result: object, so_far: list[arena.SetResult]) -> None:
             diffs = [r.diff for r in so_far]
             low, high = arena.confidence_interval(diffs)
             mean = sum(diffs) / len(diffs)
-            running = f"mean {mean:+.2f}" + (
-                f" [{low:+.2f}, {high:+.2f}]" if len(diffs) > 1 else ""
-            )
+            interval = f" [{low:+.2f}, {high:+.2f}]" if len(diffs) > 1 else ""
+            running = f"mean {mean:+.2f}{interval}"
             progress.update(bar, advance=1, running=running)
+            if not console.is_terminal and len(diffs) % every == 0:
+                # No live bar when the output goes to a file: a line now and then instead.
+                print(f"sets {len(diffs)}/{args.sets}: {running}", file=sys.stderr, flush=True)
 
         try:
             result = arena.compare(
