@@ -6,8 +6,10 @@ import json
 import math
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,3 +148,49 @@ def test_cli_arena_bad_spec_is_one_line(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "unknown player" in result.stderr
+
+
+def test_one_set_writes_valid_json() -> None:
+    result = compare("random", "beginner", sets=1, seed=2, workers=1)
+    text = json.dumps(result.to_json(), allow_nan=False)
+    assert json.loads(text)["ci95"] == [None, None]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"workers": 0}, "workers must be"),
+        ({"bot_budget": float("inf")}, "budget per round"),
+        ({"bot_budget": float("nan")}, "budget per round"),
+    ],
+)
+def test_bad_numbers(kwargs: dict[str, Any], words: str) -> None:
+    with pytest.raises(ArenaError, match=words):
+        compare("random", "random", sets=1, **kwargs)
+
+
+def test_a_bot_that_goes_away_ends_the_arena_with_a_report() -> None:
+    from callbreak.bots.server import create_app
+    from tests.test_bots import running
+
+    first_set_done, server_gone = threading.Event(), threading.Event()
+    holder: dict[str, Any] = {}
+
+    def after_a_set(_result: object, so_far: Sequence[object]) -> None:
+        if len(so_far) == 1:
+            first_set_done.set()
+            server_gone.wait(60)  # the next set starts only once the bot is down
+
+    with running(create_app("beginner(seed=1)")) as address:
+        worker = threading.Thread(
+            target=lambda: holder.update(
+                result=compare("random", address, rules="bhoos", sets=3, seed=1, on_set=after_a_set)
+            )
+        )
+        worker.start()
+        first_set_done.wait(120)
+    server_gone.set()
+    worker.join(120)
+    result = holder["result"]
+    assert result.sets == 1 and result.interrupted and "cannot reach the bot" in result.error
+    assert any("plays several seats" in note for note in result.notes)

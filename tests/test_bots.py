@@ -12,14 +12,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
@@ -270,6 +270,14 @@ def _faulty(kind: str) -> Starlette:
             return JSONResponse({"value": 1 if request.url.path == "/bid" else body["cards"][0]})
         if kind == "malformed":
             return PlainTextResponse("hello there")
+        if kind == "trickle":
+
+            async def drip() -> AsyncIterator[bytes]:
+                for byte in b'{"value": 1}':
+                    await asyncio.sleep(0.2)
+                    yield bytes([byte])
+
+            return StreamingResponse(drip(), media_type="application/json")
         if kind == "error":
             return JSONResponse({"oops": True}, status_code=500)
         if request.url.path == "/bid":
@@ -309,6 +317,39 @@ def test_faulty_bots_are_survived_and_recorded(kind: str, fault: str) -> None:
     assert check(again).valid
     if kind == "slow":  # 0.5 s buys one late answer at the most, then the rest are faults
         assert len(remote.faults) >= 12
+
+
+def test_a_trickling_answer_is_late_within_the_budget() -> None:
+    """The budget is a deadline for the whole answer, however slowly the bytes come."""
+    with running(_faulty("trickle")) as address:
+        remote = make_player(address, bot_budget=0.6)
+        assert isinstance(remote, RemotePlayer)
+        match = Match("bhoos", seed=1)
+        seen = match.observation(match.deal.turn)  # type: ignore[arg-type]
+        started = time.monotonic()
+        call = remote.call(seen)
+        elapsed = time.monotonic() - started
+        remote.close()
+    assert call == 1 and remote.faults[0].fault == "late"
+    assert elapsed < 1.5
+
+
+def test_no_limit_still_tells_the_bot_a_budget() -> None:
+    bodies: list[dict[str, Any]] = []
+
+    async def hi(_request: Request) -> Response:
+        return JSONResponse({"value": "hello"})
+
+    async def bid(request: Request) -> Response:
+        bodies.append(await request.json())
+        return JSONResponse({"value": 2})
+
+    app = Starlette(routes=[Route("/hi", hi), Route("/bid", bid, methods=["POST"])])
+    with running(app) as address:
+        remote = make_player(address, bot_budget=0)
+        match = Match("bhoos", seed=1)
+        assert remote.call(match.observation(match.deal.turn)) == 2  # type: ignore[arg-type]
+    assert bodies[0]["timeBudget"] == 1500
 
 
 def test_a_silent_bot_is_a_fault_not_a_crash() -> None:

@@ -36,6 +36,7 @@ def test_seeded_deal_is_reproducible_and_complete() -> None:
     assert hands == deal_from_seed(42, 0, 1)
     assert hands != deal_from_seed(43, 0, 1)
     assert hands != deal_from_seed(42, 1, 1)
+    assert hands != deal_from_seed(42, 0, 1, redeal=1)
     assert all(len(hand) == 13 for hand in hands)
     assert CardSet().mask == 0
     union = 0
@@ -228,6 +229,25 @@ def test_min_total_calls_throws_in_and_same_dealer_redeals() -> None:
     assert match.deal_number == 1
     match.undo()
     assert len(match.deals) == 1 and match.deal.phase is Phase.CALLING
+
+
+def test_a_throw_in_does_not_shift_the_later_deals() -> None:
+    """Two matches from one seed stay on the same deals whether or not one throws a deal in."""
+    thrown = Match("classic(min_total_calls=10)", seed=8)
+    played = Match("classic(min_total_calls=10)", seed=8)
+    for _ in range(4):
+        thrown.call(1)  # thrown in: the same dealer deals again
+    for match in (thrown, played):
+        while len(match.played_deals()) < 1:
+            deal = match.deal
+            if deal.phase is Phase.CALLING:
+                match.call(4)
+            else:
+                match.play(deal.legal_cards().lowest())  # type: ignore[arg-type]
+    assert thrown.deals[0].phase is Phase.THROWN_IN and len(thrown.deals) == 3
+    assert thrown.deals[1].hands != played.deals[0].hands  # the redeal is a new shuffle
+    assert thrown.deal.hands == played.deal.hands  # the next played deal is the same again
+    assert thrown.deal.dealer == played.deal.dealer
 
 
 def test_calls_reaching_the_minimum_play_on() -> None:

@@ -128,8 +128,11 @@ def test_an_impossible_sheet_is_refused_and_nothing_stored(
 
 
 def test_a_body_that_is_not_json_or_too_big_is_refused(client: TestClient) -> None:
-    response = client.post("/api/sheets", content=b"{names:", headers={"content-type": "text"})
+    json_type = {"content-type": "application/json"}
+    response = client.post("/api/sheets", content=b"{names:", headers=json_type)
     assert (response.status_code, response.json()) == (400, {"error": "the body is not JSON"})
+    response = client.post("/api/sheets", content=b"{}", headers={"content-type": "text/plain"})
+    assert response.status_code == 400 and "Content-Type" in response.json()["error"]
     huge = json.dumps({"names": ["x" * 70_000, "b", "c", "d"]})
     response = client.post("/api/sheets", content=huge)
     assert response.status_code == 400
@@ -332,7 +335,11 @@ def test_deal_numbers_must_follow_on(client: TestClient) -> None:
         assert (response.status_code, response.json()) == (400, {"error": message})
     response = client.put(f"/api/sheets/{sheet}/deals/two", json={"calls": [], "tricks": []})
     assert response.json() == {"error": "Deal numbers are whole numbers from 1, not 'two'"}
-    response = client.put(f"/api/sheets/{sheet}/deals/2", content=b"[1, 2")
+    response = client.put(
+        f"/api/sheets/{sheet}/deals/2",
+        content=b"[1, 2",
+        headers={"content-type": "application/json"},
+    )
     assert response.json() == {"error": "the body is not JSON"}
     response = client.put(f"/api/sheets/{sheet}/deals/2", json=[[3, 3, 3, 4], [3, 3, 3, 4]])
     assert response.json() == {"error": "The body must be a JSON object"}

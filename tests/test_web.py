@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from callbreak.cards import parse_card
 from callbreak.record import check, from_data
@@ -30,8 +31,10 @@ def new_match(client: TestClient, **body: Any) -> str:
 
 
 def receive_state(socket: Any) -> dict[str, Any]:
-    """The next state message (skipping none: errors fail the test)."""
+    """The next state message, past notices (an error fails the test)."""
     message = socket.receive_json()
+    while message["type"] == "notice":
+        message = socket.receive_json()
     assert message["type"] == "state", message
     return dict(message["state"])
 
@@ -84,6 +87,11 @@ def test_profiles_and_levels(client: TestClient) -> None:
         ({"seed": ""}, "seed must be"),
         ({"speed": "warp"}, "speed must be"),
         ({"auto_forced": "yes"}, "auto_forced"),
+        ({"speed": ["fast"]}, "speed must be"),
+        ({"opponents": ["random", "random", "expert(bogus=1)"]}, "unknown option 'bogus'"),
+        ({"opponents": ["random", "random", "expert(time=0)"]}, "time must be"),
+        ({"opponents": ["random", "random", "intermediate("]}, "cannot read the player"),
+        ({"opponents": ["random", "random", "https://127.0.0.1:7000"]}, "http://HOST:PORT"),
     ],
 )
 def test_bad_new_match_requests(client: TestClient, body: dict[str, Any], words: str) -> None:
@@ -92,8 +100,32 @@ def test_bad_new_match_requests(client: TestClient, body: dict[str, Any], words:
     assert client.get("/api/matches").json() == []
 
 
+def test_only_json_bodies_are_taken(client: TestClient) -> None:
+    """A form or text/plain post, which another site's page could send, is refused."""
+    answer = client.post(
+        "/api/matches",
+        content=b'{"opponents": ["random", "random", "random"]}',
+        headers={"content-type": "text/plain"},
+    )
+    assert answer.status_code == 400 and "Content-Type: application/json" in answer.json()["error"]
+    assert client.get("/api/matches").json() == []
+
+
+def test_another_sites_page_may_not_open_the_socket(client: TestClient) -> None:
+    match_id = new_match(client)
+    address = f"/ws/matches/{match_id}"
+    evil = {"origin": "http://evil.example"}
+    with pytest.raises(WebSocketDisconnect), client.websocket_connect(address, headers=evil):
+        pass
+
+
 def test_non_json_and_huge_bodies(client: TestClient) -> None:
     answer = client.post("/api/matches", content=b"{", headers={"content-type": "application/json"})
+    assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
+    digits = b'{"seed": ' + b"9" * 5000 + b"}"
+    answer = client.post(
+        "/api/matches", content=digits, headers={"content-type": "application/json"}
+    )
     assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
     answer = client.post("/api/matches", content=b" " * 70_000)
     assert answer.status_code == 400 and "over" in answer.json()["error"]
@@ -178,6 +210,8 @@ def test_the_view_holds_only_the_own_hand(client: TestClient) -> None:
         ('{"type": "settings", "speed": "warp"}', "speed must be"),
         ('{"type": "stop"}', "open-ended"),
         ("x" * 5000, "too long"),
+        ('{"type": "settings", "speed": ["fast"]}', "speed must be"),
+        ("[" * 1999 + "]" * 1999, "not JSON"),
     ],
 )
 def test_bad_messages_get_an_error_and_the_match_goes_on(
@@ -240,7 +274,10 @@ def test_a_restarted_server_resumes_the_match(tmp_path: Path) -> None:
     # The unfinished match's record holds only complete deals: no hidden hand of the deal in play.
     record = second.get(f"/api/matches/{match_id}/record").json()
     assert record["unfinished"] is True and record["deals"] == []
+    assert "seed" not in record  # the seed would rebuild every hidden hand
     assert check(from_data(record)).valid
+    listed = second.get("/api/matches").json()[0]
+    assert listed["seed"] is None and listed["status"] == "playing"
 
 
 def test_hint_for_the_own_turn(client: TestClient) -> None:
@@ -261,3 +298,36 @@ def test_settings_are_kept(client: TestClient) -> None:
         socket.send_json({"type": "settings", "speed": "fast", "auto_forced": True})
         state = receive_state(socket)
         assert state["settings"] == {"speed": "fast", "auto_forced": True}
+
+
+def test_the_last_trick_of_a_deal_stays_up_while_the_next_is_called(client: TestClient) -> None:
+    match_id = new_match(client, rules="classic")
+    table = client.app.state.tables.get(match_id)  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = receive_state(socket)
+        while not state["results"]:  # watch every state until the first deal is scored
+            if state["turn"] == state["seat"]:
+                if state["legal_calls"]:
+                    socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+                else:
+                    socket.send_json({"type": "play", "card": state["legal"][0]})
+            state = receive_state(socket)
+    thirteenth = table.match.deals[0].tricks[-1]
+    assert state["phase"] == "calling" and state["tricks_played"] == 0
+    assert state["last_trick"]["cards"] == [str(card) for card in thirteenth.cards]
+
+
+def test_a_dead_remote_bot_at_the_table_gets_substitutes_and_faults(client: TestClient) -> None:
+    import socket as sockets
+
+    with sockets.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    match_id = new_match(client, opponents=[f"http://127.0.0.1:{port}", "random", "random"])
+    final = play_to_the_end(client, match_id)
+    assert final["status"] == "finished"
+    record = client.get(f"/api/matches/{match_id}/record").json()
+    faults = [fault for deal in record["deals"] for fault in deal.get("faults", [])]
+    assert faults and {fault["fault"] for fault in faults} == {"silent"}
+    assert {fault["seat"] for fault in faults} == {1}
+    assert check(from_data(record)).valid

@@ -107,6 +107,9 @@ class Result:
     b_stats: dict[str, float | None]
     command: str
     interrupted: bool = False
+    error: str | None = None
+    """Why the comparison stopped early, when something failed (a remote bot went away)."""
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report."""
@@ -117,7 +120,7 @@ class Result:
             "sets": self.sets,
             "matches": self.matches,
             "mean_diff": _round(self.mean_diff),
-            "ci95": [_round(self.ci95[0]), _round(self.ci95[1])],
+            "ci95": [_round(self.ci95[0]), _round(self.ci95[1])],  # null until two sets
             "a_first_share": _round(self.a_first_share),
             "a_calls_made": _round(self.a_stats["calls_made"]),
             "b_calls_made": _round(self.b_stats["calls_made"]),
@@ -131,11 +134,14 @@ class Result:
                 data[f"{side}_{key}"] = _round(stats[key], 6 if key.startswith("move") else 4)
         data["command"] = self.command
         data["interrupted"] = self.interrupted
+        data["error"] = self.error
+        data["notes"] = list(self.notes)
         return data
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
-    return None if value is None or math.isnan(value) else round(value, digits)
+    # JSON has no infinity or NaN: an interval of fewer than two sets is written as nulls.
+    return None if value is None or not math.isfinite(value) else round(value, digits)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -324,7 +330,12 @@ def compare(
     matches are then played one at a time, so no address ever serves two matches at once. One
     address may serve several seats of a match when the bot keeps no state between requests (as
     ``callbreak bot`` does); a bot that keeps the state of one game needs one address per seat:
-    give B as four addresses.
+    give B as four addresses. The result notes any address that plays several seats.
+
+    With more than one worker the sets run in spawned processes, which import the caller's main
+    module: a script that calls ``compare`` must do so under ``if __name__ == "__main__":``.
+    A failure that stops the comparison (a remote bot gone away) ends it like Ctrl-C, with the
+    sets played so far and the reason in ``error``.
     """
     b_specs = _b_specs(b)
     for spec in (a, *b_specs):
@@ -337,24 +348,33 @@ def compare(
         parsed = parsed.replace(deals=5)  # an open-ended profile: a set is five deals
     if not 1 <= sets <= 1_000_000:
         raise ArenaError(f"sets must be 1 or more, not {sets}")
-    remote = any(is_remote(spec) for spec in (a, *b_specs))
-    workers = 1 if remote else (workers or os.cpu_count() or 1)
-    if workers < 1:
+    if workers is not None and workers < 1:
         raise ArenaError(f"workers must be 1 or more, not {workers}")
+    remote = [spec for spec in (a, *b_specs) if is_remote(spec)]
+    workers = 1 if remote else (workers or os.cpu_count() or 1)
+    notes = tuple(
+        f"{address} plays several seats of a match: that works only for a bot that keeps no "
+        f"state between requests, such as callbreak bot"
+        for address in sorted(set(remote))
+        if b_specs.count(address) + (a == address) > 1
+    )
     if records is not None:
         folder = Path(records)
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ArenaError(f"cannot create the records folder {folder}: {error}") from None
-    if bot_budget < 0:
-        raise ArenaError(f"the bots' budget per round must be 0 (none) or more, not {bot_budget}")
+    if not math.isfinite(bot_budget) or not 0 <= bot_budget <= 3600:
+        raise ArenaError(
+            f"the bots' budget per round is 0 (none) to 3600 seconds, not {bot_budget}"
+        )
     folder_name = None if records is None else str(records)
     tasks = [
         _Task(i, a, tuple(b_specs), str(parsed), seed, folder_name, bot_budget) for i in range(sets)
     ]
     results: list[SetResult] = []
     interrupted = False
+    failure = None
     try:
         for result in _run(tasks, workers):
             results.append(result)
@@ -362,7 +382,10 @@ def compare(
                 on_set(result, results)
     except KeyboardInterrupt:
         interrupted = True
-    return summarise(a, b_specs, str(parsed), seed, results, command, interrupted)
+    except CallbreakError as error:
+        interrupted, failure = True, str(error)
+    result = summarise(a, b_specs, str(parsed), seed, results, command, interrupted)
+    return dataclasses.replace(result, error=failure, notes=notes)
 
 
 def _b_specs(b: str | Sequence[str]) -> list[str]:

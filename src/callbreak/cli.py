@@ -169,6 +169,8 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
         except OSError as error:
             print(f"callbreak arena: cannot write {args.json}: {error}", file=sys.stderr)
             return EXIT_UNREADABLE
+    if result.error:
+        return EXIT_BROKEN
     return 130 if result.interrupted else EXIT_OK
 
 
@@ -184,6 +186,10 @@ def _arena_report(console: object, result: object) -> None:
     from callbreak.arena import Result
 
     assert isinstance(console, Console) and isinstance(result, Result)
+    for note in result.notes:
+        console.print(f"note: {note}")
+    if result.error:
+        console.print(f"[red]stopped: {result.error}[/]")
     if result.interrupted:
         console.print(f"[yellow]interrupted: the report covers the {result.sets} sets played[/]")
     if not result.sets:

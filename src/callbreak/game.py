@@ -170,13 +170,19 @@ class Observation:
         return max(self.rules.deals - self.deal_number, 0)
 
 
-def deal_from_seed(seed: int | str, index: int, dealer: int) -> tuple[CardSet, ...]:
-    """The four hands of deal ``index`` (0-based, thrown-in deals counted) of a seeded match.
+def deal_from_seed(
+    seed: int | str, number: int, dealer: int, redeal: int = 0
+) -> tuple[CardSet, ...]:
+    """The four hands of a seeded match's played deal ``number`` (from 0), dealt again
+    ``redeal`` times after thrown-in deals.
 
+    Counting played deals and redeals apart keeps two matches from the same seed on the same
+    deals even when only one of them throws a deal in (the arena pairs matches that way).
     The deck is shuffled, cut at a random place by the dealer's left neighbour (the previous
     seat) and dealt one card at a time, starting with the dealer's next seat.
     """
-    rng = random.Random(f"callbreak/{seed}/deal/{index}")
+    suffix = f"/redeal/{redeal}" if redeal else ""
+    rng = random.Random(f"callbreak/{seed}/deal/{number}{suffix}")
     deck = list(range(52))
     rng.shuffle(deck)
     cut = rng.randint(1, 51)
@@ -511,7 +517,12 @@ class Match:
         self._new_deal(first_dealer)
 
     def _new_deal(self, dealer: int) -> None:
-        hands = deal_from_seed(self.seed, len(self.deals), dealer)
+        redeal = 0
+        for deal in reversed(self.deals):
+            if deal.phase is not Phase.THROWN_IN:
+                break
+            redeal += 1
+        hands = deal_from_seed(self.seed, len(self.played_deals()), dealer, redeal)
         self.deals.append(Deal(hands, dealer, self.rules))
 
     @property

@@ -121,6 +121,8 @@ def loads(text: str | bytes) -> Record:
         raise RecordError(f"not JSON: {error}") from None
     except RecursionError:
         raise RecordError("not JSON: nested too deeply") from None
+    except ValueError as error:  # such as an integer of thousands of digits
+        raise RecordError(f"not readable JSON: {error}") from None
     return from_data(data)
 
 

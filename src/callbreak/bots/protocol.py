@@ -104,7 +104,7 @@ def observation_from_body(body: object, kind: str, rules: Rules = BHOOS) -> Obse
     for seat_id in ids:
         entry = _object(_field(players, seat_id, "context.players"), f"context.players.{seat_id}")
         points = _field(entry, "totalPoints", f"context.players.{seat_id}")
-        if not _number(points):
+        if not _number(points) or abs(points) > 1_000_000:
             raise ProtocolError(f"context.players.{seat_id}.totalPoints must be a number")
         totals.append(round(points * 10))
         bid = _field(entry, "bid", f"context.players.{seat_id}")

@@ -8,9 +8,12 @@ minimum call, the lowest legal card), notes the fault, and the game goes on.
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import dataclasses
 import http.client
 import json
+import math
 import socket
 import time
 import urllib.parse
@@ -31,6 +34,7 @@ from callbreak.players.base import Event, PlayerError
 __all__ = ["Fault", "RemotePlayer"]
 
 NO_LIMIT_TIMEOUT = 300.0  # with no budget, a bot that never answers is still given up on
+NOMINAL_BUDGET_MS = 1500
 HELLO_WAIT = 10.0
 
 
@@ -71,8 +75,8 @@ class RemotePlayer:
             self.port = parsed.port or 80
         except ValueError:
             raise PlayerError(f"bad port in the bot address {address!r}") from None
-        if budget < 0:
-            raise PlayerError(f"the time budget per round must be 0 (none) or more, not {budget}")
+        if not math.isfinite(budget) or budget < 0 or budget > 3600:
+            raise PlayerError(f"the budget per round is 0 (none) to 3600 seconds, not {budget}")
         self.spec = address
         self.host = parsed.hostname
         self.prefix = parsed.path.rstrip("/")
@@ -81,9 +85,10 @@ class RemotePlayer:
         self.faults: list[Fault] = []
         self.times: list[float] = []
         self._deal = 0
-        self._round_key: tuple[int, int] | None = None
+        self._round_key: tuple[int, int, int] | None = None
         self._left = budget
         self._connection: http.client.HTTPConnection | None = None
+        self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bot")
 
     # --- the table's side ----------------------------------------------------------------------
 
@@ -157,14 +162,23 @@ class RemotePlayer:
     def _ask(
         self, path: str, make_body: Any, observation: Observation, action: str, substitute: str
     ) -> object | None:
-        key = (self._deal, observation.seat)
+        # A round is known by its number, its dealer and the seat's dealt hand (what it holds
+        # and what it has played), which also tells a redeal apart.
+        dealt = observation.hand.mask
+        for trick in (*observation.tricks, observation.trick):
+            for seat, card in trick.plays():
+                if seat == observation.seat:
+                    dealt |= 1 << card
+        key = (observation.deal_number, observation.dealer, dealt)
         if key != self._round_key:  # a new round: a fresh budget
             self._round_key, self._left = key, self.budget
         limited = self.budget > 0
         if limited and self._left <= 0:
             self._fault(observation, action, "late", "no time left in this round", substitute)
             return None
-        left_ms = round(self._left * 1000) if limited else 0
+        # Without a limit the bot is still told the competition's budget: bots size their
+        # thinking to it, and 0 would read as no time at all.
+        left_ms = round(self._left * 1000) if limited else NOMINAL_BUDGET_MS
         body = make_body(observation, self.ids, left_ms)
         started = time.monotonic()
         try:
@@ -181,16 +195,7 @@ class RemotePlayer:
             self._spend(started)
             self._fault(observation, action, "malformed", str(error), substitute)
             return None
-        elapsed = self._spend(started)
-        if limited and self._left < 0:
-            self._fault(
-                observation,
-                action,
-                "late",
-                f"answered after {elapsed * 1000:.0f} ms, over the {left_ms} ms left",
-                substitute,
-            )
-            return None
+        self._spend(started)
         return answer
 
     def _spend(self, started: float) -> float:
@@ -205,44 +210,65 @@ class RemotePlayer:
         self.faults.append(Fault(self._deal, observation.seat, action, kind, detail, substitute))
 
     def _request(self, method: str, path: str, body: object, timeout: float) -> object:
+        """One request, answered within ``timeout`` seconds in all (TimeoutError otherwise).
+
+        The exchange runs in a worker thread so that the limit holds for the whole answer,
+        however slowly it trickles in; past the limit the connection is shut, which ends the
+        worker too.
+        """
+        future = self._worker.submit(self._exchange, method, path, body, timeout)
+        try:
+            return future.result(timeout=timeout)
+        except concurrent.futures.TimeoutError:
+            connection = self._connection
+            self._connection = None
+            if connection is not None and connection.sock is not None:
+                with contextlib.suppress(OSError):
+                    connection.sock.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(Exception):
+                future.result(timeout=5)
+            raise TimeoutError(f"no answer within {timeout:.3f} s") from None
+
+    def _exchange(self, method: str, path: str, body: object, timeout: float) -> object:
         payload = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"} if payload is not None else {}
-        for attempt in (0, 1):
-            connection = self._connection or http.client.HTTPConnection(self.host, self.port)
-            connection.timeout = timeout
-            if connection.sock is not None:
-                connection.sock.settimeout(timeout)
-            try:
-                connection.request(method, self.prefix + path, payload, headers)
-                response = connection.getresponse()
-                raw = response.read(1_000_001)
-            except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
-                # A kept-alive connection the bot closed: open a fresh one, once.
-                connection.close()
-                self._connection = None
-                if attempt:
-                    raise
-                continue
-            except BaseException:
-                connection.close()
-                self._connection = None
+        reused = self._connection is not None
+        connection = self._connection or http.client.HTTPConnection(self.host, self.port)
+        self._connection = connection
+        connection.timeout = timeout
+        if connection.sock is not None:
+            connection.sock.settimeout(timeout)
+        try:
+            connection.request(method, self.prefix + path, payload, headers)
+            response = connection.getresponse()
+            raw = response.read(1_000_001)
+        except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
+            connection.close()
+            self._connection = None
+            if not reused:
                 raise
-            self._connection = connection
-            if response.status != 200:
-                raise ProtocolError(f"HTTP {response.status}: {raw[:200].decode(errors='replace')}")
-            if len(raw) > 1_000_000:
-                raise ProtocolError("the answer is over 1 MB")
-            try:
-                return json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                raise ProtocolError(f"the answer is not JSON: {raw[:80]!r}") from None
-        raise AssertionError("unreachable")
+            # A kept-alive connection the bot had closed before the request: the bot never saw
+            # it, so sending it once more on a fresh connection cannot repeat a move.
+            return self._exchange(method, path, body, timeout)
+        except BaseException:
+            connection.close()
+            self._connection = None
+            raise
+        if response.status != 200:
+            raise ProtocolError(f"HTTP {response.status}: {raw[:200].decode(errors='replace')}")
+        if len(raw) > 1_000_000:
+            raise ProtocolError("the answer is over 1 MB")
+        try:
+            return json.loads(raw)
+        except (ValueError, RecursionError):
+            raise ProtocolError(f"the answer is not JSON: {raw[:80]!r}") from None
 
     def close(self) -> None:
-        """Close the kept-alive connection."""
+        """Close the kept-alive connection and the worker thread."""
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+        self._worker.shutdown(wait=False)
 
 
 def _describe(error: BaseException) -> str:

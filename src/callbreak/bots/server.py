@@ -63,7 +63,7 @@ async def _read_json(request: Request) -> object:
             raise _TooLarge()
     try:
         return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, huge numbers, nesting
         raise ProtocolError(f"the body is not JSON: {error}") from None
 
 

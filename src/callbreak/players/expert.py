@@ -180,7 +180,7 @@ class ExpertPlayer:
         rules = observation.rules
         flags, scoring = flags_of(rules), scoring_of(rules)
 
-        def work(chunk: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        def work(chunk: np.ndarray, seed: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
             return kernel.evaluate(  # type: ignore[no-any-return]
                 chunk,
                 candidates,
@@ -202,7 +202,7 @@ class ExpertPlayer:
                 self.rival_weight,
                 seed,
                 TT_BITS,
-                self._cores(),
+                lanes,
             )
 
         if cards_left <= self.solve_below:
@@ -211,20 +211,23 @@ class ExpertPlayer:
             # Without a deadline a huge solve would have no brake, so the pilot's count also
             # caps the worlds.
             worlds = self._worlds(observation, knowledge, MAX_SOLVED_WORLDS)
-            with self._threads():
-                pilot, nodes = work(worlds[:PILOT_WORLDS], self.rng.getrandbits(48))
+            # The pilot runs in one lane: lanes keep separate memo tables, and its count of
+            # positions must not depend on how many threads the machine gives.
+            pilot, nodes = work(worlds[:PILOT_WORLDS], self.rng.getrandbits(48), 1)
             per_world = max(float(nodes.mean()), 1.0) * SECONDS_PER_NODE
             count = min(self._world_count(per_world), MAX_SOLVED_WORLDS)
             values = pilot
             if count > PILOT_WORLDS:
                 rest = self._run(
-                    lambda c, s, _start: work(c, s)[0], worlds[PILOT_WORLDS:count], started
+                    lambda c, s, _start: work(c, s, self._cores())[0],
+                    worlds[PILOT_WORLDS:count],
+                    started,
                 )
                 values = np.concatenate([pilot, rest])
         else:
             per_world = len(candidates) * self.rollouts * 4 * cards_left * SECONDS_PER_PLAYOUT_CARD
             worlds = self._worlds(observation, knowledge, self._world_count(per_world))
-            values = self._run(lambda c, s, _start: work(c, s)[0], worlds, started)
+            values = self._run(lambda c, s, _start: work(c, s, self._cores())[0], worlds, started)
         means = values.mean(axis=0) / 10
         ranked = [
             (Card(card), float(means[index]))

@@ -20,12 +20,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from callbreak.errors import CallbreakError
-from callbreak.players import LEVELS, PlayerError
-from callbreak.rules import PROFILES, Rules
+from callbreak.players import LEVELS
+from callbreak.rules import PROFILES, Rules, format_tenths
 from callbreak.web import sheets
 from callbreak.web.http import BadRequest, error, read_json
 from callbreak.web.store import Store
-from callbreak.web.tables import SPEEDS, Tables
+from callbreak.web.tables import SPEEDS, Tables, match_from_row
 
 __all__ = ["create_app"]
 
@@ -67,14 +67,15 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
             if not isinstance(opponents, list) or len(opponents) != 3:
                 raise BadRequest("opponents must list three players")
             for spec in opponents:
-                _check_opponent(spec)
+                if not isinstance(spec, str) or not spec.strip() or len(spec) > 200:
+                    raise BadRequest("each opponent is a player spec such as 'expert'")
             seed = body.get("seed")
             if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
                 raise BadRequest("seed must be a number or text")
             if isinstance(seed, str) and (not seed.strip() or len(seed) > 64):
                 raise BadRequest("seed must be 1-64 characters")
             speed = body.get("speed", "normal")
-            if speed not in SPEEDS:
+            if not isinstance(speed, str) or speed not in SPEEDS:
                 raise BadRequest(f"speed must be one of {', '.join(SPEEDS)}")
             auto = body.get("auto_forced", False)
             if not isinstance(auto, bool):
@@ -88,7 +89,7 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
         return JSONResponse({"id": table.id}, 201)
 
     async def list_matches(_request: Request) -> JSONResponse:
-        return JSONResponse([_summary(row, tables) for row in store.matches()])
+        return JSONResponse([_summary(row) for row in store.matches()])
 
     async def match_record(request: Request) -> Response:
         table = tables.get(request.path_params["id"])
@@ -126,38 +127,26 @@ def _text(value: object, what: str) -> str:
     return value
 
 
-def _check_opponent(spec: object) -> None:
-    if not isinstance(spec, str):
-        raise BadRequest("each opponent is a player spec such as 'expert'")
-    if spec.startswith(("http://", "https://")):
-        return  # checked when the bot is seated
-    name = spec.split("(")[0].strip().lower()
-    if name not in LEVELS:
-        raise PlayerError(f"unknown player {name!r}: players are {', '.join(LEVELS)}")
-
-
-def _summary(row: dict[str, Any], tables: Tables) -> dict[str, Any]:
-    table = tables.live.get(row["id"])
-    if table is None:
-        table = tables.get(row["id"])
-    assert table is not None
-    match = table.match
-    return {
+def _summary(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored match for the history page (rebuilt, not kept live)."""
+    summary = {
         "id": row["id"],
         "created": row["created"],
         "updated": row["updated"],
         "rules": row["rules"],
         "names": row["names"],
         "levels": [None if level is None else level.split("(")[0] for level in row["levels"]],
-        "status": table.status,
-        "deals_played": len(match.played_deals()),
-        "totals": view_totals(match),
-        "places": match.places() if match.is_over else None,
     }
-
-
-def view_totals(match: Any) -> list[str]:
-    """Match totals as text."""
-    from callbreak.rules import format_tenths
-
-    return [format_tenths(t) for t in match.totals()]
+    try:
+        match = match_from_row(row)
+    except Exception:  # a damaged row must not hide the others
+        return summary | {"status": "damaged", "deals_played": 0, "totals": None, "places": None}
+    over = match.is_over
+    return summary | {
+        "status": ("stopped" if match.stopped else "finished") if over else "playing",
+        "deals_played": len(match.played_deals()),
+        "totals": [format_tenths(t) for t in match.totals()],
+        "places": match.places() if over else None,
+        # The seed rebuilds every hand, so it is shown only once the match is over.
+        "seed": row["seed"] if over else None,
+    }

@@ -29,9 +29,14 @@ async def read_json(request: Request) -> Any:
         body += chunk
         if len(body) > MAX_BODY_BYTES:
             raise BadRequest(f"the body is over {MAX_BODY_BYTES} bytes")
+    # Only a JSON content type: a form or text/plain post from another site's page (which a
+    # browser sends without asking) is refused.
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise BadRequest("send the body as JSON, with Content-Type: application/json")
     try:
         return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # bad JSON or UTF-8, numbers of thousands of digits
         raise BadRequest("the body is not JSON") from None
 
 

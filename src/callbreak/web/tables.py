@@ -13,6 +13,8 @@ import contextlib
 import hashlib
 import json
 import secrets
+import traceback
+import urllib.parse
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -21,7 +23,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from callbreak.cards import Card, parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Match, Phase, Play, Trick
-from callbreak.players import Player, PlayerError, decide, make_player
+from callbreak.players import Event, Player, PlayerError, decide, make_player
 from callbreak.record import Record, to_data
 from callbreak.rules import Rules, format_tenths
 from callbreak.spec import format_spec, parse_spec
@@ -64,12 +66,26 @@ def _seed_for(match_seed: str, seat: int) -> int:
 
 
 def _computer(level: str, match_seed: str, seat: int) -> Player:
-    """A computer player for ``seat``, seeded from the match unless its spec has a seed."""
+    """A computer player for ``seat``, seeded from the match unless its spec has a seed.
+
+    A remote bot is not contacted here: if it does not answer, each of its turns gets the
+    host's substitute and a fault, and the match goes on.
+    """
     if level.startswith(("http://", "https://")):
-        return make_player(level)
+        from callbreak.bots.remote import RemotePlayer
+
+        return RemotePlayer(level)
     name, options = parse_spec(level, "player")
     options.setdefault("seed", _seed_for(match_seed, seat))
     return make_player(format_spec(name.lower(), options))
+
+
+def match_from_row(row: dict[str, Any]) -> Match:
+    """A stored match rebuilt by replaying its actions."""
+    match = Match(Rules.parse(row["rules"]), seed=row["seed"], players=tuple(row["names"]))
+    for code in row["actions"]:
+        _apply_code(match, code)
+    return match
 
 
 class Table:
@@ -85,10 +101,9 @@ class Table:
         self.human: int = row["human"]
         self.settings: dict[str, Any] = dict(row["settings"])
         self.actions: list[str] = list(row["actions"])
-        self.match = Match(self.rules, seed=self.seed, players=tuple(self.names))
-        for code in self.actions:
-            _apply_code(self.match, code)
+        self.match = match_from_row(row)
         self._players: list[Player | None] | None = None
+        self._announced = -1
         self.sockets: set[WebSocket] = set()
         self.thinking: int | None = None
         self.hint_running = False
@@ -136,7 +151,8 @@ class Table:
         played = match.played_deals()
         totals_before = match.totals_before(len(match.deals) - 1)
         last_trick = deal.tricks[-1] if deal.tricks else None
-        if last_trick is None and len(match.deals) > 1 and not deal.actions:
+        if last_trick is None and len(match.deals) > 1:
+            # Until the new deal's first card, the last trick of the deal before is still up.
             previous = match.deals[-2]
             last_trick = previous.tricks[-1] if previous.tricks else None
         results = []
@@ -192,8 +208,22 @@ class Table:
             "version": len(self.actions),
         }
 
-    async def _tell(self, text: str) -> None:
-        message = json.dumps({"type": "error", "message": text})
+    def _fresh_deal(self) -> bool:
+        """Whether no card of the current deal is played yet, after an earlier deal."""
+        return len(self.match.deals) > 1 and not self.match.deal.tricks
+
+    def _announce_deal(self) -> None:
+        """Tell the players that follow the game (remote bots file faults by deal)."""
+        index = len(self.match.deals) - 1
+        if index != self._announced:
+            self._announced = index
+            for player in self._players or ():
+                inform = getattr(player, "inform", None)
+                if inform is not None:
+                    inform(Event("deal_start", None, None, index))
+
+    async def _tell(self, text: str, kind: str = "error") -> None:
+        message = json.dumps({"type": kind, "message": text})
         for socket in list(self.sockets):
             with contextlib.suppress(Exception):
                 await socket.send_text(message)
@@ -220,14 +250,20 @@ class Table:
                 raise CallbreakError("the message is too long")
             try:
                 message = json.loads(text)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 raise CallbreakError("the message is not JSON") from None
             if not isinstance(message, dict) or not isinstance(message.get("type"), str):
                 raise CallbreakError('a message is a JSON object with a "type"')
             await self._handle(socket, message)
         except CallbreakError as error:
-            await socket.send_text(json.dumps({"type": "error", "message": str(error)}))
-            return
+            await self._send(socket, {"type": "error", "message": str(error)})
+        except Exception as error:  # a bug of ours: say so, keep the socket and the match
+            traceback.print_exception(error)
+            await self._send(socket, {"type": "error", "message": f"internal error: {error}"})
+
+    async def _send(self, socket: WebSocket, message: dict[str, Any]) -> None:
+        with contextlib.suppress(Exception):
+            await socket.send_text(json.dumps(message))
 
     async def _handle(self, socket: WebSocket, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -280,7 +316,7 @@ class Table:
 
     def _update_settings(self, message: dict[str, Any]) -> None:
         speed = message.get("speed", self.settings.get("speed", "normal"))
-        if speed not in SPEEDS:
+        if not isinstance(speed, str) or speed not in SPEEDS:
             raise CallbreakError(f"speed must be one of {', '.join(SPEEDS)}, not {speed!r}")
         auto = message.get("auto_forced", self.settings.get("auto_forced", False))
         if not isinstance(auto, bool):
@@ -295,6 +331,7 @@ class Table:
         from callbreak.players.advisor import advise
 
         observation = self.match.observation(self.human)
+        version = len(self.actions)
         self.hint_running = True
         try:
             advice = await run_in_threadpool(advise, observation, time=0.5, seed=len(self.actions))
@@ -310,16 +347,10 @@ class Table:
             }
             for option in advice.options
         ]
-        await socket.send_text(
-            json.dumps(
-                {
-                    "type": "hint",
-                    "kind": advice.kind,
-                    "summary": advice.summary(),
-                    "options": options,
-                }
-            )
-        )
+        # The version says which decision the hint is for: by the time it arrives the person
+        # may have moved on.
+        message = {"type": "hint", "kind": advice.kind, "summary": advice.summary()}
+        await self._send(socket, message | {"options": options, "version": version})
 
     # --- the computer players ------------------------------------------------------------------
 
@@ -337,7 +368,7 @@ class Table:
             seat = deal.turn
             assert seat is not None
             delay = SPEEDS[self.settings.get("speed", "normal")]
-            if deal.trick.cards == () and deal.tricks and deal.phase is Phase.PLAYING:
+            if not deal.trick.cards and (deal.tricks or self._fresh_deal()):
                 delay *= TRICK_PAUSE  # let the finished trick be seen
             if self.levels[seat] is None:  # the person's seat
                 legal = deal.legal_cards()
@@ -351,19 +382,34 @@ class Table:
             version = len(self.actions)
             try:
                 player = await run_in_threadpool(self.computer, seat)
-            except PlayerError as problem:
-                await self._tell(f"cannot seat the computer player: {problem}")
+            except Exception as problem:  # a spec that cannot be built: nothing can move on
+                await self._tell(f"cannot seat {self.names[seat]}: {problem}")
                 return
             if len(self.actions) != version:
                 continue
+            self._announce_deal()
             self.thinking = seat
             await self.broadcast()
             started = asyncio.get_running_loop().time()
             observation = self.match.observation(seat)
+            faults_before = len(getattr(player, "faults", ()))
             try:
                 action = await run_in_threadpool(decide, player, observation)
-            except PlayerError:
+            except Exception as problem:  # the player failed: play a legal substitute
+                if not isinstance(problem, PlayerError):
+                    traceback.print_exception(problem)
                 action = _fallback(observation.legal_calls, observation.legal_cards)
+                await self._tell(
+                    f"{self.names[seat]} failed ({problem}); a legal move was made for it"
+                )
+            for fault in list(getattr(player, "faults", ()))[faults_before:]:
+                instead = (
+                    f"a call of {fault.substitute} was made"
+                    if fault.action == "call"
+                    else f"the {parse_card(fault.substitute).pretty()} was played"
+                )
+                text = f"{self.names[seat]}'s bot: {fault.fault} ({fault.detail}); {instead} for it"
+                await self._tell(text, kind="notice")
             elapsed = asyncio.get_running_loop().time() - started
             if delay > elapsed:
                 await asyncio.sleep(delay - elapsed)
@@ -378,14 +424,19 @@ class Table:
     def record(self) -> dict[str, Any]:
         """The game record: the whole match once over; before that only the completed deals,
         so that nobody can read the hidden hands of the deal in play."""
-        record = Record.from_match(self.match)
+        faults: dict[int, list[dict[str, Any]]] = {}
+        for player in self._players or ():
+            for fault in getattr(player, "faults", ()):
+                faults.setdefault(fault.deal, []).append(fault.to_json())
+        record = Record.from_match(self.match, faults)
         if not self.match.is_over:
+            # The seed would rebuild every hand, those of the deals still to come included: it
+            # is written only once the match is over.
             complete = [deal for deal in record.deals if deal.thrown_in or len(deal.tricks) == 13]
             record = type(record)(
                 rules=record.rules,
                 players=record.players,
                 deals=tuple(complete),
-                seed=record.seed,
                 unfinished=True,
             )
         return to_data(record)
@@ -393,8 +444,6 @@ class Table:
 
 def _report_failure(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
-        import traceback
-
         traceback.print_exception(task.exception())
 
 
@@ -468,18 +517,28 @@ class Tables:
         seed: str | None,
         settings: dict[str, Any],
     ) -> Table:
-        """Start a match for a person in seat 0 against three computer players."""
+        """Start a match for a person in seat 0 against three computer players.
+
+        The computer players are built first, so that a spec that cannot work is refused
+        (CallbreakError) before anything is stored.
+        """
         match_id = secrets.token_urlsafe(9)
         seed = seed if seed is not None else str(secrets.randbits(48))
+        computers = [_computer(spec, seed, seat) for seat, spec in enumerate(opponents, 1)]
         names = [name] + [COMPUTER_NAMES[i] for i in range(3)]
         levels: list[str | None] = [None, *opponents]
         self.store.add_match(match_id, str(rules), seed, names, levels, 0, settings)
         table = self.get(match_id)
         assert table is not None
+        table._players = [None, *computers]
         return table
 
     async def connect(self, socket: WebSocket, match_id: str) -> None:
         """Serve one browser tab of a match until it goes away."""
+        origin = socket.headers.get("origin")
+        if origin and urllib.parse.urlsplit(origin).netloc != socket.headers.get("host"):
+            await socket.close(code=4403)  # another site's page may not play here
+            return
         await socket.accept()
         table = self.get(match_id)
         if table is None:

@@ -3,7 +3,13 @@
 import { api, el, formatDate, placeText } from "./common.js";
 
 export async function render(view) {
-  const matches = await api("/api/matches");
+  let matches;
+  try {
+    matches = await api("/api/matches");
+  } catch (error) {
+    view.append(el("p", { class: "error", text: `Cannot load the history: ${error.message}` }));
+    return;
+  }
   const heading = el("h1", { text: "History" });
   if (!matches.length) {
     view.append(el("div", { class: "panel" }, heading,
@@ -12,8 +18,10 @@ export async function render(view) {
   }
   const rows = matches.map((match) => {
     const players = match.names.map((name, seat) =>
-      `${name}${match.levels[seat] ? ` (${match.levels[seat]})` : ""}: ${match.totals[seat]}` +
-      (match.places ? `, ${placeText(match.places, seat)}` : "")).join("; ");
+      `${name}${match.levels[seat] ? ` (${match.levels[seat]})` : ""}` +
+      (match.totals ? `: ${match.totals[seat]}` : "") +
+      (match.places ? `, ${placeText(match.places, seat)}` : "")).join("; ") +
+      (match.seed !== null && match.seed !== undefined ? ` (seed ${match.seed})` : "");
     const actions = el("td", { class: "actions" },
       match.status === "playing" ? el("a", { href: `#/play/${match.id}`, text: "Resume" }) : null,
       el("a", { href: `#/replay/${match.id}`, text: "Replay" }),

@@ -34,6 +34,8 @@ export async function render(view) {
   const seed = el("input", { id: "seed", name: "seed", inputmode: "numeric", maxlength: "64", placeholder: "random" });
   const speed = el("select", { id: "speed", name: "speed" }, ...speeds.map((s) => el("option", { value: s, text: s })));
   speed.value = saved.speed || "normal";
+  const clockwise = el("input", { id: "clockwise", type: "checkbox", name: "clockwise" });
+  clockwise.checked = Boolean(saved.clockwise);
   const auto = el("input", { id: "auto", type: "checkbox", name: "auto" });
   auto.checked = Boolean(saved.auto_forced);
   const problem = el("p", { class: "error", role: "alert" });
@@ -52,6 +54,7 @@ export async function render(view) {
       el("div", { class: "more" },
         el("label", { for: "speed", text: "Speed of the computer players" }), speed,
         el("label", { class: "check" }, auto, "Play my card for me when only one is legal"),
+        el("label", { class: "check" }, clockwise, "Clockwise: play passes to the left"),
         el("label", { for: "seed", text: "Seed (to replay the same deals)" }), seed)),
     problem,
     el("button", { type: "submit", class: "primary", text: "Start the match" }));
@@ -61,15 +64,16 @@ export async function render(view) {
     problem.textContent = "";
     const body = {
       name: name.value.trim() || "You",
-      rules: profile.value,
+      rules: clockwise.checked ? `${profile.value}(clockwise=true)` : profile.value,
       opponents: opponents.map((s) => s.value),
       speed: speed.value,
       auto_forced: auto.checked,
     };
-    localStorage.setItem("callbreak:new", JSON.stringify(body));
+    localStorage.setItem("callbreak:new", JSON.stringify({ ...body, rules: profile.value, clockwise: clockwise.checked }));
     const seedText = seed.value.trim();
     // Long numbers stay text: JavaScript numbers are exact only to 15 digits.
-    if (seedText) body.seed = /^\d{1,15}$/.test(seedText) ? Number(seedText) : seedText;
+    // "007" stays text, so that it gives the same deals whenever it is typed the same way.
+    if (seedText) body.seed = /^(0|[1-9]\d{0,14})$/.test(seedText) ? Number(seedText) : seedText;
     try {
       const { id } = await api("/api/matches", { method: "POST", body });
       location.hash = `#/play/${id}`;
@@ -77,6 +81,19 @@ export async function render(view) {
       problem.textContent = error.message;
     }
   });
-  view.append(form);
+  view.append(form, howToPlay());
   name.focus();
+}
+
+function howToPlay() {
+  const points = [
+    "Four players, each for themselves, 13 cards each. Spades are always trump.",
+    "Before play, everyone calls the number of tricks they will take, starting after the dealer; the dealer calls last.",
+    "Follow suit if you can. Holding the led suit, you must beat the best card of it on the table unless someone has trumped. Out of the led suit, you must trump, and overtrump a spade already played if you can.",
+    "Take at least your call and you score it, plus 0.1 for each extra trick; fall short and you lose your call. After five deals the highest total wins; equal totals share a place.",
+    "The rules differ a little between profiles (strict, classic, online, pagat, bhoos): the summary under Rules says how. When a card may not be played, the table tells you why.",
+  ];
+  return el("details", { class: "panel how-to" },
+    el("summary", { text: "How to play" }),
+    el("ul", {}, ...points.map((point) => el("li", { text: point }))));
 }

@@ -33,10 +33,12 @@ export async function render(view, [matchId]) {
     el("div", { class: "controls" }, pick, previous, back, forward, next,
       el("a", { href: `/api/matches/${matchId}/record`, download: "", text: "Download record" })),
     where, board));
-  view.addEventListener("keydown", (event) => {
+  const onKey = (event) => {
+    if (event.target.tagName === "SELECT") return;
     if (event.key === "ArrowRight") move(event.shiftKey ? 4 : 1);
     if (event.key === "ArrowLeft") move(event.shiftKey ? -4 : -1);
-  });
+  };
+  view.addEventListener("keydown", onKey);
 
   function plays(deal) {
     // Every card of the deal in order, with the seat that played it.
@@ -96,4 +98,5 @@ export async function render(view, [matchId]) {
     next.disabled = forward.disabled = step === all.length;
   }
   draw();
+  return () => view.removeEventListener("keydown", onKey);
 }

@@ -43,7 +43,7 @@ class TablePage {
     socket.addEventListener("open", () => { this.retry = 0; });
     socket.addEventListener("message", (event) => this.receive(JSON.parse(event.data)));
     socket.addEventListener("close", () => {
-      if (this.closed) return;
+      if (this.closed || this.missing) return;
       this.note("Connection lost: reconnecting…", "error");
       this.retry = Math.min(this.retry + 1, 5);
       setTimeout(() => { if (!this.closed) this.connect(); }, 300 * this.retry);
@@ -67,10 +67,18 @@ class TablePage {
       this.draw();
     } else if (message.type === "error") {
       this.pending = false;
+      if (message.message === "no such match") {
+        this.missing = true;
+        this.drawMissing();
+        return;
+      }
       this.note(message.message, "error");
-      if (message.message === "no such match") this.drawMissing();
+    } else if (message.type === "notice") {
+      this.note(message.message, "info");
     } else if (message.type === "hint") {
-      this.hint = { ...message, version: this.state && this.state.version };
+      // A hint worked out for an earlier decision is no use any more.
+      if (!this.state || message.version !== this.state.version) return;
+      this.hint = message;
       this.note(`Hint: ${message.summary}`, "hint");
       this.draw();
     }
@@ -172,7 +180,7 @@ class TablePage {
     const s = this.state;
     const showing = this.showLast && s.last_trick ? s.last_trick
       : s.trick.cards.length ? s.trick
-      : s.last_trick && !s.match_over && s.phase === "playing" ? { ...s.last_trick, fading: true } : null;
+      : s.last_trick && !s.match_over ? { ...s.last_trick, fading: true } : null;
     this.lastButton.setAttribute("aria-pressed", String(this.showLast));
     this.lastButton.disabled = !s.last_trick;
     const slots = [0, 1, 2, 3].map((position) => el("div", { class: `slot pos-${position}` }));
@@ -339,7 +347,7 @@ class TablePage {
     const head = el("tr", {}, el("th", { scope: "col", text: "Player" }), el("th", { scope: "col", text: "Call" }),
       el("th", { scope: "col", text: "Tricks" }), el("th", { scope: "col", text: "Deal" }),
       el("th", { scope: "col", text: "Total" }), final ? el("th", { scope: "col", text: "Place" }) : null);
-    const close = el("button", { type: "button", class: "primary", text: final ? "Close" : "Next deal",
+    const close = el("button", { type: "button", class: "primary", text: final ? "Close" : "Continue",
       onclick: () => this.dialog.close() });
     const extra = final
       ? el("p", {}, el("a", { href: "#/", text: "Play again" }), " · ", el("a", { href: `#/replay/${this.matchId}`, text: "Replay this match" }))
