@@ -300,31 +300,23 @@ class ExpertPlayer:
         seat = observation.seat
         allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
         sizes = np.array(knowledge.sizes, dtype=np.int64)
-        pool = kernel.sample_worlds(
-            count * 3,
-            seat,
-            knowledge.hand,
-            knowledge.unseen,
-            allowed,
-            sizes,
-            self.rng.getrandbits(48),
-        )
-        pool = pool[pool[:, 0] >= 0]
-        if len(pool) == 0:  # should not happen; fall back to the voids alone
-            loose = np.array(
-                [knowledge.unseen & ~_void_mask(knowledge.voids, s) for s in range(4)],
-                dtype=np.int64,
-            )
+
+        def sample(allowed: np.ndarray) -> np.ndarray:
             pool = kernel.sample_worlds(
                 count * 3,
                 seat,
                 knowledge.hand,
                 knowledge.unseen,
-                loose,
+                allowed,
                 sizes,
                 self.rng.getrandbits(48),
             )
-            pool = pool[pool[:, 0] >= 0]
+            return pool[pool[:, 0] >= 0]  # type: ignore[no-any-return]
+
+        pool = sample(allowed)
+        if len(pool) == 0:  # should not happen; fall back to the voids alone
+            voids = [knowledge.unseen & ~_void_mask(knowledge.voids, s) for s in range(4)]
+            pool = sample(np.array(voids, dtype=np.int64))
         weights = self._call_weights(pool, observation, knowledge)
         return _resample(pool, weights, count, self.rng)
 

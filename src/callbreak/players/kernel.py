@@ -286,6 +286,24 @@ def call_weights(
     return weights
 
 
+@njit(cache=True)
+def trick_state(trick: np.ndarray, n: int, leader: int) -> tuple[int, int, int, int]:
+    """``(led, high_led, high_spade, win_seat)`` of a trick from its first ``n`` cards."""
+    led, high_led, high_spade, win_seat = -1, -1, -1, leader
+    for position in range(n):
+        card = trick[position]
+        seat = (leader + position) & 3
+        if position == 0:
+            led, high_led, win_seat = card // 13, card, seat
+            if card < 13:
+                high_spade = card
+        elif card < 13 and card > high_spade:
+            high_spade, win_seat = card, seat
+        elif high_spade < 0 and card // 13 == led and card > high_led:
+            high_led, win_seat = card, seat
+    return led, high_led, high_spade, win_seat
+
+
 # --- the card-play policy -------------------------------------------------------------------
 
 
@@ -466,18 +484,7 @@ def playout(
 
     ``trick[:n]`` are the cards of the current trick in play order from ``leader``.
     """
-    led, high_led, high_spade, win_seat = -1, -1, -1, leader
-    for position in range(n):
-        card = trick[position]
-        seat = (leader + position) & 3
-        if position == 0:
-            led, high_led, win_seat = card // 13, card, seat
-            if card < 13:
-                high_spade = card
-        elif card < 13 and card > high_spade:
-            high_spade, win_seat = card, seat
-        elif high_spade < 0 and card // 13 == led and card > high_led:
-            high_led, win_seat = card, seat
+    led, high_led, high_spade, win_seat = trick_state(trick, n, leader)
     while True:
         while n < 4:
             seat = (leader + n) & 3
@@ -846,18 +853,7 @@ def _solve_after(
     nodes: np.ndarray,
 ) -> int:
     """Solve from a trick given by its cards (completing it first when it has four)."""
-    led, high_led, high_spade, win_seat = -1, -1, -1, leader
-    for position in range(n):
-        card = trick[position]
-        seat = (leader + position) & 3
-        if position == 0:
-            led, high_led, win_seat = card // 13, card, seat
-            if card < 13:
-                high_spade = card
-        elif card < 13 and card > high_spade:
-            high_spade, win_seat = card, seat
-        elif high_spade < 0 and card // 13 == led and card > high_led:
-            high_led, win_seat = card, seat
+    led, high_led, high_spade, win_seat = trick_state(trick, n, leader)
     if n == 4:
         played = 0
         for position in range(4):

@@ -147,18 +147,8 @@ def policy_card(
 ) -> int:
     """The kernel policy's choice for the seat of ``observation``."""
     trick = observation.trick
-    led = high_led = high_spade = -1
-    win_seat = trick.leader
-    for position, card in enumerate(trick.cards):
-        seat = trick.seat_of(position)
-        if position == 0:
-            led, high_led, win_seat = card // 13, card, seat
-            if card < 13:
-                high_spade = card
-        elif card < 13 and card > high_spade:
-            high_spade, win_seat = card, seat
-        elif high_spade < 0 and card // 13 == led and card > high_led:
-            high_led, win_seat = card, seat
+    cards = np.array([*trick.cards, 0, 0, 0, 0][:4], dtype=np.int64)
+    led, high_led, high_spade, win_seat = kernel.trick_state(cards, len(trick.cards), trick.leader)
     calls = np.array([c or 0 for c in observation.calls], dtype=np.int64)
     won = np.array(observation.won, dtype=np.int64)
     return int(
