@@ -238,3 +238,32 @@ def test_hand_is_sorted_by_suit(page: Any, base_url: str) -> None:
     suits = [parse_card(c).suit for c in cards]
     order = [s for i, s in enumerate(suits) if i == 0 or suits[i - 1] != s]
     assert len(order) == len(set(order)), "each suit in one group"
+
+
+def test_a_deal_against_the_expert(page: Any, base_url: str) -> None:
+    """The expert plays in the browser too (a one-deal match, a short budget, to keep CI quick)."""
+    created = page.request.post(
+        base_url + "/api/matches",
+        data=json.dumps(
+            {
+                "rules": "strict(deals=1)",
+                "opponents": ["expert(time=0.2)"] * 3,
+                "speed": "instant",
+                "name": "Asha",
+            }
+        ),
+        headers={"content-type": "application/json"},
+    )
+    assert created.status == 201
+    page.goto(f"{base_url}/#/play/{created.json()['id']}")
+    for _ in range(100):
+        turn = my_turn(page)
+        if turn in ("over", "dialog"):
+            break
+        if turn == "call":
+            page.locator(".calling button.call").first.click()
+        else:
+            page.locator(".hand.active .card:not(.illegal)").first.click()
+        page.wait_for_timeout(30)
+    page.wait_for_selector("text=Match over")
+    assert page.locator(".seat .level").first.inner_text().strip() == "expert"
