@@ -53,6 +53,15 @@ def test_example_record_is_valid() -> None:
     assert "valid (strict)" in result.stdout and "total" in result.stdout
 
 
+def test_verdict_stays_on_one_line_for_a_long_path(tmp_path: Path) -> None:
+    deep = tmp_path / ("a-rather-long-folder-name-" * 3) / "strict-match.json"
+    deep.parent.mkdir()
+    deep.write_text(EXAMPLE.read_text())
+    result = run("check", str(deep))
+    assert result.returncode == 0, result.stderr
+    assert f"{deep}: valid (strict)" in result.stdout.splitlines()
+
+
 def test_json_lines_one_per_file_in_order(files: dict[str, str]) -> None:
     result = run("check", "--json", files["valid"], files["broken"], files["valid"])
     assert result.returncode == 1

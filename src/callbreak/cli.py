@@ -351,7 +351,10 @@ def _report(console: object, path: str, result: CheckResult) -> None:
         verdict = f"[bold red]{path}: breaks a rule[/] in {where}: "
         console.print(f"{verdict}{action}{error.message}{legal}", soft_wrap=True)
         return
-    table = Table(title=f"{path}: valid ({result.rules})", title_justify="left")
+    # The verdict is its own line, not the table's title: a title wraps at the table's
+    # width, which would split a long path from "valid".
+    console.print(f"{path}: valid ({result.rules})", soft_wrap=True)
+    table = Table()
     table.add_column("deal", justify="right")
     for seat, name in enumerate(names):
         table.add_column(f"{seat} {name}", justify="right")
