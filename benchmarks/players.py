@@ -14,6 +14,7 @@ import statistics
 from callbreak.game import Match
 from callbreak.players import make_player, play_match
 from callbreak.players.expert import ExpertPlayer
+from callbreak.players.warmup import warm_up
 
 
 def time_level(spec: str, matches: int, rules: str) -> list[float]:
@@ -63,10 +64,10 @@ def main() -> None:
     parser.add_argument("--time", type=float, default=1.0, help="the expert's budget")
     parser.add_argument("--rules", default="strict")
     args = parser.parse_args()
+    print(f"warm-up (loading the compiled kernel): {warm_up():.1f} s, not counted below")
     for level in ("random", "beginner", "intermediate"):
         times = time_level(f"{level}(seed={{seed}})", args.matches * 5, args.rules)
         print(f"{level}: {len(times) / sum(times):.0f} decisions/s")
-    make_player("expert(time=0.01)")  # load the compiled kernel before timing
     expert_search(args.matches, args.time, args.rules)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 from callbreak.errors import CallbreakError
 from callbreak.game import Match
 from callbreak.players import LEVELS, make_player, play_match
+from callbreak.players.warmup import needs_kernel, warm_up
 from callbreak.record import Record, dumps
 from callbreak.rules import Rules, made
 from callbreak.spec import SpecError, format_spec, parse_spec
@@ -267,8 +268,16 @@ def _play(task: _Task, specs: Sequence[str], name: str, sides: Sequence[str]) ->
     return match
 
 
+_warmed_up = False
+"""Whether this process has loaded the compiled kernel (see ``players.warmup``)."""
+
+
 def play_set(task: _Task) -> SetResult:
     """Play one set: the baseline, then A from each seat."""
+    global _warmed_up
+    if not _warmed_up and needs_kernel([task.a, *task.b]):
+        warm_up()  # so loading the kernel is not counted as a player's decision time
+        _warmed_up = True
     b_specs = [seeded_spec(task.b[s], _seed(task.seed, task.index, "b", s)) for s in range(4)]
     baseline = _play(task, b_specs, "baseline", [f"B{s}" for s in range(4)])
     b_totals = baseline.totals()

@@ -232,6 +232,7 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     """Serve a player as a bot until interrupted."""
     from callbreak.bots.server import serve
     from callbreak.players import make_player
+    from callbreak.players.warmup import needs_kernel, warm_up
     from callbreak.rules import Rules
 
     try:
@@ -243,6 +244,11 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     if not 0 < port < 65536:
         print(f"callbreak bot: the port must be 1-65535, not {port}", file=sys.stderr)
         return EXIT_UNREADABLE
+    if needs_kernel([spec]):
+        # Before serving: the host polls /hi until the bot is ready, and a kernel still loading
+        # at the first request would eat the round's time budget.
+        print("callbreak bot: loading the search kernel...", file=sys.stderr, flush=True)
+        warm_up()
     try:
         serve(spec, host, port, rules)
     except OSError as error:
@@ -257,9 +263,11 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
 def run_serve(host: str, port: int, db: str | None) -> int:
     """Serve the web app until interrupted."""
     import sqlite3
+    import threading
 
     import uvicorn
 
+    from callbreak.players.warmup import warm_up
     from callbreak.web.app import create_app
     from callbreak.web.store import default_path
 
@@ -276,6 +284,9 @@ def run_serve(host: str, port: int, db: str | None) -> int:
         f"Call Break is at http://{host}:{port}/ (matches kept in {path}); Ctrl-C stops it",
         flush=True,
     )
+    # The computer players' compiled kernel loads in the background, so the first match does
+    # not stall on it (on a fresh install it is compiled once, which takes a while).
+    threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning")
     except OSError as error:

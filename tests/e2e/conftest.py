@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 
+from callbreak.players.warmup import warm_up
 from callbreak.web.app import create_app
 
 CHROMIUM = os.environ.get("CALLBREAK_CHROMIUM", "/usr/bin/chromium")
@@ -39,6 +40,9 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
     """The web app served by uvicorn on a free loopback port, with a fresh database."""
+    # As `callbreak serve` does, but before the first test rather than in the background: on a
+    # fresh clone the kernel is compiled here, which can take longer than a page's wait.
+    warm_up()
     database = tmp_path_factory.mktemp("e2e") / "callbreak.db"
     app = create_app(database)
     port = _free_port()

@@ -1,0 +1,50 @@
+"""Load the search's compiled kernel before anyone waits on it.
+
+numba compiles each kernel function at its first call and keeps the machine code in a cache on
+disk. On a fresh install that first call is slow (about 30 s before the expert's first decision
+on the 2-core project machine), and even from the cache each function takes a moment to load.
+A person at a browser table or a remote host counting a bot's time budget should pay neither,
+so servers (and the arena's workers, whose decision times are reported) warm up first.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from callbreak.players.base import Player
+from callbreak.spec import parse_spec
+
+NO_KERNEL = frozenset({"random"})
+"""Levels that never call the kernel."""
+
+
+def warm_up() -> float:
+    """Play one short seeded deal with two small experts and two intermediates, which calls
+    every kernel function the players call (calling, world sampling, playouts, the exact solver,
+    the card policy); return the seconds it took."""
+    from callbreak.game import Match
+    from callbreak.players.base import play_match
+    from callbreak.players.expert import ExpertPlayer
+    from callbreak.players.simple import IntermediatePlayer
+
+    started = time.perf_counter()
+    players: list[Player] = []
+    for seat in range(4):
+        if seat % 2:
+            players.append(IntermediatePlayer(seed=seat))
+        else:
+            players.append(ExpertPlayer(time=0.02, seed=seat, deadline=False))
+    play_match(Match("strict(deals=1)", seed="warm-up"), players)
+    return time.perf_counter() - started
+
+
+def needs_kernel(specs: Iterable[str]) -> bool:
+    """Whether any of these player specs uses the compiled kernel (remote bots do not)."""
+    for spec in specs:
+        if spec.startswith(("http://", "https://")):
+            continue
+        name, _options = parse_spec(spec)
+        if name not in NO_KERNEL:
+            return True
+    return False
