@@ -38,6 +38,7 @@ FREE_FOLLOWING = 2
 FORCED_LOW_SPADE = 4
 
 NON_SPADE_MASK = ((1 << 52) - 1) & ~SPADE_MASK
+BITS: tuple[int, ...] = tuple(1 << card for card in range(52))
 SUIT_OF: tuple[int, ...] = tuple(card // 13 for card in range(52))
 #: For each card, the mask of the cards of its suit ranked above it.
 ABOVE: tuple[int, ...] = tuple(SUIT_MASKS[c // 13] & ~((2 << c) - 1) for c in range(52))
@@ -87,10 +88,9 @@ def deal_hands(rng: random.Random) -> list[int]:
     """Four random 13-card hands as masks."""
     deck = list(range(52))
     rng.shuffle(deck)
-    hands = [0, 0, 0, 0]
-    for position, card in enumerate(deck):
-        hands[position & 3] |= 1 << card
-    return hands
+    # Dealt singly: seat i gets deck[i], deck[i + 4], ... (summing bits beats a loop of ors).
+    bit = BITS.__getitem__
+    return [sum(map(bit, deck[seat::4])) for seat in range(4)]
 
 
 def random_playout(
@@ -109,6 +109,11 @@ def random_playout(
     deal's first (it must be given: the first lead may have its own rule). Hands must hold
     equal numbers of cards once the trick is complete.
     """
+    # Locals instead of module globals and flag tests: this is the search's inner loop.
+    suit_masks, above, suit_of, spade_mask = SUIT_MASKS, ABOVE, SUIT_OF, SPADE_MASK
+    no_spade_lead = first and bool(flags & NO_SPADE_FIRST_LEAD)
+    free_following = bool(flags & FREE_FOLLOWING)
+    forced_low_spade = bool(flags & FORCED_LOW_SPADE)
     hand = list(hands)
     won = [0, 0, 0, 0]
     led = high_led = high_spade = -1
@@ -130,24 +135,22 @@ def random_playout(
             h = hand[seat]
             if led < 0:
                 legal = h
-                if first and flags & NO_SPADE_FIRST_LEAD and h & NON_SPADE_MASK:
+                if no_spade_lead and h & NON_SPADE_MASK:
                     legal = h & NON_SPADE_MASK
             else:
-                legal = h & SUIT_MASKS[led]
+                legal = h & suit_masks[led]
                 if legal:
-                    if not flags & FREE_FOLLOWING:
+                    if not free_following:
                         if not led:
-                            legal = legal & ABOVE[high_spade] or legal
+                            legal = legal & above[high_spade] or legal
                         elif high_spade < 0:
-                            legal = legal & ABOVE[high_led] or legal
+                            legal = legal & above[high_led] or legal
                 else:
-                    legal = h & SPADE_MASK
+                    legal = h & spade_mask
                     if not legal:
                         legal = h
                     elif high_spade >= 0:
-                        legal = legal & ABOVE[high_spade] or (
-                            legal if flags & FORCED_LOW_SPADE else h
-                        )
+                        legal = legal & above[high_spade] or (legal if forced_low_spade else h)
             skip = int(rnd() * legal.bit_count())
             for _ in range(skip):
                 legal &= legal - 1
@@ -155,13 +158,13 @@ def random_playout(
             card = bit.bit_length() - 1
             hand[seat] = h ^ bit
             if led < 0:
-                led, high_led, winner = SUIT_OF[card], card, seat
+                led, high_led, winner = suit_of[card], card, seat
                 if card < 13:
                     high_spade = card
             elif card < 13:
                 if card > high_spade:
                     high_spade, winner = card, seat
-            elif high_spade < 0 and card > high_led and SUIT_OF[card] == led:
+            elif high_spade < 0 and card > high_led and suit_of[card] == led:
                 high_led, winner = card, seat
             seat = seat + 1 & 3
         won[winner] += 1
@@ -170,4 +173,4 @@ def random_playout(
         seat = winner
         led = high_led = high_spade = -1
         position = 0
-        first = False
+        no_spade_lead = False
