@@ -14,6 +14,7 @@ sets, with its 95% confidence interval, says how much better A scores than B per
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import math
@@ -27,7 +28,7 @@ from typing import Any
 
 from callbreak.errors import CallbreakError
 from callbreak.game import Match
-from callbreak.players import LEVELS, make_player, play_match
+from callbreak.players import LEVELS, is_remote, make_player, play_match
 from callbreak.players.warmup import needs_kernel, warm_up
 from callbreak.record import Record, dumps
 from callbreak.rules import Rules, made
@@ -185,11 +186,6 @@ def confidence_interval(values: Sequence[float]) -> tuple[float, float]:
 # --- specs and seeds -------------------------------------------------------------------------
 
 
-def is_remote(spec: str) -> bool:
-    """Whether a spec is the address of a remote bot."""
-    return spec.startswith(("http://", "https://"))
-
-
 def seeded_spec(spec: str, seed: int) -> str:
     """The spec with a seed added when it has none, and an expert without a deadline.
 
@@ -268,16 +264,8 @@ def _play(task: _Task, specs: Sequence[str], name: str, sides: Sequence[str]) ->
     return match
 
 
-_warmed_up = False
-"""Whether this process has loaded the compiled kernel (see ``players.warmup``)."""
-
-
 def play_set(task: _Task) -> SetResult:
     """Play one set: the baseline, then A from each seat."""
-    global _warmed_up
-    if not _warmed_up and needs_kernel([task.a, *task.b]):
-        warm_up()  # so loading the kernel is not counted as a player's decision time
-        _warmed_up = True
     b_specs = [seeded_spec(task.b[s], _seed(task.seed, task.index, "b", s)) for s in range(4)]
     baseline = _play(task, b_specs, "baseline", [f"B{s}" for s in range(4)])
     b_totals = baseline.totals()
@@ -405,7 +393,12 @@ def _b_specs(b: str | Sequence[str]) -> list[str]:
 
 
 def _run(tasks: Sequence[_Task], workers: int) -> Iterator[SetResult]:
+    # Every process that plays loads the compiled kernel first, so that loading it is not
+    # counted as a player's decision time.
+    warm = bool(tasks) and needs_kernel([tasks[0].a, *tasks[0].b])
     if workers == 1:
+        if warm:
+            warm_up()
         for task in tasks:
             yield play_set(task)
         return
@@ -415,7 +408,7 @@ def _run(tasks: Sequence[_Task], workers: int) -> Iterator[SetResult]:
     previous = os.environ.get("NUMBA_NUM_THREADS")
     os.environ["NUMBA_NUM_THREADS"] = str(threads)
     context = multiprocessing.get_context("spawn")
-    pool = context.Pool(workers, initializer=_ignore_interrupts)
+    pool = context.Pool(workers, initializer=_start_worker, initargs=(warm,))
     try:
         results = pool.imap(play_set, tasks)
         for _ in tasks:
@@ -438,9 +431,14 @@ def _run(tasks: Sequence[_Task], workers: int) -> Iterator[SetResult]:
             os.environ["NUMBA_NUM_THREADS"] = previous
 
 
-def _ignore_interrupts() -> None:
+def _start_worker(warm: bool) -> None:
     # Ctrl-C goes to the whole process group; only the parent should act on it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if warm:
+        # A failing initializer makes the pool start workers forever; the sets meet the same
+        # problem in play_set, where it is reported.
+        with contextlib.suppress(Exception):
+            warm_up()
 
 
 def summarise(

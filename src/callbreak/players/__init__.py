@@ -24,6 +24,7 @@ __all__ = [
     "Player",
     "PlayerError",
     "decide",
+    "is_remote",
     "make_player",
     "play_match",
     "register",
@@ -53,11 +54,16 @@ def _factory(name: str) -> Callable[..., Player]:
     return target  # type: ignore[return-value]
 
 
+def is_remote(spec: str) -> bool:
+    """Whether a spec is the address of a remote bot rather than one of our levels."""
+    return spec.startswith(("http://", "https://"))
+
+
 def make_player(spec: str, *, bot_budget: float = 1.5) -> Player:
     """A player from its spec: 'random', 'beginner', 'intermediate', 'expert(time=0.5, seed=7)',
     or the address of a remote bot, 'http://127.0.0.1:7000', given ``bot_budget`` seconds per
     round (0 for no limit). A remote bot must answer ``GET /hi`` before it is seated."""
-    if isinstance(spec, str) and spec.startswith(("http://", "https://")):
+    if isinstance(spec, str) and is_remote(spec):
         from callbreak.bots.remote import RemotePlayer
 
         remote = RemotePlayer(spec, budget=bot_budget)

@@ -3,9 +3,8 @@
 numba compiles each kernel function at its first call and keeps the machine code in a cache on
 disk. On a fresh install compiling them all takes about a minute on the 2-core project machine
 (54 s for this warm-up, measured idle), and even from the cache loading them takes a moment
-(0.7 s).
-A person at a browser table or a remote host counting a bot's time budget should pay neither,
-so servers (and the arena's workers, whose decision times are reported) warm up first.
+(0.7 s). A person at a browser table or a remote host counting a bot's time budget should pay
+neither, so servers (and the arena's workers, whose decision times are reported) warm up first.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
+from callbreak.players import is_remote
 from callbreak.players.base import Player
 from callbreak.spec import parse_spec
 
@@ -43,7 +43,7 @@ def warm_up() -> float:
 def needs_kernel(specs: Iterable[str]) -> bool:
     """Whether any of these player specs uses the compiled kernel (remote bots do not)."""
     for spec in specs:
-        if spec.startswith(("http://", "https://")):
+        if is_remote(spec):
             continue
         name, _options = parse_spec(spec)
         if name not in NO_KERNEL:

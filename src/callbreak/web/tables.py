@@ -23,7 +23,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from callbreak.cards import Card, parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Match, Phase, Play, Trick
-from callbreak.players import Event, Player, PlayerError, decide, make_player
+from callbreak.players import Event, Player, PlayerError, decide, is_remote, make_player
 from callbreak.record import Record, to_data
 from callbreak.rules import Rules, format_tenths
 from callbreak.spec import format_spec, parse_spec
@@ -71,7 +71,7 @@ def _computer(level: str, match_seed: str, seat: int) -> Player:
     A remote bot is not contacted here: if it does not answer, each of its turns gets the
     host's substitute and a fault, and the match goes on.
     """
-    if level.startswith(("http://", "https://")):
+    if is_remote(level):
         from callbreak.bots.remote import RemotePlayer
 
         return RemotePlayer(level)
@@ -486,7 +486,7 @@ def _trick_json(trick: Trick) -> dict[str, Any]:
 def _level_name(level: str | None) -> str | None:
     if level is None:
         return None
-    if level.startswith(("http://", "https://")):
+    if is_remote(level):
         return "remote bot"
     return level.split("(")[0].strip().lower()
 
