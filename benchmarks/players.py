@@ -12,23 +12,19 @@ import argparse
 import statistics
 
 from callbreak.game import Match
-from callbreak.players import make_player, play_match
 from callbreak.players.expert import ExpertPlayer
-from callbreak.players.warmup import warm_up
+from callbreak.seating import make_player, play_match
+from callbreak.warmup import warm_up
 
 
 def time_level(spec: str, matches: int, rules: str) -> list[float]:
     """Seat 0's decision times over ``matches`` matches."""
     times: list[float] = []
-
-    def record(seat: int, _action: object, seconds: float) -> None:
-        if seat == 0:
-            times.append(seconds)
-
     for index in range(matches):
         player = make_player(spec.format(seed=index))
         field = [make_player(f"intermediate(seed={index * 3 + k})") for k in range(3)]
-        play_match(Match(rules, seed=f"bench/{index}"), [player, *field], on_decision=record)
+        result = play_match(Match(rules, seed=f"bench/{index}"), [player, *field])
+        times += result.times[0]
     return times
 
 
@@ -37,8 +33,8 @@ def expert_search(matches: int, budget: float, rules: str) -> None:
     searches: list[dict[str, float]] = []
     original = ExpertPlayer.rank_cards
 
-    def tracked(self: ExpertPlayer, observation: object) -> object:
-        ranked = original(self, observation)  # type: ignore[arg-type]
+    def tracked(self: ExpertPlayer, observation: object, **limit: object) -> object:
+        ranked = original(self, observation, **limit)  # type: ignore[arg-type]
         searches.append(dict(self.last_search))
         return ranked
 

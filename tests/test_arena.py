@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from callbreak.arena import ArenaError, compare, confidence_interval, seeded_spec, t_quantile
+from callbreak.arena import ArenaError, arena_spec, compare, confidence_interval, t_quantile
 from callbreak.game import Observation
 from callbreak.players import LEVELS, register
 from callbreak.players.simple import IntermediatePlayer
@@ -62,11 +62,11 @@ def test_same_seed_same_result_with_one_and_two_workers(tmp_path: Path) -> None:
         assert check(load(str(path))).valid
 
 
-def test_seeded_spec() -> None:
-    assert seeded_spec("intermediate", 4) == "intermediate(seed=4)"
-    assert seeded_spec("expert(time=0.5)", 4) == "expert(time=0.5, seed=4, deadline=false)"
-    assert seeded_spec("random(seed=9)", 4) == "random(seed=9)"
-    assert seeded_spec("http://127.0.0.1:7000", 4) == "http://127.0.0.1:7000"
+def test_arena_spec() -> None:
+    assert str(arena_spec("intermediate", 4)) == "intermediate(seed=4)"
+    assert str(arena_spec("expert(time=0.5)", 4)) == "expert(time=0.5, seed=4, deadline=false)"
+    assert str(arena_spec("random(seed=9)", 4)) == "random(seed=9)"
+    assert str(arena_spec("http://127.0.0.1:7000", 4)) == "http://127.0.0.1:7000"
 
 
 @pytest.mark.parametrize(

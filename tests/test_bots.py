@@ -28,8 +28,9 @@ from callbreak.bots.remote import RemotePlayer
 from callbreak.bots.server import create_app
 from callbreak.cards import Card, parse_card
 from callbreak.game import Match
-from callbreak.players import PlayerError, make_player, play_match
+from callbreak.players import PlayerError
 from callbreak.record import Record, check, dumps, loads
+from callbreak.seating import make_player, play_match
 
 IDS = ["ana", "bo", "cy", "di"]
 
@@ -305,15 +306,15 @@ def test_faulty_bots_are_survived_and_recorded(kind: str, fault: str) -> None:
         remote = make_player(address, bot_budget=0.5 if kind == "slow" else 1.5)
         players = [remote] + [make_player(f"intermediate(seed={s})") for s in range(3)]
         match = Match("bhoos(deals=1)", seed=4)
-        play_match(match, players)
+        result = play_match(match, players)
     assert isinstance(remote, RemotePlayer)
     assert match.is_over and remote.faults
     assert {f.fault for f in remote.faults} == {fault}
     assert all(f.seat == 0 for f in remote.faults)
-    faults = {0: [f.to_json() for f in remote.faults]}
-    record = Record.from_match(match, faults)
-    again = loads(dumps(record))
-    assert list(again.deals[0].faults) == faults[0]
+    assert list(result.faults) == [0] and list(result.faults[0]) == remote.faults
+    assert result.fault_counts() == [len(remote.faults), 0, 0, 0]
+    again = loads(dumps(result.record()))
+    assert list(again.deals[0].faults) == [f.to_json() for f in remote.faults]
     assert check(again).valid
     if kind == "slow":  # 0.5 s buys one late answer at the most, then the rest are faults
         assert len(remote.faults) >= 12

@@ -8,7 +8,7 @@ import pytest
 
 from callbreak.cards import Card, CardSet
 from callbreak.game import Match, Observation
-from callbreak.players import PlayerError, decide, make_player, play_match
+from callbreak.players import PlayerError, decide
 from callbreak.players.advisor import advise
 from callbreak.players.calling import (
     best_call,
@@ -20,6 +20,7 @@ from callbreak.players.calling import (
 from callbreak.players.expert import ExpertPlayer
 from callbreak.record import Record, check
 from callbreak.rules import PROFILES, STRICT
+from callbreak.seating import make_player, play_match
 
 FAST_LEVELS = ["random", "beginner", "intermediate"]
 

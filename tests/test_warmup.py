@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from callbreak.players.warmup import needs_kernel
-from callbreak.spec import SpecError
+from callbreak.players import PlayerError
+from callbreak.warmup import needs_kernel
 
 PLAYERS = Path(__file__).parent.parent / "src" / "callbreak" / "players"
 
@@ -21,7 +21,7 @@ PROBE = """
 import json
 from numba.core.registry import CPUDispatcher
 from callbreak.players import kernel
-from callbreak.players.warmup import warm_up
+from callbreak.warmup import warm_up
 warm_up()
 print(json.dumps({
     name: bool(value.signatures)
@@ -58,5 +58,5 @@ def test_which_specs_need_the_kernel() -> None:
     assert not needs_kernel(["http://127.0.0.1:7000"])
     assert needs_kernel(["random", "beginner"])
     assert needs_kernel(["expert(time=0.5)"])
-    with pytest.raises(SpecError):
+    with pytest.raises(PlayerError):
         needs_kernel(["expert(time="])

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import math
 import multiprocessing
 import os
@@ -28,11 +27,10 @@ from typing import Any
 
 from callbreak.errors import CallbreakError
 from callbreak.game import Match
-from callbreak.players import LEVELS, is_remote, make_player, play_match
-from callbreak.players.warmup import needs_kernel, warm_up
-from callbreak.record import Record, dumps
+from callbreak.record import dumps
 from callbreak.rules import Rules, made
-from callbreak.spec import SpecError, format_spec, parse_spec
+from callbreak.seating import MatchResult, PlayerSpec, close, derive_seed, play_match
+from callbreak.warmup import needs_kernel, warm_up
 
 __all__ = ["ArenaError", "Result", "compare", "t_quantile"]
 
@@ -185,38 +183,30 @@ def confidence_interval(values: Sequence[float]) -> tuple[float, float]:
 
 # --- specs and seeds -------------------------------------------------------------------------
 
+REPRODUCIBLE = {"deadline": False}
+"""Options the arena gives every level that takes them: its results must not depend on how busy
+the machine is or how many workers share it, so experts search exactly the amount their
+budget's cost model allows, never less because the clock ran out."""
 
-def seeded_spec(spec: str, seed: int) -> str:
-    """The spec with a seed added when it has none, and an expert without a deadline.
 
-    The arena's results must not depend on how busy the machine is or how many workers share
-    it, so experts search exactly the amount their budget's cost model allows.
+def arena_spec(spec: str | PlayerSpec, seed: int) -> PlayerSpec:
+    """The spec with ``seed`` where it has none, and reproducible (see ``REPRODUCIBLE``).
+
+    >>> str(arena_spec("expert(time=0.5)", 4))
+    'expert(time=0.5, seed=4, deadline=false)'
     """
-    if is_remote(spec):
-        return spec
-    name, options = parse_spec(spec, "player")
-    options.setdefault("seed", seed)
-    if name.lower() == "expert":
-        options.setdefault("deadline", False)
-    return format_spec(name.lower(), options)
+    return PlayerSpec.parse(spec).with_defaults(seed=seed, **REPRODUCIBLE)
 
 
-def check_spec(spec: str) -> None:
-    """Raise ArenaError unless ``spec`` names a player (remote addresses are checked later)."""
-    if is_remote(spec):
-        return
+def check_spec(spec: str) -> PlayerSpec:
+    """The spec read; ArenaError unless it names a player that can be built (remote
+    addresses are contacted only when a set starts)."""
     try:
-        name, _ = parse_spec(spec, "player")
-        if name.lower() not in LEVELS:
-            raise ArenaError(f"unknown player {name!r}: players are {', '.join(LEVELS)}")
-        make_player(seeded_spec(spec, 0))
-    except (SpecError, CallbreakError) as error:
+        parsed = PlayerSpec.parse(spec)
+        close(arena_spec(parsed, 0).build(ready=False))
+    except CallbreakError as error:
         raise ArenaError(f"player {spec!r}: {error}") from None
-
-
-def _seed(*parts: object) -> int:
-    digest = hashlib.sha256("/".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:6], "big")
+    return parsed
 
 
 # --- one set ---------------------------------------------------------------------------------
@@ -233,61 +223,40 @@ class _Task:
     bot_budget: float = 1.5
 
 
-def _play(task: _Task, specs: Sequence[str], name: str, sides: Sequence[str]) -> Match:
-    match_seed = f"arena/{task.seed}/{task.index}"
-    players = [make_player(spec, bot_budget=task.bot_budget) for spec in specs]
-    match = Match(task.rules, seed=match_seed, players=tuple(sides))
-    times: list[list[float]] = [[], [], [], []]
-
-    def timed(seat: int, _action: object, seconds: float) -> None:
-        times[seat].append(seconds)
-
-    try:
-        play_match(match, players, on_decision=timed)
-    finally:
-        for player in players:
-            close = getattr(player, "close", None)
-            if close is not None:
-                close()
-    faults: dict[int, list[dict[str, Any]]] = {}
-    fault_count = [0, 0, 0, 0]
-    for player in players:
-        for fault in getattr(player, "faults", ()):
-            faults.setdefault(fault.deal, []).append(fault.to_json())
-            fault_count[fault.seat] += 1
-    match.decision_times = times  # type: ignore[attr-defined]
-    match.fault_count = fault_count  # type: ignore[attr-defined]
+def _play(task: _Task, specs: Sequence[PlayerSpec], name: str, sides: Sequence[str]) -> MatchResult:
+    match = Match(task.rules, seed=f"arena/{task.seed}/{task.index}", players=tuple(sides))
+    result = play_match(match, specs, bot_budget=task.bot_budget)
     if task.records:
         path = Path(task.records) / f"set{task.index:05d}-{name}.json"
-        record = Record.from_match(match, faults)
-        path.write_text(dumps(dataclasses.replace(record, meta={"arena": name})))
-    return match
+        path.write_text(dumps(dataclasses.replace(result.record(), meta={"arena": name})))
+    return result
 
 
 def play_set(task: _Task) -> SetResult:
     """Play one set: the baseline, then A from each seat."""
-    b_specs = [seeded_spec(task.b[s], _seed(task.seed, task.index, "b", s)) for s in range(4)]
+    b_specs = [arena_spec(task.b[s], derive_seed(task.seed, task.index, "b", s)) for s in range(4)]
     baseline = _play(task, b_specs, "baseline", [f"B{s}" for s in range(4)])
-    b_totals = baseline.totals()
+    b_totals = baseline.match.totals()
     b_stats = _side_stats(baseline, range(4))
     a_stats = SideStats()
     diffs, first = [], 0.0
     for seat in range(4):
         specs = list(b_specs)
-        specs[seat] = seeded_spec(task.a, _seed(task.seed, task.index, "a", seat))
+        specs[seat] = arena_spec(task.a, derive_seed(task.seed, task.index, "a", seat))
         names = [f"B{s}" for s in range(4)]
         names[seat] = "A"
-        match = _play(task, specs, f"a{seat}", names)
-        diffs.append((match.totals()[seat] - b_totals[seat]) / 10)
-        places = match.places()
+        played = _play(task, specs, f"a{seat}", names)
+        diffs.append((played.match.totals()[seat] - b_totals[seat]) / 10)
+        places = played.match.places()
         if places[seat] == 1:
             first += 1 / places.count(1)
-        a_stats.extend(_side_stats(match, [seat]))
+        a_stats.extend(_side_stats(played, [seat]))
     return SetResult(task.index, diffs, first / 4, a_stats, b_stats)
 
 
-def _side_stats(match: Match, seats: Sequence[int] | range) -> SideStats:
+def _side_stats(played: MatchResult, seats: Sequence[int] | range) -> SideStats:
     stats = SideStats()
+    match = played.match
     for deal in match.played_deals():
         for seat in seats:
             call = deal.calls[seat]
@@ -295,9 +264,10 @@ def _side_stats(match: Match, seats: Sequence[int] | range) -> SideStats:
             stats.calls.append(call)
             stats.tricks.append(deal.won[seat])
             stats.made.append(made(match.rules, call, deal.won[seat]))
+    counts = played.fault_counts()
     for seat in seats:
-        stats.times += match.decision_times[seat]  # type: ignore[attr-defined]
-        stats.faults += match.fault_count[seat]  # type: ignore[attr-defined]
+        stats.times += played.times[seat]
+        stats.faults += counts[seat]
     return stats
 
 
@@ -335,8 +305,7 @@ def compare(
     sets played so far and the reason in ``error``.
     """
     b_specs = _b_specs(b)
-    for spec in (a, *b_specs):
-        check_spec(spec)
+    everyone = [check_spec(spec) for spec in (a, *b_specs)]
     try:
         parsed = Rules.parse(rules)
     except CallbreakError as error:
@@ -347,13 +316,13 @@ def compare(
         raise ArenaError(f"sets must be 1 or more, not {sets}")
     if workers is not None and workers < 1:
         raise ArenaError(f"workers must be 1 or more, not {workers}")
-    remote = [spec for spec in (a, *b_specs) if is_remote(spec)]
+    remote = [str(spec) for spec in everyone if spec.remote]
     workers = 1 if remote else (workers or os.cpu_count() or 1)
     notes = tuple(
         f"{address} plays several seats of a match: that works only for a bot that keeps no "
         f"state between requests, such as callbreak bot"
         for address in sorted(set(remote))
-        if b_specs.count(address) + (a == address) > 1
+        if remote.count(address) > 1
     )
     if records is not None:
         folder = Path(records)

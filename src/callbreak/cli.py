@@ -231,13 +231,13 @@ def _ms(value: float | None) -> str:
 def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     """Serve a player as a bot until interrupted."""
     from callbreak.bots.server import serve
-    from callbreak.players import make_player
-    from callbreak.players.warmup import needs_kernel, warm_up
     from callbreak.rules import Rules
+    from callbreak.seating import close, make_player
+    from callbreak.warmup import needs_kernel, warm_up
 
     try:
         rules = Rules.parse(rules_text)
-        make_player(spec)  # a bad spec is an error now, not at the first request
+        close(make_player(spec))  # a bad spec is an error now, not at the first request
     except CallbreakError as error:
         print(f"callbreak bot: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -267,7 +267,7 @@ def run_serve(host: str, port: int, db: str | None) -> int:
 
     import uvicorn
 
-    from callbreak.players.warmup import warm_up
+    from callbreak.warmup import warm_up
     from callbreak.web.app import create_app
     from callbreak.web.store import default_path
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 
-from callbreak.players.warmup import warm_up
+from callbreak.warmup import warm_up
 from callbreak.web.app import create_app
 
 CHROMIUM = os.environ.get("CALLBREAK_CHROMIUM", "/usr/bin/chromium")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import dataclasses
 import http.client
 import json
 import math
@@ -28,40 +27,24 @@ from callbreak.bots.protocol import (
     player_ids,
 )
 from callbreak.cards import Card
-from callbreak.game import Observation
-from callbreak.players.base import Event, PlayerError
+from callbreak.game import Call, Observation, Play
+from callbreak.players.base import (
+    CALL,
+    ILLEGAL,
+    LATE,
+    MALFORMED,
+    PLAY,
+    SILENT,
+    Fault,
+    PlayerError,
+    substitute,
+)
 
-__all__ = ["Fault", "RemotePlayer"]
+__all__ = ["RemotePlayer"]
 
 NO_LIMIT_TIMEOUT = 300.0  # with no budget, a bot that never answers is still given up on
 NOMINAL_BUDGET_MS = 1500
 HELLO_WAIT = 10.0
-
-
-@dataclasses.dataclass(frozen=True)
-class Fault:
-    """One time a remote bot failed to answer properly."""
-
-    deal: int
-    """The deal's position in the match's record, from 0."""
-    seat: int
-    action: str
-    """'call' or 'play'."""
-    fault: str
-    """'late', 'silent', 'malformed' or 'illegal'."""
-    detail: str
-    substitute: str
-    """What the host played in its place (a call as a number, a card as 'TH')."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The fault as it is written in a game record."""
-        return {
-            "seat": self.seat,
-            "action": self.action,
-            "fault": self.fault,
-            "detail": self.detail,
-            "substitute": self.substitute,
-        }
 
 
 class RemotePlayer:
@@ -83,18 +66,13 @@ class RemotePlayer:
         self.budget = budget
         self.ids = player_ids(names)
         self.faults: list[Fault] = []
-        self.times: list[float] = []
-        self._deal = 0
+        """Every fault of this bot, in order; the seating files each under its deal."""
         self._round_key: tuple[int, int, int] | None = None
         self._left = budget
         self._connection: http.client.HTTPConnection | None = None
         self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bot")
 
     # --- the table's side ----------------------------------------------------------------------
-
-    def inform(self, event: Event) -> None:
-        """Follow which deal of the match is being played (faults are filed under it)."""
-        self._deal = event.deal_index
 
     def ready(self, wait: float = HELLO_WAIT) -> None:
         """Wait until the bot answers ``GET /hi``; raise PlayerError naming it if it never does."""
@@ -111,50 +89,55 @@ class RemotePlayer:
             time.sleep(0.1)
         raise PlayerError(f"cannot reach the bot at {self.spec}: {problem}")
 
-    def call(self, observation: Observation) -> int:
-        """The bot's call, or the minimum call when it fails."""
-        substitute = observation.legal_calls[0]
-        answer = self._ask("/bid", bid_body, observation, "call", str(substitute))
+    def call(self, observation: Observation, *, time: float | None = None) -> int:
+        """The bot's call, or the host's substitute (the minimum call) when it fails.
+
+        ``time`` is not used: the bot's limit is its budget per round."""
+        instead = substitute(observation)
+        assert isinstance(instead, Call)
+        answer = self._ask("/bid", bid_body, observation, CALL, str(instead.value))
         if answer is None:
-            return substitute
+            return instead.value
         try:
             value = answer_call(answer)
         except ProtocolError as error:
-            self._fault(observation, "call", "malformed", str(error), str(substitute))
-            return substitute
+            self._fault(observation, CALL, MALFORMED, str(error), str(instead.value))
+            return instead.value
         if value not in observation.legal_calls:
             low, high = observation.legal_calls[0], observation.legal_calls[-1]
             self._fault(
                 observation,
-                "call",
-                "illegal",
+                CALL,
+                ILLEGAL,
                 f"called {value}; calls run {low}-{high}",
-                str(substitute),
+                str(instead.value),
             )
-            return substitute
+            return instead.value
         return value
 
-    def play(self, observation: Observation) -> Card:
-        """The bot's card, or the lowest legal card when it fails."""
-        substitute = min(observation.legal_cards, key=lambda c: (c.rank, c.suit == 0, c.suit))
-        answer = self._ask("/play", play_body, observation, "play", str(substitute))
+    def play(self, observation: Observation, *, time: float | None = None) -> Card:
+        """The bot's card, or the host's substitute (the lowest legal card) when it fails."""
+        instead = substitute(observation)
+        assert isinstance(instead, Play)
+        card_instead = instead.card
+        answer = self._ask("/play", play_body, observation, PLAY, str(card_instead))
         if answer is None:
-            return substitute
+            return card_instead
         try:
             card = answer_card(answer)
         except ProtocolError as error:
-            self._fault(observation, "play", "malformed", str(error), str(substitute))
-            return substitute
+            self._fault(observation, PLAY, MALFORMED, str(error), str(card_instead))
+            return card_instead
         if card not in observation.legal_cards:
             legal = " ".join(c.bhoos() for c in observation.legal_cards)
             self._fault(
                 observation,
-                "play",
-                "illegal",
+                PLAY,
+                ILLEGAL,
                 f"played {card.bhoos()}; legal: {legal}",
-                str(substitute),
+                str(card_instead),
             )
-            return substitute
+            return card_instead
         return card
 
     # --- talking to the bot --------------------------------------------------------------------
@@ -174,7 +157,7 @@ class RemotePlayer:
             self._round_key, self._left = key, self.budget
         limited = self.budget > 0
         if limited and self._left <= 0:
-            self._fault(observation, action, "late", "no time left in this round", substitute)
+            self._fault(observation, action, LATE, "no time left in this round", substitute)
             return None
         # Without a limit the bot is still told the competition's budget: bots size their
         # thinking to it, and 0 would read as no time at all.
@@ -185,29 +168,26 @@ class RemotePlayer:
             answer = self._request("POST", path, body, self._left if limited else NO_LIMIT_TIMEOUT)
         except TimeoutError:
             self._spend(started)
-            self._fault(observation, action, "late", f"no answer within {left_ms} ms", substitute)
+            self._fault(observation, action, LATE, f"no answer within {left_ms} ms", substitute)
             return None
         except (OSError, http.client.HTTPException) as error:
             self._spend(started)
-            self._fault(observation, action, "silent", _describe(error), substitute)
+            self._fault(observation, action, SILENT, _describe(error), substitute)
             return None
         except ProtocolError as error:
             self._spend(started)
-            self._fault(observation, action, "malformed", str(error), substitute)
+            self._fault(observation, action, MALFORMED, str(error), substitute)
             return None
         self._spend(started)
         return answer
 
-    def _spend(self, started: float) -> float:
-        elapsed = time.monotonic() - started
-        self._left -= elapsed
-        self.times.append(elapsed)
-        return elapsed
+    def _spend(self, started: float) -> None:
+        self._left -= time.monotonic() - started
 
     def _fault(
         self, observation: Observation, action: str, kind: str, detail: str, substitute: str
     ) -> None:
-        self.faults.append(Fault(self._deal, observation.seat, action, kind, detail, substitute))
+        self.faults.append(Fault(observation.seat, action, kind, detail, substitute))
 
     def _request(self, method: str, path: str, body: object, timeout: float) -> object:
         """One request, answered within ``timeout`` seconds in all (TimeoutError otherwise).

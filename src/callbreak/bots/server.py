@@ -18,9 +18,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from callbreak.bots.protocol import MAX_BODY_BYTES, ProtocolError, observation_from_body
-from callbreak.game import Observation
-from callbreak.players import Player, make_player
+from callbreak.game import Call, Observation, Play
 from callbreak.rules import BHOOS, Rules
+from callbreak.seating import ask, make_player
 
 __all__ = ["create_app", "serve"]
 
@@ -31,25 +31,22 @@ NETWORK_MARGIN = 0.03
 
 
 class _Bot:
-    """A player behind a lock (one decision at a time), with its budget set per request."""
+    """A player behind a lock (one decision at a time), limited per request by the round's
+    remaining time."""
 
     def __init__(self, spec: str) -> None:
-        self.player: Player = make_player(spec)
-        self.spec = spec
-        self.budget = getattr(self.player, "time", None)
+        self.player = make_player(spec)
         self.lock = threading.Lock()
 
     def decide(self, observation: Observation, time_left_ms: float, decisions_left: int) -> Any:
+        share = time_left_ms / 1000 / max(decisions_left, 1)
+        limit = max(0.01, share * SHARE_USED - NETWORK_MARGIN)
         with self.lock:
-            if self.budget is not None:
-                share = time_left_ms / 1000 / max(decisions_left, 1)
-                self.player.time = max(0.01, min(self.budget, share * SHARE_USED - NETWORK_MARGIN))  # type: ignore[attr-defined]
-            if observation.legal_calls:
-                return self.player.call(observation)
-            card = self.player.play(observation)
-            if card not in observation.legal_cards:
-                raise RuntimeError(f"the player chose the illegal {card}")
-            return card.bhoos()
+            action = ask(self.player, observation, time=limit).action
+        if isinstance(action, Call):
+            return action.value
+        assert isinstance(action, Play)  # the protocol has no redeal claim to offer
+        return action.card.bhoos()
 
 
 async def _read_json(request: Request) -> object:

@@ -1,9 +1,11 @@
-"""Computer players from random to expert, built from one spec string.
+"""Computer players from random to expert: the levels, and building one from its options.
 
->>> player = make_player("intermediate(seed=3)")
->>> player.spec
+Player specs as people write them (``expert(time=0.5, seed=7)``, a remote bot's address) are
+read by :mod:`callbreak.seating`; this package knows the levels.
+
+>>> build_player("intermediate", {"seed": 3}).spec
 'intermediate(seed=3)'
->>> make_player("grandmaster")  # doctest: +ELLIPSIS
+>>> build_player("grandmaster", {})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
 callbreak.players.base.PlayerError: unknown player 'grandmaster': players are random, ...
@@ -13,27 +15,29 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-from callbreak.players.base import Event, Player, PlayerError, decide, play_match
-from callbreak.spec import SpecError, parse_spec
+from callbreak.players.base import Event, Fault, Player, PlayerError, decide, substitute
 
 __all__ = [
     "LEVELS",
     "Event",
+    "Fault",
     "Player",
     "PlayerError",
+    "build_player",
+    "check_options",
     "decide",
-    "is_remote",
-    "make_player",
-    "play_match",
+    "level_options",
     "register",
+    "substitute",
 ]
 
+Factory = Callable[..., Player]
 
 # Each level is a class whose constructor takes the spec's options as keyword arguments; the
 # classes are imported on first use, so that listing the levels does not load numba.
-LEVELS: dict[str, str] = {
+LEVELS: dict[str, str | Factory] = {
     "random": "callbreak.players.simple:RandomPlayer",
     "beginner": "callbreak.players.simple:BeginnerPlayer",
     "intermediate": "callbreak.players.simple:IntermediatePlayer",
@@ -41,53 +45,47 @@ LEVELS: dict[str, str] = {
 }
 
 
-def register(name: str, factory: str | Callable[..., Player]) -> None:
-    """Make ``name`` a player spec: ``factory`` is a class (or 'module:Class') taking options."""
-    LEVELS[name.lower()] = factory  # type: ignore[assignment]
+def register(name: str, factory: str | Factory) -> None:
+    """Make ``name`` a level: ``factory`` is a class (or 'module:Class') taking options."""
+    LEVELS[name.lower()] = factory
 
 
-def _factory(name: str) -> Callable[..., Player]:
-    target: str | Callable[..., Player] = LEVELS[name]
+def _factory(name: str) -> Factory:
+    try:
+        target = LEVELS[name]
+    except KeyError:
+        raise PlayerError(f"unknown player {name!r}: players are {', '.join(LEVELS)}") from None
     if isinstance(target, str):
         module, _, attribute = target.partition(":")
-        target = getattr(importlib.import_module(module), attribute)
-    return target  # type: ignore[return-value]
+        loaded: Factory = getattr(importlib.import_module(module), attribute)
+        return loaded
+    return target
 
 
-def is_remote(spec: str) -> bool:
-    """Whether a spec is the address of a remote bot rather than one of our levels."""
-    return spec.startswith(("http://", "https://"))
-
-
-def make_player(spec: str, *, bot_budget: float = 1.5) -> Player:
-    """A player from its spec: 'random', 'beginner', 'intermediate', 'expert(time=0.5, seed=7)',
-    or the address of a remote bot, 'http://127.0.0.1:7000', given ``bot_budget`` seconds per
-    round (0 for no limit). A remote bot must answer ``GET /hi`` before it is seated."""
-    if isinstance(spec, str) and is_remote(spec):
-        from callbreak.bots.remote import RemotePlayer
-
-        remote = RemotePlayer(spec, budget=bot_budget)
-        remote.ready()
-        return remote
-    try:
-        name, options = parse_spec(spec, "player", "'expert' or 'expert(time=0.5, seed=7)'")
-    except SpecError as error:
-        raise PlayerError(str(error)) from None
-    name = name.lower()
-    if name not in LEVELS:
-        raise PlayerError(f"unknown player {name!r}: players are {', '.join(LEVELS)}")
-    factory = _factory(name)
-    known = [
+def level_options(name: str) -> list[str]:
+    """The options the level ``name`` takes; PlayerError for an unknown level."""
+    return [
         parameter.name
-        for parameter in inspect.signature(factory).parameters.values()
+        for parameter in inspect.signature(_factory(name)).parameters.values()
         if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
     ]
+
+
+def check_options(name: str, options: Mapping[str, object]) -> None:
+    """Raise PlayerError unless ``name`` is a level that takes every one of ``options``."""
+    known = level_options(name)
     for key in options:
         if key not in known:
             raise PlayerError(
                 f"unknown option {key!r} for {name}: options are {', '.join(sorted(known))}"
             )
+
+
+def build_player(name: str, options: Mapping[str, object], text: str | None = None) -> Player:
+    """A player of level ``name`` with ``options``; PlayerError names what is wrong (quoting
+    ``text``, the spec as written, when given)."""
+    check_options(name, options)
     try:
-        return factory(**options)
+        return _factory(name)(**options)
     except (TypeError, ValueError) as error:
-        raise PlayerError(f"bad option in {spec!r}: {error}") from None
+        raise PlayerError(f"bad option in {text or name!r}: {error}") from None

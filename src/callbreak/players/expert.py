@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import random
-import time
+import time as clock
 from collections.abc import Callable, Iterator, Sequence
 
 import numba
@@ -104,17 +104,20 @@ class ExpertPlayer:
 
     # --- calls -----------------------------------------------------------------------------
 
-    def call(self, observation: Observation) -> int:
-        """The call with the best simulated expected value."""
-        return self.rank_calls(observation)[0][0]
+    def call(self, observation: Observation, *, time: float | None = None) -> int:
+        """The call with the best simulated expected value, within ``time`` when given."""
+        return self.rank_calls(observation, time=time)[0][0]
 
     def claim_redeal(self, observation: Observation) -> bool:
         """A spadeless hand asks for a new deal unless it is worth three tricks."""
         return expected_tricks(observation.hand.mask) < 3
 
-    def rank_calls(self, observation: Observation) -> list[tuple[int, float, list[float]]]:
+    def rank_calls(
+        self, observation: Observation, *, time: float | None = None
+    ) -> list[tuple[int, float, list[float]]]:
         """Candidate calls, best first: (call, expected value in points, trick distribution)."""
-        started = time.perf_counter()
+        started = clock.perf_counter()
+        budget = self._budget(time)
         rules = observation.rules
         knowledge = Knowledge.from_observation(observation)
         estimate = expected_tricks(knowledge.hand)
@@ -122,7 +125,7 @@ class ExpertPlayer:
             rules.min_call
         ]
         per_world = len(candidates) * self.rollouts * 52 * SECONDS_PER_PLAYOUT_CARD
-        count = self._world_count(per_world)
+        count = self._world_count(per_world, budget)
         worlds = self._worlds(observation, knowledge, count)
         leader = (observation.dealer + 1) % 4
         known = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
@@ -139,7 +142,7 @@ class ExpertPlayer:
                     chunk, leader, calls, flags, scoring, self.rollouts, self.eps, seed
                 )
 
-            won = self._run(work, worlds, started)
+            won = self._run(work, worlds, started, budget)
             histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
             distribution = list(histogram / histogram.sum())
             value = dict(call_table(distribution, rules))[call]
@@ -150,22 +153,26 @@ class ExpertPlayer:
         self.last_search = {
             "worlds": float(len(worlds)),
             "playouts": float(len(worlds) * len(candidates) * self.rollouts),
-            "seconds": time.perf_counter() - started,
+            "seconds": clock.perf_counter() - started,
         }
         return ranked
 
     # --- plays -----------------------------------------------------------------------------
 
-    def play(self, observation: Observation) -> Card:
-        """The card with the best expected value over the sampled worlds."""
+    def play(self, observation: Observation, *, time: float | None = None) -> Card:
+        """The card with the best expected value over the sampled worlds, within ``time`` when
+        given."""
         legal = observation.legal_cards
         if len(legal) == 1:
             return next(iter(legal))
-        return self.rank_cards(observation)[0][0]
+        return self.rank_cards(observation, time=time)[0][0]
 
-    def rank_cards(self, observation: Observation) -> list[tuple[Card, float]]:
+    def rank_cards(
+        self, observation: Observation, *, time: float | None = None
+    ) -> list[tuple[Card, float]]:
         """Every legal card with its expected deal value in points, best first."""
-        started = time.perf_counter()
+        started = clock.perf_counter()
+        budget = self._budget(time)
         knowledge = Knowledge.from_observation(observation)
         legal = sorted(observation.legal_cards)
         groups = _equivalent_groups(legal, knowledge)
@@ -215,19 +222,22 @@ class ExpertPlayer:
             # positions must not depend on how many threads the machine gives.
             pilot, nodes = work(worlds[:PILOT_WORLDS], self.rng.getrandbits(48), 1)
             per_world = max(float(nodes.mean()), 1.0) * SECONDS_PER_NODE
-            count = min(self._world_count(per_world), MAX_SOLVED_WORLDS)
+            count = min(self._world_count(per_world, budget), MAX_SOLVED_WORLDS)
             values = pilot
             if count > PILOT_WORLDS:
                 rest = self._run(
                     lambda c, s, _start: work(c, s, self._cores())[0],
                     worlds[PILOT_WORLDS:count],
                     started,
+                    budget,
                 )
                 values = np.concatenate([pilot, rest])
         else:
             per_world = len(candidates) * self.rollouts * 4 * cards_left * SECONDS_PER_PLAYOUT_CARD
-            worlds = self._worlds(observation, knowledge, self._world_count(per_world))
-            values = self._run(lambda c, s, _start: work(c, s, self._cores())[0], worlds, started)
+            worlds = self._worlds(observation, knowledge, self._world_count(per_world, budget))
+            values = self._run(
+                lambda c, s, _start: work(c, s, self._cores())[0], worlds, started, budget
+            )
         means = values.mean(axis=0) / 10
         ranked = [
             (Card(card), float(means[index]))
@@ -240,20 +250,24 @@ class ExpertPlayer:
             "worlds": float(values.shape[0]),
             "playouts": 0.0 if exact else float(values.size * self.rollouts),
             "solves": float(values.size) if exact else 0.0,
-            "seconds": time.perf_counter() - started,
+            "seconds": clock.perf_counter() - started,
         }
         return ranked
 
     # --- search machinery ------------------------------------------------------------------
 
-    def _world_count(self, search_seconds: float) -> int:
+    def _budget(self, limit: float | None) -> float:
+        """Seconds for one decision: the player's own budget, or less when a host limits it."""
+        return self.time if limit is None else min(self.time, limit)
+
+    def _world_count(self, search_seconds: float, budget: float) -> int:
         """How many worlds fit the budget when each costs ``search_seconds`` on one thread.
 
         The count assumes ``threads`` cores whatever the machine has, so that the same seed
         makes the same decisions everywhere; fewer cores only make the search slower.
         """
         per_world = search_seconds / self.threads + SECONDS_PER_WORLD_SAMPLED
-        return _clamp(int(self.time * 0.8 / per_world), 32, MAX_WORLDS)
+        return _clamp(int(budget * 0.8 / per_world), 32, MAX_WORLDS)
 
     def _cores(self) -> int:
         """The threads numba may use for this player: ``threads``, if the process has them."""
@@ -264,18 +278,19 @@ class ExpertPlayer:
         work: Callable[[np.ndarray, int, int], np.ndarray],
         worlds: np.ndarray,
         started: float,
+        budget: float,
     ) -> np.ndarray:
         """Run ``work(chunk, seed, start)`` over the worlds in chunks (``start`` is the chunk's
         first index), stopping before the deadline when one is kept."""
-        deadline = started + self.time * 0.98
+        deadline = started + budget * 0.98
         chunk = max(MIN_CHUNK, -(-len(worlds) // CHUNKS))
         parts = []
         with self._threads():
             for begin in range(0, len(worlds), chunk):
-                before = time.perf_counter()
+                before = clock.perf_counter()
                 seed = self.rng.getrandbits(48)
                 parts.append(work(worlds[begin : begin + chunk], seed, begin))
-                now = time.perf_counter()
+                now = clock.perf_counter()
                 if (
                     self.deadline
                     and begin + chunk < len(worlds)

@@ -36,11 +36,11 @@ class RandomPlayer:
         self.spec = "random" if seed is None else f"random(seed={seed})"
         self.rng = random.Random(seed)
 
-    def call(self, observation: Observation) -> int:
+    def call(self, observation: Observation, *, time: float | None = None) -> int:
         """A random legal call."""
         return self.rng.choice(observation.legal_calls)
 
-    def play(self, observation: Observation) -> Card:
+    def play(self, observation: Observation, *, time: float | None = None) -> Card:
         """A random legal card."""
         return self.rng.choice(list(observation.legal_cards))
 
@@ -57,7 +57,7 @@ class BeginnerPlayer:
         self.spec = "beginner" if seed is None else f"beginner(seed={seed})"
         self.rng = random.Random(seed)
 
-    def call(self, observation: Observation) -> int:
+    def call(self, observation: Observation, *, time: float | None = None) -> int:
         """The best call for a trick count around the sure tricks."""
         mean = sure_tricks(observation.hand.mask) + 0.5
         return best_call(normal_distribution(mean, self.spread), observation)[0]
@@ -66,7 +66,7 @@ class BeginnerPlayer:
         """A spadeless hand asks for a new deal when it holds fewer than two sure tricks."""
         return sure_tricks(observation.hand.mask) < 2
 
-    def play(self, observation: Observation) -> Card:
+    def play(self, observation: Observation, *, time: float | None = None) -> Card:
         """Win cheaply while short of the call, otherwise play low."""
         legal = observation.legal_cards
         if len(legal) == 1:
@@ -128,7 +128,7 @@ class IntermediatePlayer:
         if seed is None:
             self.rng[:] = kernel.seed_state(random.getrandbits(63))
 
-    def call(self, observation: Observation) -> int:
+    def call(self, observation: Observation, *, time: float | None = None) -> int:
         """The best call for a trick count around the hand's estimated tricks."""
         mean = expected_tricks(observation.hand.mask)
         return best_call(normal_distribution(mean, self.spread), observation)[0]
@@ -137,7 +137,7 @@ class IntermediatePlayer:
         """A spadeless hand asks for a new deal unless it is worth three tricks."""
         return expected_tricks(observation.hand.mask) < 3
 
-    def play(self, observation: Observation) -> Card:
+    def play(self, observation: Observation, *, time: float | None = None) -> Card:
         """The policy's card for what this seat knows."""
         return Card(policy_card(observation, Knowledge.from_observation(observation), self.rng))
 

@@ -22,10 +22,14 @@ from starlette.websockets import WebSocket
 from callbreak.errors import CallbreakError
 from callbreak.players import LEVELS
 from callbreak.rules import PROFILES, Rules, format_tenths
-from callbreak.web import sheets
+from callbreak.web import messages, sheets
+from callbreak.web.actions import match_from_row
+from callbreak.web.export import trick_winners
 from callbreak.web.http import BadRequest, error, read_json
+from callbreak.web.scheduler import SPEEDS
 from callbreak.web.store import Store
-from callbreak.web.tables import SPEEDS, Tables, match_from_row
+from callbreak.web.tables import DAMAGED, FINISHED, PLAYING, STOPPED, Tables
+from callbreak.web.view import level_name
 
 __all__ = ["create_app"]
 
@@ -74,13 +78,7 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
                 raise BadRequest("seed must be a number or text")
             if isinstance(seed, str) and (not seed.strip() or len(seed) > 64):
                 raise BadRequest("seed must be 1-64 characters")
-            speed = body.get("speed", "normal")
-            if not isinstance(speed, str) or speed not in SPEEDS:
-                raise BadRequest(f"speed must be one of {', '.join(SPEEDS)}")
-            auto = body.get("auto_forced", False)
-            if not isinstance(auto, bool):
-                raise BadRequest("auto_forced must be true or false")
-            settings = {"speed": speed, "auto_forced": auto}
+            settings = messages.read_settings(body, {})
             table = await run_in_threadpool(
                 tables.create, rules, name, opponents, None if seed is None else str(seed), settings
             )
@@ -101,8 +99,15 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
             text, media_type="application/json", headers={"Content-Disposition": disposition}
         )
 
+    async def match_replay(request: Request) -> Response:
+        table = tables.get(request.path_params["id"])
+        if table is None:
+            return error("no such match", 404)
+        record = table.record()
+        return JSONResponse({"record": record, "winners": trick_winners(record)})
+
     async def match_socket(socket: WebSocket) -> None:
-        await tables.connect(socket, socket.path_params["id"])
+        await messages.connect(tables, socket, socket.path_params["id"])
 
     routes = [
         Route("/", index),
@@ -111,6 +116,7 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
         Route("/api/matches", new_match, methods=["POST"]),
         Route("/api/matches", list_matches, methods=["GET"]),
         Route("/api/matches/{id}/record", match_record),
+        Route("/api/matches/{id}/replay", match_replay),
         WebSocketRoute("/ws/matches/{id}", match_socket),
         *sheets.routes(store),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -135,15 +141,15 @@ def _summary(row: dict[str, Any]) -> dict[str, Any]:
         "updated": row["updated"],
         "rules": row["rules"],
         "names": row["names"],
-        "levels": [None if level is None else level.split("(")[0] for level in row["levels"]],
+        "levels": [level_name(level) for level in row["levels"]],
     }
     try:
         match = match_from_row(row)
     except Exception:  # a damaged row must not hide the others
-        return summary | {"status": "damaged", "deals_played": 0, "totals": None, "places": None}
+        return summary | {"status": DAMAGED, "deals_played": 0, "totals": None, "places": None}
     over = match.is_over
     return summary | {
-        "status": ("stopped" if match.stopped else "finished") if over else "playing",
+        "status": (STOPPED if match.stopped else FINISHED) if over else PLAYING,
         "deals_played": len(match.played_deals()),
         "totals": [format_tenths(t) for t in match.totals()],
         "places": match.places() if over else None,

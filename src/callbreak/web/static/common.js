@@ -6,7 +6,6 @@ const RANK_NAMES = {
   A: "Ace", K: "King", Q: "Queen", J: "Jack", T: "Ten", 9: "Nine", 8: "Eight",
   7: "Seven", 6: "Six", 5: "Five", 4: "Four", 3: "Three", 2: "Two",
 };
-const RANK_ORDER = "23456789TJQKA";
 
 /** "QS" -> "Queen of spades" */
 export function cardName(code) {
@@ -16,24 +15,6 @@ export function cardName(code) {
 /** "TH" -> "10♥" */
 export function cardText(code) {
   return `${code[0] === "T" ? "10" : code[0]}${SUITS[code[1]]}`;
-}
-
-export function rankValue(code) {
-  return RANK_ORDER.indexOf(code[0]);
-}
-
-/** The position (0-3) of the card that wins a complete or partial trick. */
-export function trickWinner(cards) {
-  let best = 0;
-  for (let i = 1; i < cards.length; i++) {
-    const card = cards[i], top = cards[best];
-    if (card[1] === top[1]) {
-      if (rankValue(card) > rankValue(top)) best = i;
-    } else if (card[1] === "S") {
-      best = i;
-    }
-  }
-  return best;
 }
 
 /** A card drawn with CSS. As a button when options.button is set. */

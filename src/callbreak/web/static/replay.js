@@ -1,16 +1,19 @@
 // Replay a stored match trick by trick from its game record (every hand shown).
 
-import { api, cardElement, cardName, el, trickWinner } from "./common.js";
+import { api, cardElement, cardName, el } from "./common.js";
 
 export async function render(view, [matchId]) {
-  let record;
+  let record, winners;
   try {
-    record = await api(`/api/matches/${matchId}/record`);
+    ({ record, winners } = await api(`/api/matches/${matchId}/replay`));
   } catch (error) {
     view.append(el("p", { class: "error", text: `Cannot load the match: ${error.message}` }));
     return;
   }
-  const deals = record.deals.filter((deal) => !deal.thrown_in);
+  // The winner of every trick comes from the server's engine, never worked out again here.
+  const deals = record.deals
+    .map((deal, index) => ({ ...deal, winners: winners[index] }))
+    .filter((deal) => !deal.thrown_in);
   if (!deals.length) {
     view.append(el("div", { class: "panel" }, el("h1", { text: "Replay" }),
       el("p", { text: "No deal of this match has been played to the end yet." })));
@@ -44,10 +47,10 @@ export async function render(view, [matchId]) {
     // Every card of the deal in order, with the seat that played it.
     const result = [];
     let leader = (deal.dealer + 1) % 4;
-    for (const trick of deal.tricks) {
+    deal.tricks.forEach((trick, number) => {
       trick.forEach((card, index) => result.push({ card, seat: (leader + index) % 4 }));
-      if (trick.length === 4) leader = (leader + trickWinner(trick)) % 4;
-    }
+      if (trick.length === 4) leader = deal.winners[number];
+    });
     return result;
   }
 
@@ -69,12 +72,7 @@ export async function render(view, [matchId]) {
     const played = new Set(shown.map((p) => p.card));
     const won = [0, 0, 0, 0];
     const complete = Math.floor(step / 4);
-    let leader = (deal.dealer + 1) % 4;
-    for (let t = 0; t < complete; t++) {
-      const winner = (leader + trickWinner(deal.tricks[t])) % 4;
-      won[winner] += 1;
-      leader = winner;
-    }
+    for (let t = 0; t < complete; t++) won[deal.winners[t]] += 1;
     const trickCards = shown.slice(complete * 4);
     const lastComplete = step > 0 && step % 4 === 0 ? shown.slice(step - 4) : null;
     const current = trickCards.length ? trickCards : lastComplete || [];
@@ -86,8 +84,8 @@ export async function render(view, [matchId]) {
     const trickView = el("div", { class: "replay-trick", role: "group", "aria-label": "Trick" },
       ...current.map((p) => {
         const card = cardElement(p.card, { label: `${cardName(p.card)}, played by ${names[p.seat]}` });
-        const shownCards = current.map((q) => q.card);
-        if (current.length === 4 && trickWinner(shownCards) === current.indexOf(p)) card.classList.add("winner");
+        const trickIndex = Math.floor((step - 1) / 4);
+        if (current.length === 4 && deal.winners[trickIndex] === p.seat) card.classList.add("winner");
         return el("figure", {}, card, el("figcaption", { text: names[p.seat] }));
       }));
     board.replaceChildren(...hands, trickView);

@@ -12,9 +12,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from callbreak.players import is_remote
-from callbreak.players.base import Player
-from callbreak.spec import parse_spec
+from callbreak.players import Player
+from callbreak.seating import PlayerSpec
 
 NO_KERNEL = frozenset({"random"})
 """Levels that never call the kernel."""
@@ -25,9 +24,9 @@ def warm_up() -> float:
     every kernel function the players call (calling, world sampling, playouts, the exact solver,
     the card policy); return the seconds it took."""
     from callbreak.game import Match
-    from callbreak.players.base import play_match
     from callbreak.players.expert import ExpertPlayer
     from callbreak.players.simple import IntermediatePlayer
+    from callbreak.seating import play_match
 
     started = time.perf_counter()
     players: list[Player] = []
@@ -40,12 +39,7 @@ def warm_up() -> float:
     return time.perf_counter() - started
 
 
-def needs_kernel(specs: Iterable[str]) -> bool:
+def needs_kernel(specs: Iterable[str | PlayerSpec]) -> bool:
     """Whether any of these player specs uses the compiled kernel (remote bots do not)."""
-    for spec in specs:
-        if is_remote(spec):
-            continue
-        name, _options = parse_spec(spec)
-        if name not in NO_KERNEL:
-            return True
-    return False
+    parsed = [PlayerSpec.parse(spec) for spec in specs]
+    return any(not spec.remote and spec.name not in NO_KERNEL for spec in parsed)
