@@ -263,7 +263,7 @@ def test_a_player_sees_only_its_own_hand() -> None:
 # --- calling ---------------------------------------------------------------------------------
 
 
-def test_sure_tricks_counts_like_seed_001() -> None:
+def test_sure_tricks_count_like_the_tips_for_beginners() -> None:
     hand = CardSet.parse("AS KS 8S 3S AH KH 6H 9D 7D 4D 2D KC 5C").mask
     # A♠ K♠, A♥, K♥ guarded, K♣ guarded, and the fourth spade
     assert sure_tricks(hand) == 6
