@@ -80,6 +80,33 @@ def test_readable_break_report(files: dict[str, str]) -> None:
     assert "Traceback" not in result.stdout + result.stderr
 
 
+def _calling_break(data: dict[str, Any], kind: str) -> dict[str, Any]:
+    """``data`` with a missing call or a wrongful redeal claim in its first deal."""
+    broken = json.loads(json.dumps(data))
+    deal = broken["deals"][0]
+    if kind == "missing call":
+        deal["calls"][deal["dealer"]] = None
+    else:
+        deal["calls"], deal["tricks"], deal["thrown_in"] = [None] * 4, [], "spadeless"
+    return broken
+
+
+@pytest.mark.parametrize("kind", ["missing call", "redeal claim"])
+def test_calling_breaks_list_the_legal_calls(tmp_path: Path, kind: str) -> None:
+    valid = to_data(Record.from_match(played_match("classic", 8)))
+    path = write(tmp_path / "calling.json", _calling_break(valid, kind))
+    calls = list(range(1, 14))  # classic calls run from 1 to 13
+    result = run("check", "--json", path)
+    assert result.returncode == 1, result.stderr
+    error = json.loads(result.stdout)["error"]
+    assert error["call"] is None and "card" not in error
+    assert error["legal"] == calls
+    result = run("check", path)
+    assert result.returncode == 1, result.stderr
+    assert f"(legal: {' '.join(map(str, calls))})" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
 @pytest.mark.parametrize(
     ("name", "words"),
     [

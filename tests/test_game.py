@@ -289,8 +289,9 @@ def test_spadeless_redeal_needs_the_option() -> None:
     match = Match(STRICT, seed=seed)
     while match.deal.turn != seat:
         match.call(2)
-    with pytest.raises(IllegalCallError, match="no redeal"):
+    with pytest.raises(IllegalCallError, match="no redeal") as refused:
         match.claim_redeal()
+    assert refused.value.legal == tuple(STRICT.call_range())  # the refusal says what is legal
 
 
 def test_eight_wins_ends_the_match() -> None:

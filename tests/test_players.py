@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from callbreak.cards import Card, CardSet
 from callbreak.game import Match, Observation
@@ -34,6 +37,76 @@ def test_specs_build_players() -> None:
     assert make_player(" Intermediate ( seed = 3 ) ").spec == "intermediate(seed=3)"
     expert = make_player("expert(time=0.5, seed=7)")
     assert isinstance(expert, ExpertPlayer) and expert.time == 0.5 and expert.seed == 7
+
+
+EXPERT_OPTIONS = (
+    "time",
+    "seed",
+    "threads",
+    "deadline",
+    "rollouts",
+    "eps",
+    "solve_below",
+    "rival_weight",
+    "win_weight",
+    "call_spread",
+)
+
+
+def _options(player: object) -> dict[str, object]:
+    return {name: getattr(player, name) for name in EXPERT_OPTIONS}
+
+
+@pytest.mark.parametrize(
+    ("spec", "shown"),
+    [
+        ("expert", "expert(time=1.0)"),
+        (
+            "expert(rollouts=2, eps=0.3, solve_below=3)",
+            "expert(time=1.0, rollouts=2, eps=0.3, solve_below=3)",
+        ),
+        (  # defaults given explicitly are left out; the constructor's order is kept
+            "expert(call_spread=2, win_weight=4.0, seed=7, rollouts=8, time=0.5, threads=1)",
+            "expert(time=0.5, seed=7, threads=1, call_spread=2)",
+        ),
+        (
+            "expert(deadline=false, rival_weight=-0.25, eps=1e-05, seed=3)",
+            "expert(time=1.0, seed=3, deadline=false, eps=1e-05, rival_weight=-0.25)",
+        ),
+    ],
+)
+def test_expert_spec_shows_every_option_and_rebuilds_the_same_player(spec: str, shown: str) -> None:
+    player = make_player(spec)
+    assert player.spec == shown
+    again = make_player(player.spec)
+    assert again.spec == player.spec
+    if "seed" in shown:  # without one, each player draws its own seed
+        assert _options(again) == _options(player)
+
+
+@given(
+    time=st.floats(0.01, 600),
+    seed=st.integers(0, 2**48),
+    threads=st.integers(1, 64),
+    deadline=st.booleans(),
+    rollouts=st.integers(1, 64),
+    eps=st.floats(0, 1),
+    solve_below=st.integers(0, 13),
+    rival_weight=st.floats(-1e6, 1e6),
+    win_weight=st.floats(-1e6, 1e6),
+    call_spread=st.floats(1e-9, 1e6),
+)
+@settings(max_examples=50, deadline=None)
+def test_any_expert_rebuilds_from_its_spec(**options: Any) -> None:
+    player = ExpertPlayer(**options)
+    assert _options(make_player(player.spec)) == _options(player) == options
+
+
+@pytest.mark.parametrize("level", FAST_LEVELS)
+def test_fast_levels_rebuild_from_their_spec(level: str) -> None:
+    assert make_player(level).spec == level
+    player = make_player(f"{level}(seed=11)")
+    assert player.spec == f"{level}(seed=11)" and make_player(player.spec).spec == player.spec
 
 
 @pytest.mark.parametrize(
@@ -191,7 +264,7 @@ def test_a_player_sees_only_its_own_hand() -> None:
 # --- calling ---------------------------------------------------------------------------------
 
 
-def test_sure_tricks_counts_like_seed_001() -> None:
+def test_sure_tricks_count_like_the_tips_for_beginners() -> None:
     hand = CardSet.parse("AS KS 8S 3S AH KH 6H 9D 7D 4D 2D KC 5C").mask
     # A♠ K♠, A♥, K♥ guarded, K♣ guarded, and the fourth spade
     assert sure_tricks(hand) == 6

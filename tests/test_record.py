@@ -309,12 +309,47 @@ def test_too_many_and_too_few_deals() -> None:
     assert error["deal"] == 4 and "5 deals" in error["message"]
 
 
-def test_missing_call_is_a_break() -> None:
+def test_missing_call_is_a_break_that_lists_the_legal_calls() -> None:
     data = record_data()
     data["deals"][0]["calls"][data["deals"][0]["dealer"]] = None
     error = judge(data)["error"]
     assert error["deal"] == 1 and "no call" in error["message"]
     assert error["call"] is None and "card" not in error
+    assert error["legal"] == list(range(2, 14))
+
+
+def _claim_redeal_in_first_deal(data: dict[str, Any]) -> int:
+    """Mark the first deal thrown in for a spadeless claim by its first seat; return it."""
+    deal = data["deals"][0]
+    deal["calls"], deal["tricks"], deal["thrown_in"] = [None] * 4, [], "spadeless"
+    return (deal["dealer"] + 1) % 4
+
+
+def test_redeal_claim_under_rules_without_it_lists_the_legal_calls() -> None:
+    data = record_data("strict", 2)
+    seat = _claim_redeal_in_first_deal(data)
+    error = judge(data)["error"]
+    assert error == {
+        "deal": 1,
+        "trick": None,
+        "seat": seat,
+        "call": None,
+        "message": f"seat {seat} claims a redeal, but "
+        "these rules have no redeal for a spadeless hand",
+        "legal": list(range(2, 14)),
+    }
+
+
+def test_redeal_claim_by_a_seat_holding_spades_lists_the_legal_calls() -> None:
+    rules = "classic(spadeless_redeal=true)"
+    data = record_data(rules, 2)
+    seat = _claim_redeal_in_first_deal(data)
+    assert any(card.endswith("S") for card in data["deals"][0]["hands"][seat])
+    result = check(from_data(data))
+    assert result.error is not None and result.error.about_call
+    assert "only a player dealt no spade" in result.error.message
+    assert result.error.legal == tuple(PROFILES["classic"].call_range())
+    assert result.to_json()["error"]["legal"] == list(PROFILES["classic"].call_range())
 
 
 def test_one_hand_holding_a_card_twice() -> None:

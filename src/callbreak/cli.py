@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from callbreak import __version__
 from callbreak.errors import CallbreakError
+from callbreak.game import Phase
 from callbreak.record import CheckResult, check, load
 from callbreak.rules import PROFILES, format_tenths
 
@@ -357,8 +358,7 @@ def _report(console: object, path: str, result: CheckResult) -> None:
             action = f"{who}: " if who else ""
         legal = ""
         if error.legal:
-            shown = [str(x) if error.call is not None else x.pretty() for x in error.legal]  # type: ignore[union-attr]
-            legal = f" (legal: {' '.join(shown)})"
+            legal = f" (legal: {' '.join(error.legal_texts(pretty=True))})"
         verdict = f"[bold red]{path}: breaks a rule[/] in {where}: "
         console.print(f"{verdict}{action}{error.message}{legal}", soft_wrap=True)
         return
@@ -369,7 +369,7 @@ def _report(console: object, path: str, result: CheckResult) -> None:
     table.add_column("deal", justify="right")
     for seat, name in enumerate(names):
         table.add_column(f"{seat} {name}", justify="right")
-    played = [deal for deal in result.deals if deal.phase.value == "over"]
+    played = [deal for deal in result.deals if deal.phase is Phase.OVER]
     for number, deal in enumerate(played, 1):
         cells = [
             f"{deal.calls[seat]}/{deal.won[seat]}  {format_tenths(score)}"

@@ -38,6 +38,9 @@ from callbreak.rules import (
 )
 
 __all__ = [
+    "MIN_TOTAL_CALLS",
+    "SPADELESS",
+    "THROWN_IN_REASONS",
     "Action",
     "Call",
     "ClaimRedeal",
@@ -238,7 +241,7 @@ class Deal:
         """The trick in progress."""
         self.won = [0, 0, 0, 0]
         self.thrown_in: str | None = None
-        """Why the deal was thrown in: 'min_total_calls' or 'spadeless'; None otherwise."""
+        """Why the deal was thrown in: MIN_TOTAL_CALLS or SPADELESS; None otherwise."""
         self.actions: list[Action] = []
         self._held = [hand.mask for hand in self.hands]
         self._calls_made = 0
@@ -329,7 +332,8 @@ class Deal:
                 reason = "a redeal can be claimed only during calling"
             else:
                 reason = "only a player dealt no spade may claim a redeal"
-            raise IllegalCallError(f"illegal redeal claim: {reason}", reason=reason)
+            legal = tuple(self.legal_calls())
+            raise IllegalCallError(f"illegal redeal claim: {reason}", reason=reason, legal=legal)
         self.thrown_in = SPADELESS
         self.actions.append(ClaimRedeal())
 

@@ -27,7 +27,7 @@ from callbreak.errors import (
     InvalidRulesError,
     RecordError,
 )
-from callbreak.game import THROWN_IN_REASONS, Deal, Match, Phase
+from callbreak.game import MIN_TOTAL_CALLS, SPADELESS, THROWN_IN_REASONS, Deal, Match, Phase
 from callbreak.rules import Rules, format_tenths, places
 
 __all__ = [
@@ -306,16 +306,26 @@ class RuleBreak:
     """The break is in the calling (a call, a missing call, a redeal claim): the JSON object
     then has "call" instead of "card"."""
 
+    @property
+    def is_call(self) -> bool:
+        """Whether the break is in the calling, so that ``legal`` lists calls, not cards."""
+        return self.about_call or self.call is not None
+
+    def legal_texts(self, pretty: bool = False) -> list[str]:
+        """``legal`` as texts: calls as numbers, cards canonical (``AS``) or ``pretty`` (A♠)."""
+        if self.is_call:
+            return [str(item) for item in self.legal]
+        return [Card(item).pretty() if pretty else str(Card(item)) for item in self.legal]
+
     def to_json(self) -> dict[str, Any]:
         """The JSON object `callbreak check --json` prints for this break."""
         data: dict[str, Any] = {"deal": self.deal, "trick": self.trick, "seat": self.seat}
-        is_call = self.about_call or self.call is not None
-        if is_call:
+        if self.is_call:
             data["call"] = self.call
         else:
             data["card"] = None if self.card is None else str(self.card)
         data["message"] = self.message
-        data["legal"] = [item if is_call else str(item) for item in self.legal]
+        data["legal"] = list(self.legal) if self.is_call else self.legal_texts()
         return data
 
 
@@ -466,14 +476,15 @@ def _replay_calls(deal: Deal, deal_record: DealRecord, may_stop: bool, fail: Fai
         seat = (deal.dealer + 1 + offset) % 4
         value = deal_record.calls[seat]
         if value is None:
-            if deal_record.thrown_in == "spadeless":
+            if deal_record.thrown_in == SPADELESS:
                 try:
                     deal.claim_redeal()
                 except IllegalCallError as error:
                     message = f"seat {seat} claims a redeal, but {error.reason}"
-                    raise fail(message, seat=seat, about_call=True) from None
+                    raise fail(message, seat=seat, about_call=True, legal=error.legal) from None
             elif not may_stop:
-                raise fail(f"seat {seat} has no call", seat=seat, about_call=True)
+                legal = tuple(deal.legal_calls())
+                raise fail(f"seat {seat} has no call", seat=seat, about_call=True, legal=legal)
             later = [(deal.dealer + 1 + k) % 4 for k in range(offset + 1, 4)]
             for other in later:
                 if deal_record.calls[other] is not None:
@@ -488,9 +499,9 @@ def _replay_calls(deal: Deal, deal_record: DealRecord, may_stop: bool, fail: Fai
         except IllegalCallError as error:
             raise fail(error.reason, seat=seat, call=value, legal=error.legal) from None
     thrown_in = deal.thrown_in
-    if deal_record.thrown_in == "spadeless" and thrown_in != "spadeless":
+    if deal_record.thrown_in == SPADELESS and thrown_in != SPADELESS:
         raise fail("the deal is marked thrown in for a spadeless hand, but every seat called")
-    if deal_record.thrown_in == "min_total_calls" and thrown_in != "min_total_calls":
+    if deal_record.thrown_in == MIN_TOTAL_CALLS and thrown_in != MIN_TOTAL_CALLS:
         total = sum(deal.called())
         raise fail(
             f"the deal is marked thrown in for low calls, but the calls total {total}"
@@ -500,7 +511,7 @@ def _replay_calls(deal: Deal, deal_record: DealRecord, may_stop: bool, fail: Fai
                 else ", and these rules never throw a deal in for that"
             )
         )
-    if thrown_in == "min_total_calls" and deal_record.thrown_in != "min_total_calls":
+    if thrown_in == MIN_TOTAL_CALLS and deal_record.thrown_in != MIN_TOTAL_CALLS:
         raise fail(
             f"the calls total {sum(deal.called())}, under {deal.rules.min_total_calls}: "
             f"the deal must be thrown in and dealt again"

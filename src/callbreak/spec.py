@@ -4,6 +4,8 @@
 ('classic', {'deals': 10, 'min_total_calls': 10})
 >>> parse_spec("expert(time=0.5, seed=7)")
 ('expert', {'time': 0.5, 'seed': 7})
+>>> parse_spec(format_spec("expert", {"eps": 1e-05}))
+('expert', {'eps': 1e-05})
 >>> format_spec("strict", {"deals": None, "clockwise": True})
 'strict(deals=open, clockwise=true)'
 """
@@ -19,7 +21,8 @@ __all__ = ["SpecError", "format_spec", "format_value", "parse_spec"]
 
 _SPEC = re.compile(r"\s*(?P<name>[A-Za-z_][\w-]*)\s*(?:\((?P<args>[^()]*)\)\s*)?")
 _NUMBER = re.compile(r"[+-]?\d+")
-_DECIMAL = re.compile(r"[+-]?(\d+\.\d*|\.\d+)")
+# An exponent is accepted because Python writes small and large floats with one (1e-05).
+_DECIMAL = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
 _WORD = re.compile(r"[A-Za-z_][\w-]*")
 
 

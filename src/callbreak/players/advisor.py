@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Literal
 
 from callbreak.cards import Card
 from callbreak.errors import CallbreakError
@@ -41,8 +42,7 @@ class Option:
 class Advice:
     """The options of one decision, best first."""
 
-    kind: str
-    """'call' or 'play'."""
+    kind: Literal["call", "play"]
     options: tuple[Option, ...]
 
     @property

@@ -4,7 +4,7 @@ The asymmetry of the score decides the call: a failed call costs the whole call,
 trick earns a tenth. So the best call is the one with the highest *expected score* over the
 distribution of tricks the hand may take, which sits below the mean. In the last deal the
 standings matter too: a player who cannot catch the leader with a safe call must risk more,
-and a leader can afford less (seed 002).
+and a leader can afford less (the online game's guide, on the fifth deal).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ def _ranks(hand: int, suit: int) -> list[int]:
 
 
 def sure_tricks(hand: int) -> int:
-    """Seed 001's beginner count: aces, kings with another card of the suit, high spades,
-    and a spade for each spade beyond three."""
+    """The count of the full-rules guide's tips for beginners: aces, kings with another card
+    of the suit, high spades, and a spade for each spade beyond three."""
     count = 0.0
     for suit in (Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS):
         ranks = _ranks(hand, suit)

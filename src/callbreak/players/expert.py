@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import random
 import time as clock
 from collections.abc import Callable, Iterator, Sequence
@@ -58,6 +59,18 @@ CHUNKS = 16  # looks at the clock per search: the search stops if the next chunk
 MIN_CHUNK = 32
 
 
+def _spec(**given: object) -> str:
+    """The expert's spec: ``time``, then every option that differs from its default, in the
+    constructor's order, so that ``make_player(spec)`` builds the same player again."""
+    parameters = inspect.signature(ExpertPlayer).parameters
+    options = {
+        name: value
+        for name, value in given.items()
+        if name == "time" or value != parameters[name].default
+    }
+    return format_spec("expert", options)
+
+
 class ExpertPlayer:
     """Determinized search (PIMC) over weighted samples of the hidden hands."""
 
@@ -90,14 +103,18 @@ class ExpertPlayer:
         self.rival_weight = rival_weight
         self.win_weight = win_weight
         self.call_spread = call_spread
-        options: dict[str, object] = {"time": time}
-        if seed is not None:
-            options["seed"] = seed
-        if threads != 2:
-            options["threads"] = threads
-        if not deadline:
-            options["deadline"] = False
-        self.spec = format_spec("expert", options)
+        self.spec = _spec(
+            time=time,
+            seed=seed,
+            threads=threads,
+            deadline=deadline,
+            rollouts=rollouts,
+            eps=eps,
+            solve_below=solve_below,
+            rival_weight=rival_weight,
+            win_weight=win_weight,
+            call_spread=call_spread,
+        )
         self.last_search: dict[str, float] = {}
         self.cut_short = 0
         """How many searches the clock cut short (each may make a run unrepeatable)."""

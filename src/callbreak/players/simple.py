@@ -46,9 +46,10 @@ class RandomPlayer:
 
 
 class BeginnerPlayer:
-    """Counts sure tricks as seed 001 teaches, calls cautiously, wins and ducks cheaply.
+    """Counts sure tricks, calls cautiously, wins and ducks cheaply.
 
-    It remembers nothing of the cards played: only aces are sure winners to it.
+    Its count of sure tricks is the one the full-rules guide's tips for beginners teach. It
+    remembers nothing of the cards played: only aces are sure winners to it.
     """
 
     spread = 1.2
@@ -115,8 +116,9 @@ def _low_from_longest(legal: CardSet) -> Card:
 class IntermediatePlayer:
     """Remembers every card, tracks voids and masters, plays toward its call and breaks rivals.
 
-    Calls from a finer count of the hand (seed 002) and the best expected score; plays by the
-    search kernel's policy with everything the rules have revealed.
+    Calls from a finer count of the hand (the online game's guide counts half tricks) and the
+    best expected score; plays by the search kernel's policy with everything the rules have
+    revealed.
     """
 
     spread = 0.95  # the residual spread of hand_strength, from benchmarks/calibrate_hand.py
