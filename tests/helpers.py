@@ -91,3 +91,19 @@ def scenario(rules: Rules, plays: str, hand: str, fill_suits: str) -> Deal:
         deal.play(card)
     assert deal.turn == (leader + tested) % 4
     return deal
+
+
+def swap_hidden(deal: Deal, seat: int) -> None:
+    """Swap one unplayed card between two seats other than ``seat``: a change of the hidden
+    cards that nothing sent to ``seat`` may reveal. The cards are of one suit when possible,
+    so that the deal stays one the players could have reached."""
+    others = [s for s in range(4) if s != seat][:2]
+    held = [deal.held(s) for s in others]
+    pairs = [(a, b) for a in held[0] for b in held[1]]
+    pairs.sort(key=lambda pair: pair[0].suit != pair[1].suit)
+    first, second = pairs[0]
+    hands = list(deal.hands)
+    for s, give, take in ((others[0], first, second), (others[1], second, first)):
+        hands[s] = CardSet((set(hands[s]) - {give}) | {take})
+        deal._held[s] = (deal._held[s] & ~(1 << give)) | (1 << take)
+    deal.hands = tuple(hands)

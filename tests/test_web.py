@@ -11,9 +11,11 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from callbreak.cards import parse_card
+from callbreak.cards import Card, parse_card
+from callbreak.game import Call, Play
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
+from tests.helpers import swap_hidden
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 
@@ -331,3 +333,62 @@ def test_a_dead_remote_bot_at_the_table_gets_substitutes_and_faults(client: Test
     assert faults and {fault["fault"] for fault in faults} == {"silent"}
     assert {fault["seat"] for fault in faults} == {1}
     assert check(from_data(record)).valid
+
+
+def test_nothing_sent_to_a_seat_changes_with_the_other_seats_hidden_cards(
+    client: TestClient,
+) -> None:
+    """The view, the replay and the record of a match in play stay the same, byte for byte,
+    when cards still hidden from the person move between the other seats."""
+    match_id = new_match(client, rules="classic")
+    table = client.app.state.tables.get(match_id)  # type: ignore[attr-defined]
+    match = table.match
+    while len(match.deals) < 2 or len(match.deal.tricks) < 5:  # into the second deal
+        deal = match.deal
+        action = Call(deal.rules.min_call) if deal.legal_calls() else Play(min(deal.legal_cards()))
+        table.apply(action)
+
+    def everything_sent() -> list[str]:
+        return [
+            json.dumps(table.view(), sort_keys=True),
+            client.get(f"/api/matches/{match_id}/replay").text,
+            client.get(f"/api/matches/{match_id}/record").text,
+        ]
+
+    before = everything_sent()
+    hidden_before = [match.deal.held(s) for s in range(4)]
+    swap_hidden(match.deal, table.human)
+    assert [match.deal.held(s) for s in range(4)] != hidden_before
+    assert match.deal.held(table.human) == hidden_before[table.human]
+    assert everything_sent() == before
+
+
+def test_the_replay_gives_the_engines_trick_winners(client: TestClient) -> None:
+    match_id = new_match(client, rules="classic")
+    play_to_the_end(client, match_id)
+    replay = client.get(f"/api/matches/{match_id}/replay").json()
+    table = client.app.state.tables.get(match_id)  # type: ignore[attr-defined]
+    assert replay["record"] == client.get(f"/api/matches/{match_id}/record").json()
+    assert replay["winners"] == [
+        [trick.winner for trick in deal.tricks] for deal in table.match.deals
+    ]
+    assert client.get("/api/matches/nope/replay").status_code == 404
+
+
+def test_a_play_hint_names_its_cards(client: TestClient) -> None:
+    match_id = new_match(client)
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = wait_for_my_turn(socket, receive_state(socket))
+        while not state["legal"] or len(state["legal"]) < 2:
+            if state["legal_calls"]:
+                socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+            else:
+                socket.send_json({"type": "play", "card": state["legal"][0]})
+            state = wait_for_my_turn(socket, receive_state(socket))
+        socket.send_json({"type": "hint"})
+        hint = socket.receive_json()
+        while hint["type"] != "hint":
+            hint = socket.receive_json()
+    assert hint["kind"] == "play"
+    assert {option["action"] for option in hint["options"]} == set(state["legal"])
+    assert all(isinstance(parse_card(option["action"]), Card) for option in hint["options"])

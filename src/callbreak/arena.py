@@ -342,16 +342,16 @@ def compare(
     interrupted = False
     failure = None
     try:
-        for result in _run(tasks, workers):
-            results.append(result)
+        for played in _run(tasks, workers):
+            results.append(played)
             if on_set is not None:
-                on_set(result, results)
+                on_set(played, results)
     except KeyboardInterrupt:
         interrupted = True
     except CallbreakError as error:
         interrupted, failure = True, str(error)
-    result = summarise(a, b_specs, str(parsed), seed, results, command, interrupted)
-    return dataclasses.replace(result, error=failure, notes=notes)
+    verdict = summarise(a, b_specs, str(parsed), seed, results, command, interrupted)
+    return dataclasses.replace(verdict, error=failure, notes=notes)
 
 
 def _b_specs(b: str | Sequence[str]) -> list[str]:

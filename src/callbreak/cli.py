@@ -134,7 +134,7 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
 
         every = max(1, args.sets // 20)
 
-        def on_set(_result: object, so_far: list[arena.SetResult]) -> None:
+        def on_set(_result: arena.SetResult, so_far: Sequence[arena.SetResult]) -> None:
             diffs = [r.diff for r in so_far]
             low, high = arena.confidence_interval(diffs)
             mean = sum(diffs) / len(diffs)

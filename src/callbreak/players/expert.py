@@ -155,7 +155,7 @@ class ExpertPlayer:
 
             def work(chunk: np.ndarray, seed: int, start: int) -> np.ndarray:
                 calls = world_calls[start : start + len(chunk)]
-                return kernel.simulate(  # type: ignore[no-any-return]
+                return kernel.simulate(
                     chunk, leader, calls, flags, scoring, self.rollouts, self.eps, seed
                 )
 
@@ -205,7 +205,7 @@ class ExpertPlayer:
         flags, scoring = flags_of(rules), scoring_of(rules)
 
         def work(chunk: np.ndarray, seed: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
-            return kernel.evaluate(  # type: ignore[no-any-return]
+            return kernel.evaluate(
                 chunk,
                 candidates,
                 observation.seat,
@@ -288,7 +288,9 @@ class ExpertPlayer:
 
     def _cores(self) -> int:
         """The threads numba may use for this player: ``threads``, if the process has them."""
-        return max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        # numba sets its config's attributes at import, from the environment: no stubs know them.
+        available: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+        return max(1, min(self.threads, available))
 
     def _run(
         self,
@@ -343,7 +345,7 @@ class ExpertPlayer:
                 sizes,
                 self.rng.getrandbits(48),
             )
-            return pool[pool[:, 0] >= 0]  # type: ignore[no-any-return]
+            return pool[pool[:, 0] >= 0]
 
         pool = sample(allowed)
         if len(pool) == 0:  # should not happen; fall back to the voids alone
