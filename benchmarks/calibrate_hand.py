@@ -15,10 +15,15 @@ import random
 
 import numpy as np
 
-from callbreak.fast import deal_hands, flags_of
 from callbreak.players import kernel
-from callbreak.players.simple import scoring_of
 from callbreak.rules import Rules
+
+
+def deal_hands(rng: random.Random) -> list[int]:
+    """Four random 13-card hands as masks (the dealing the fitted weights were made with)."""
+    deck = list(range(52))
+    rng.shuffle(deck)
+    return [sum(1 << card for card in deck[seat::4]) for seat in range(4)]
 
 
 def main() -> None:
@@ -31,7 +36,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     worlds = np.array([deal_hands(rng) for _ in range(args.deals)], dtype=np.int64)
     features = np.array([[kernel.hand_features(int(h)) for h in row] for row in worlds])
-    flags, scoring = flags_of(rules), scoring_of(rules)
+    flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
     estimate = features @ kernel.HAND_WEIGHTS
     tricks = np.zeros((args.deals, 4))
     # Calls change how the policy plays, so the calls come from the current weights.

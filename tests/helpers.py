@@ -14,7 +14,7 @@ def reference_legal(
 ) -> set[Card]:
     """The legal cards, written straight from the duty table of rules.md with Card objects.
 
-    Deliberately independent of rules.duties and fast.legal_mask (no masks, no shared code),
+    Deliberately independent of rules.duties and kernel.legal (no masks, no shared code),
     so that the property tests compare two readings of the rules.
     """
     hand = set(hand)

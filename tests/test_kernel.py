@@ -1,5 +1,5 @@
-"""The numba search kernel against the engine: legality, playouts, the exact solver, sampling,
-and the knowledge the rules reveal."""
+"""The numba search kernel against the engine: legality, random deals, playouts, the exact
+solver, sampling, and the knowledge the rules reveal."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from callbreak.cards import Card, CardSet
-from callbreak.fast import flags_of
 from callbreak.game import Deal, Match
 from callbreak.players import kernel
+from callbreak.players.kernel import flags_of, scoring_of
 from callbreak.players.knowledge import Knowledge
-from callbreak.players.simple import scoring_of
-from callbreak.rules import PROFILES, Rules, legal_cards, score_deal
+from callbreak.rules import PROFILES, Rules, legal_cards, score_deal, trick_state
+from tests.helpers import reference_legal
 
 profiles = st.sampled_from(sorted(PROFILES))
 
@@ -32,25 +32,77 @@ def _random_position(rules: Rules, seed: int, plays: int) -> Deal:
 
 
 def _trick_state(deal: Deal) -> tuple[int, int, int, int]:
-    trick = deal.trick
-    led = high_led = high_spade = -1
-    win = trick.leader
-    for position, card in enumerate(trick.cards):
-        seat = trick.seat_of(position)
-        if position == 0:
-            led, high_led, win = card // 13, card, seat
-            if card < 13:
-                high_spade = card
-        elif card < 13 and card > high_spade:
-            high_spade, win = card, seat
-        elif high_spade < 0 and card // 13 == led and card > high_led:
-            high_led, win = card, seat
-    return led, high_led, high_spade, win
+    """The current trick's state as the kernel takes it (plain ints, not Card members)."""
+    return trick_state([int(card) for card in deal.trick.cards], deal.trick.leader)
+
+
+# --- legality -------------------------------------------------------------------------------
+
+
+@settings(max_examples=400, deadline=None)
+@given(profile=profiles, seed=st.integers(0, 2**32), plays=st.integers(0, 51))
+def test_kernel_legality_matches_the_rules_along_a_deal(
+    profile: str, seed: int, plays: int
+) -> None:
+    """Walk a random legal deal and compare the legality readings at every step: the kernel's,
+    the duties', the independent reference and the Deal's."""
+    rules = PROFILES[profile]
+    rng = random.Random(seed)
+    deal = Match(rules, seed=seed).deal
+    for _ in range(4):
+        deal.call(rules.min_call)
+    flags = flags_of(rules)
+    for _ in range(plays + 1):
+        seat = deal.turn
+        assert seat is not None
+        hand = deal.held(seat).mask
+        trick = list(deal.trick.cards)
+        first = not deal.tricks
+        led, high_led, high_spade, _win = _trick_state(deal)
+        checked = legal_cards(hand, trick, first, rules)
+        assert kernel.legal(hand, led, high_led, high_spade, first, flags) == checked
+        assert set(CardSet(checked)) == reference_legal(CardSet(hand), trick, first, rules)
+        assert CardSet(checked) == deal.legal_cards()
+        if len(deal.tricks) == 12 and len(trick) == 3:
+            break
+        deal.play(rng.choice(list(deal.legal_cards())))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    profile=profiles,
+    hand=st.sets(st.integers(0, 51), min_size=1, max_size=13),
+    trick=st.lists(st.integers(0, 51), min_size=0, max_size=3, unique=True),
+    first=st.booleans(),
+)
+def test_kernel_legality_matches_the_rules_on_arbitrary_hands(
+    profile: str, hand: set[int], trick: list[int], first: bool
+) -> None:
+    """Arbitrary hands and tricks, even ones no real deal reaches, get the same answer."""
+    rules = PROFILES[profile]
+    hand -= set(trick)
+    if not hand:
+        return
+    mask = sum(1 << c for c in hand)
+    led, high_led, high_spade, _win = trick_state(trick)
+    assert kernel.legal(mask, led, high_led, high_spade, first, flags_of(rules)) == legal_cards(
+        mask, trick, first, rules
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    trick=st.lists(st.integers(0, 51), min_size=0, max_size=4, unique=True),
+    leader=st.integers(0, 3),
+)
+def test_kernel_trick_state_is_the_rules_one(trick: list[int], leader: int) -> None:
+    cards = np.array([*trick, 0, 0, 0, 0][:4], dtype=np.int64)
+    assert kernel.trick_state(cards, len(trick), leader) == trick_state(trick, leader)
 
 
 @settings(max_examples=300, deadline=None)
 @given(profile=profiles, seed=st.integers(0, 2**32), plays=st.integers(0, 51))
-def test_kernel_legality_and_policy_follow_the_rules(profile: str, seed: int, plays: int) -> None:
+def test_policy_plays_legal_cards(profile: str, seed: int, plays: int) -> None:
     rules = PROFILES[profile]
     deal = _random_position(rules, seed, plays)
     seat = deal.turn
@@ -59,7 +111,6 @@ def test_kernel_legality_and_policy_follow_the_rules(profile: str, seed: int, pl
     led, high_led, high_spade, win = _trick_state(deal)
     first = not deal.tricks
     expected = legal_cards(hand, deal.trick.cards, first, rules)
-    assert kernel.legal(hand, led, high_led, high_spade, first, flags_of(rules)) == expected
     gone = 0
     for trick in [*deal.tricks, deal.trick]:
         for card in trick.cards:
@@ -88,6 +139,68 @@ def test_kernel_legality_and_policy_follow_the_rules(profile: str, seed: int, pl
             eps,
         )
         assert expected >> card & 1
+
+
+# --- random deals ---------------------------------------------------------------------------
+
+
+@settings(deadline=None)  # the first example compiles or loads the function
+@given(mask=st.integers(1, (1 << 52) - 1), seed=st.integers(0, 1000))
+def test_random_bit_is_in_the_mask(mask: int, seed: int) -> None:
+    assert mask >> kernel.random_bit(mask, kernel.seed_state(seed)) & 1
+
+
+def test_random_bit_is_uniform() -> None:
+    rng = kernel.seed_state(3)
+    mask = (1 << 5) | (1 << 17) | (1 << 40)
+    counts = {5: 0, 17: 0, 40: 0}
+    for _ in range(3000):
+        counts[int(kernel.random_bit(mask, rng))] += 1
+    assert all(900 < n < 1100 for n in counts.values()), counts
+
+
+def test_shuffled_deals_are_partitions_and_differ() -> None:
+    deck = np.arange(52, dtype=np.int64)
+    hands = np.zeros(4, dtype=np.int64)
+    rng = kernel.seed_state(1)
+    seen = set()
+    for _ in range(20):
+        kernel.shuffle_deal(deck, hands, rng)
+        assert [int(h).bit_count() for h in hands] == [13] * 4
+        assert int(hands[0] | hands[1] | hands[2] | hands[3]) == (1 << 52) - 1
+        seen.add(tuple(int(h) for h in hands))
+    assert len(seen) == 20
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_random_deals_take_13_tricks_each(profile: str) -> None:
+    won = kernel.random_deals(1000, flags_of(PROFILES[profile]), 7)
+    assert int(won.sum()) == 13_000 and (won > 2000).all()
+
+
+def test_random_play_agrees_with_the_checked_deal() -> None:
+    """Replaying the kernel's random cards through a Deal: every card legal, the same tricks."""
+    deck = np.arange(52, dtype=np.int64)
+    hands = np.zeros(4, dtype=np.int64)
+    plays = np.zeros(52, dtype=np.int64)
+    for profile, rules in PROFILES.items():
+        rng = kernel.seed_state(len(profile))
+        for seed in range(30):
+            kernel.shuffle_deal(deck, hands, rng)
+            dealt = [CardSet(int(h)) for h in hands]
+            leader = seed % 4
+            won = np.zeros(4, dtype=np.int64)
+            kernel.random_play(hands, leader, flags_of(rules), rng, won, plays)
+            assert list(hands) == [0, 0, 0, 0]
+            deal = Deal(dealt, (leader - 1) % 4, rules)
+            for _ in range(4):
+                deal.call(rules.min_call)
+            for card in plays:
+                deal.play(Card(int(card)))  # raises IllegalPlayError on an illegal card
+            assert deal.won == list(won), profile
+
+
+# --- playouts -------------------------------------------------------------------------------
 
 
 @settings(max_examples=200, deadline=None)

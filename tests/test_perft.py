@@ -1,8 +1,9 @@
 """Perft-style golden counts: legal play sequences from fixed seeded positions, per profile.
 
-The counts in ``data/perft.json`` pin the engine's legality: any change in what is legal changes
-some count. Regenerate them only after a deliberate rules change, with
-``python -m tests.test_perft --write``, and say why in the commit.
+The counts in ``data/perft.json`` pin the legality of the checked engine and of the players'
+compiled kernel: any change in what is legal changes some count. Regenerate them only after a
+deliberate rules change, with ``python -m tests.test_perft --write``, and say why in the
+commit.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ import random
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from callbreak.cards import Card
-from callbreak.fast import flags_of, legal_mask
 from callbreak.game import Deal, Match
+from callbreak.players import kernel
 from callbreak.rules import PROFILES
 from tests.helpers import reference_legal
 
@@ -51,34 +53,39 @@ def perft(deal: Deal, depth: int) -> int:
     return total
 
 
-def fast_perft(
-    hands: list[int], leader: int, trick: list[int], first: bool, flags: int, depth: int
+def kernel_perft(
+    hands: list[int],
+    leader: int,
+    n: int,
+    state: tuple[int, int, int, int],
+    first: bool,
+    flags: int,
+    depth: int,
 ) -> int:
-    """The same count through the fast path's legality on bare masks."""
+    """The same count through the kernel's legality and trick step, the ones the players use."""
     if depth == 0 or not any(hands):
         return 1
-    seat = (leader + len(trick)) % 4
-    led = trick[0] // 13 if trick else -1
-    high_led = max((c for c in trick if c // 13 == led), default=-1)
-    high_spade = max((c for c in trick if c < 13), default=-1)
-    legal = legal_mask(hands[seat], led, high_led, high_spade, first, flags)
+    seat = (leader + n) % 4
+    led, high_led, high_spade, winner = state
+    legal = int(kernel.legal(hands[seat], led, high_led, high_spade, first, flags))
     total = 0
     while legal:
         bit = legal & -legal
         legal ^= bit
         card = bit.bit_length() - 1
         hands[seat] ^= bit
-        played = [*trick, card]
-        if len(played) == 4:
-            winner_at = _winner(played)
-            total += fast_perft(hands, (leader + winner_at) % 4, [], False, flags, depth - 1)
+        after = kernel.trick_step(led, high_led, high_spade, winner, card, seat)
+        if n == 3:
+            winner = after[3]
+            total += kernel_perft(hands, winner, 0, (-1, -1, -1, winner), False, flags, depth - 1)
         else:
-            total += fast_perft(hands, leader, played, first, flags, depth - 1)
+            total += kernel_perft(hands, leader, n + 1, after, first, flags, depth - 1)
         hands[seat] ^= bit
     return total
 
 
-def _winner(trick: list[int] | list[Card]) -> int:
+def _winner(trick: list[Card]) -> int:
+    """The winning position, read independently of the engine (for the reference count)."""
     spades = [c for c in trick if c < 13]
     pool = spades or [c for c in trick if c // 13 == trick[0] // 13]
     return trick.index(max(pool))
@@ -107,12 +114,16 @@ def test_perft_counts_match_the_golden_file(key: str) -> None:
 
 
 @pytest.mark.parametrize("key", sorted(GOLDEN))
-def test_fast_path_perft_agrees(key: str) -> None:
+def test_kernel_perft_agrees(key: str) -> None:
     profile, seed, plays = key.split("/")
     deal = position(profile, int(seed), int(plays))
     hands = [deal.held(s).mask for s in range(4)]
-    flags = flags_of(PROFILES[profile])
-    count = fast_perft(hands, deal.trick.leader, list(deal.trick.cards), not deal.tricks, flags, 8)
+    flags = kernel.flags_of(PROFILES[profile])
+    trick = deal.trick
+    state = kernel.trick_state(
+        np.array([*trick.cards, 0, 0, 0, 0][:4]), len(trick.cards), trick.leader
+    )
+    count = kernel_perft(hands, trick.leader, len(trick.cards), state, not deal.tricks, flags, 8)
     assert count == GOLDEN[key]["8"]
 
 

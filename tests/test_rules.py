@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from callbreak.cards import CardSet, parse_cards
+from callbreak.cards import Card, CardSet, parse_cards
 from callbreak.errors import InvalidRulesError
 from callbreak.rules import (
     BHOOS,
@@ -15,12 +15,13 @@ from callbreak.rules import (
     STRICT,
     Rules,
     describe_legal,
-    forbidding_duty,
+    duties,
     format_tenths,
     legal_cards,
     parse_tenths,
     places,
     score_deal,
+    trick_step,
     trick_winner,
 )
 from tests.helpers import cards, reference_legal, scenario
@@ -171,6 +172,16 @@ def test_worked_cases_in_a_deal(
 # --- reasons ---------------------------------------------------------------------------------
 
 
+def forbidding_duty(
+    card: int, hand: int, trick: list[Card], first: bool, rules: Rules
+) -> str | None:
+    """The reason a player is given for ``card``: the first duty that no longer allows it."""
+    for duty in duties(hand, trick, first, rules):
+        if not duty.allowed >> card & 1:
+            return duty.reason
+    return None
+
+
 def test_reason_for_not_beating() -> None:
     hand = CardSet.parse("KH JH 4H").mask
     reason = forbidding_duty(parse_cards("4H")[0], hand, parse_cards("TH"), False, STRICT)
@@ -218,6 +229,27 @@ def test_each_duty_has_words(trick: str, hand: str, card: str, words: str) -> No
 )
 def test_trick_winner(trick: str, winner: int) -> None:
     assert trick_winner(parse_cards(trick)) == winner
+
+
+@pytest.mark.parametrize(
+    ("trick", "state"),
+    [
+        ("", (-1, -1, -1, 2)),
+        ("7H", (1, Card._7H, -1, 2)),
+        ("7H AH", (1, Card.AH, -1, 3)),
+        ("7H AH 4S", (1, Card.AH, Card._4S, 0)),
+        ("7H AH 4S KH", (1, Card.AH, Card._4S, 0)),
+        ("7H AH 4S 9S", (1, Card.AH, Card._9S, 1)),
+        ("5S AS", (0, Card._5S, Card.AS, 3)),
+        ("2C AD", (3, Card._2C, -1, 2)),
+    ],
+)
+def test_trick_step_from_the_lead(trick: str, state: tuple[int, int, int, int]) -> None:
+    """The state after each card, seat 2 leading; ``high_led`` stops once a spade is in."""
+    current = (-1, -1, -1, 2)
+    for position, card in enumerate(parse_cards(trick)):
+        current = trick_step(*current, card, (2 + position) % 4)
+    assert current == state
 
 
 # --- scoring ---------------------------------------------------------------------------------

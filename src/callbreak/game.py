@@ -108,11 +108,6 @@ class Trick:
         """The seat that wins this trick, or None while it is incomplete."""
         return self.seat_of(trick_winner(self.cards)) if self.complete else None
 
-    @property
-    def winning_seat(self) -> int | None:
-        """The seat winning the trick so far, or None before the lead."""
-        return self.seat_of(trick_winner(self.cards)) if self.cards else None
-
     def seat_of(self, position: int) -> int:
         """The seat that played the card at ``position``."""
         return (self.leader + position) % 4

@@ -41,6 +41,8 @@ __all__ = [
     "made",
     "places",
     "score_deal",
+    "trick_state",
+    "trick_step",
     "trick_winner",
 ]
 
@@ -338,16 +340,6 @@ def legal_cards(hand: int, trick: Sequence[int], first_trick: bool, rules: Rules
     return duties(hand, trick, first_trick, rules)[-1].allowed
 
 
-def forbidding_duty(
-    card: int, hand: int, trick: Sequence[int], first_trick: bool, rules: Rules
-) -> str | None:
-    """The duty that forbids ``card`` here, in words, or None when the card is legal."""
-    for duty in duties(hand, trick, first_trick, rules):
-        if not duty.allowed >> card & 1:
-            return duty.reason
-    return None
-
-
 def describe_legal(mask: int) -> str:
     """The legal cards in words: 'J♥ or K♥', in rising order as a player would list them."""
     cards = sorted(CardSet(mask), key=lambda c: (c.suit, c.rank))
@@ -357,21 +349,58 @@ def describe_legal(mask: int) -> str:
     return ", ".join(texts[:-1]) + " or " + texts[-1]
 
 
+def trick_step(
+    led: int, high_led: int, high_spade: int, winner: int, card: int, seat: int
+) -> tuple[int, int, int, int]:
+    """The trick's state after ``seat`` plays ``card``: ``(led, high_led, high_spade, winner)``.
+
+    ``led`` is the led suit, ``high_led`` the highest card of the led suit, ``high_spade`` the
+    highest spade (-1 for none) and ``winner`` the seat taking the trick so far. Before the
+    lead the state is ``(-1, -1, -1, leader)``. Once a spade is in, ``high_led`` stops
+    following the led suit: nothing reads it then.
+
+    This is the one place a trick's winner is worked out. The compiled kernel compiles this very
+    function into its loops (see :mod:`callbreak.players.kernel`), so it must stay plain
+    arithmetic on ints; after changing it, touch ``players/kernel.py`` so that numba's cache
+    compiles the kernel again.
+
+    >>> state = (-1, -1, -1, 2)  # seat 2 to lead
+    >>> for seat, card in [(2, Card.TH), (3, Card.AH), (0, Card._3S), (1, Card.KH)]:
+    ...     state = trick_step(*state, card, seat)
+    >>> state[3]  # the 3♠ trumps the A♥
+    0
+    """
+    if led < 0:
+        led, high_led, winner = card // 13, card, seat
+        if card < 13:
+            high_spade = card
+    elif card < 13:
+        if card > high_spade:
+            high_spade, winner = card, seat
+    elif high_spade < 0 and card // 13 == led and card > high_led:
+        high_led, winner = card, seat
+    return led, high_led, high_spade, winner
+
+
 def trick_winner(trick: Sequence[int]) -> int:
     """The position (0-3) in ``trick`` of the card that wins it.
 
     >>> trick_winner([Card.TH, Card.AH, Card._3S, Card.KH])
     2
     """
-    best = 0
-    for position in range(1, len(trick)):
-        card, top = trick[position], trick[best]
-        if card // 13 == top // 13:
-            if card > top:
-                best = position
-        elif card < 13:
-            best = position  # the first spade on a trick led in another suit
-    return best
+    return trick_state(trick)[3]
+
+
+def trick_state(trick: Sequence[int], leader: int = 0) -> tuple[int, int, int, int]:
+    """``(led, high_led, high_spade, winner)`` after the cards of ``trick`` led by ``leader``
+    (see :func:`trick_step`)."""
+    led, high_led, high_spade, winner = -1, -1, -1, leader
+    for position, card in enumerate(trick):
+        seat = (leader + position) & 3
+        led, high_led, high_spade, winner = trick_step(
+            led, high_led, high_spade, winner, card, seat
+        )
+    return led, high_led, high_spade, winner
 
 
 # --- scoring --------------------------------------------------------------------------------

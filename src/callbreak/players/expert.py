@@ -28,7 +28,6 @@ import numba
 import numpy as np
 
 from callbreak.cards import Card
-from callbreak.fast import flags_of
 from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.calling import (
@@ -38,7 +37,7 @@ from callbreak.players.calling import (
     normal_distribution,
 )
 from callbreak.players.knowledge import Knowledge
-from callbreak.players.simple import IntermediatePlayer, scoring_of
+from callbreak.players.simple import IntermediatePlayer
 from callbreak.rules import Rules
 from callbreak.spec import format_spec
 
@@ -148,7 +147,7 @@ class ExpertPlayer:
         known = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
         played = np.array(knowledge.played_by, dtype=np.int64)
         world_calls = kernel.world_calls(worlds, known, played, _call_lookup(rules))
-        flags, scoring = flags_of(rules), scoring_of(rules)
+        flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
         ranked = []
         for call in candidates:
             world_calls[:, observation.seat] = call
@@ -202,7 +201,7 @@ class ExpertPlayer:
         calls = np.array([c or 0 for c in observation.calls], dtype=np.int64)
         won = np.array(observation.won, dtype=np.int64)
         rules = observation.rules
-        flags, scoring = flags_of(rules), scoring_of(rules)
+        flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
 
         def work(chunk: np.ndarray, seed: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
             return kernel.evaluate(

@@ -1,20 +1,25 @@
 """The search's inner loop, compiled with numba: legality, a card-play policy, playouts, an
 exact endgame solver and a sampler of hidden hands, all on 52-bit integer masks.
 
-Card ``c`` is bit ``c`` (``suit * 13 + rank - 2``; spades are bits 0-12), as everywhere in the
-package. Legality here must equal :func:`callbreak.rules.legal_cards`; the tests compare them on
-random positions. Nothing in this module sees an ``Observation``: callers pass only what the
-seat may know, or, inside a sampled world, what that world says.
+This is the package's one fast path: the players search through it, and the engine benchmark
+plays random deals through it (:func:`random_deals`). Card ``c`` is bit ``c``
+(``suit * 13 + rank - 2``; spades are bits 0-12), as everywhere in the package. Legality here
+must equal :func:`callbreak.rules.legal_cards`; the tests compare them on random positions and
+count the perft golden positions through it. Nothing in this module sees an ``Observation``:
+callers pass only what the seat may know, or, inside a sampled world, what that world says.
 
 A trick in progress is ``(leader, n, led, high_led, high_spade, win_seat)``: who led, how many
-cards are in, the led suit (-1 before the lead), the highest card of the led suit, the highest
-spade (-1 for none) and the seat winning so far.
+cards are in, and the state :func:`callbreak.rules.trick_step` keeps: the led suit (-1 before
+the lead), the highest card of the led suit, the highest spade (-1 for none) and the seat
+winning so far.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+
+from callbreak import rules
 
 # --- tables ---------------------------------------------------------------------------------
 
@@ -23,7 +28,6 @@ SUIT = np.array([0x1FFF << (13 * s) for s in range(4)], dtype=np.int64)
 SPADES = 0x1FFF
 NON_SPADES = FULL & ~SPADES
 ABOVE = np.array([(0x1FFF << (13 * (c // 13))) & ~((2 << c) - 1) for c in range(52)], np.int64)
-BELOW = np.array([(0x1FFF << (13 * (c // 13))) & ((1 << c) - 1) for c in range(52)], np.int64)
 LOW16 = np.array([(x & -x).bit_length() - 1 if x else 0 for x in range(1 << 16)], np.int8)
 HIGH16 = np.array([x.bit_length() - 1 if x else 0 for x in range(1 << 16)], np.int8)
 POP16 = np.array([x.bit_count() for x in range(1 << 16)], np.int8)
@@ -31,6 +35,23 @@ POP16 = np.array([x.bit_count() for x in range(1 << 16)], np.int8)
 NO_SPADE_FIRST_LEAD = 1
 FREE_FOLLOWING = 2
 FORCED_LOW_SPADE = 4
+
+
+def flags_of(profile: rules.Rules) -> int:
+    """The legality switches of ``profile`` packed into the int :func:`legal` reads."""
+    return (
+        NO_SPADE_FIRST_LEAD * profile.no_spade_first_lead
+        | FREE_FOLLOWING * profile.free_following
+        | FORCED_LOW_SPADE * profile.forced_low_spade
+    )
+
+
+def scoring_of(profile: rules.Rules) -> np.ndarray:
+    """The scoring switches as :func:`score` reads them: ``[exact, bonus_call or 0, bonus]``."""
+    return np.array(
+        [int(profile.exact_scoring), profile.bonus_call or 0, profile.bonus_score], dtype=np.int64
+    )
+
 
 # Desire for tricks, in the policy.
 NEED = 2  # still short of the call
@@ -131,6 +152,31 @@ def legal(hand: int, led: int, high_led: int, high_spade: int, first: bool, flag
     if higher:
         return higher
     return spades if flags & FORCED_LOW_SPADE else hand
+
+
+# The rules' own trick step, compiled into the loops below: one definition of who wins a trick
+# for the engine, the knowledge, the policies and the search. numba inlines it in its callers'
+# code, so the playout and the solver compile to the code they had with the step written out in
+# them, up to register allocation (compared with inspect_asm; one-thread timings agree within
+# noise). numba's cache checks only the caller's own file: after changing rules.trick_step,
+# touch this file (or clear its __pycache__) so that the callers recompile.
+trick_step = njit(cache=True, inline="always")(rules.trick_step)
+
+
+@njit(cache=True)
+def trick_state(trick: np.ndarray, n: int, leader: int) -> tuple[int, int, int, int]:
+    """``(led, high_led, high_spade, win_seat)`` of a trick from its first ``n`` cards.
+
+    The same fold as :func:`callbreak.rules.trick_state`, which numba cannot compile as it is:
+    that one calls the uncompiled step.
+    """
+    led, high_led, high_spade, win_seat = -1, -1, -1, leader
+    for position in range(n):
+        seat = (leader + position) & 3
+        led, high_led, high_spade, win_seat = trick_step(
+            led, high_led, high_spade, win_seat, trick[position], seat
+        )
+    return led, high_led, high_spade, win_seat
 
 
 @njit(cache=True, inline="always")
@@ -284,24 +330,6 @@ def call_weights(
             gap = calls[other] - hand_strength(pool[w, other] | played[other]) + 0.3
             weights[w] *= 0.02 + np.exp(-(gap * gap) / (2.0 * spread * spread))
     return weights
-
-
-@njit(cache=True)
-def trick_state(trick: np.ndarray, n: int, leader: int) -> tuple[int, int, int, int]:
-    """``(led, high_led, high_spade, win_seat)`` of a trick from its first ``n`` cards."""
-    led, high_led, high_spade, win_seat = -1, -1, -1, leader
-    for position in range(n):
-        card = trick[position]
-        seat = (leader + position) & 3
-        if position == 0:
-            led, high_led, win_seat = card // 13, card, seat
-            if card < 13:
-                high_spade = card
-        elif card < 13 and card > high_spade:
-            high_spade, win_seat = card, seat
-        elif high_spade < 0 and card // 13 == led and card > high_led:
-            high_led, win_seat = card, seat
-    return led, high_led, high_spade, win_seat
 
 
 # --- the card-play policy -------------------------------------------------------------------
@@ -510,24 +538,87 @@ def playout(
             )
             hands[seat] = hand & ~(1 << card)
             gone |= 1 << card
-            if n == 0:
-                led, high_led, win_seat = card // 13, card, seat
-                if card < 13:
-                    high_spade = card
-            else:
-                if card // 13 != led:
-                    voids |= 1 << (4 * seat + led)
-                if card < 13:
-                    if card > high_spade:
-                        high_spade, win_seat = card, seat
-                elif high_spade < 0 and card // 13 == led and card > high_led:
-                    high_led, win_seat = card, seat
+            if n and card // 13 != led:
+                voids |= 1 << (4 * seat + led)
+            led, high_led, high_spade, win_seat = trick_step(
+                led, high_led, high_spade, win_seat, card, seat
+            )
             n += 1
         won[win_seat] += 1
         leader = win_seat
         if not hands[leader]:
             return
         n, led, high_led, high_spade, first = 0, -1, -1, -1, False
+
+
+# --- random deals ---------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def shuffle_deal(deck: np.ndarray, hands: np.ndarray, rng: np.ndarray) -> None:
+    """Shuffle ``deck`` (the 52 cards in any order) in place and deal it singly into ``hands``."""
+    for i in range(51, 0, -1):
+        j = int(rand_float(rng) * (i + 1))
+        deck[i], deck[j] = deck[j], deck[i]
+    for seat in range(4):
+        hands[seat] = 0
+    for i in range(52):
+        hands[i & 3] |= 1 << deck[i]
+
+
+@njit(cache=True)
+def random_play(
+    hands: np.ndarray,
+    leader: int,
+    flags: int,
+    rng: np.ndarray,
+    won: np.ndarray,
+    plays: np.ndarray,
+) -> None:
+    """Play a deal from its first lead with uniformly random legal cards.
+
+    ``hands`` are emptied, ``won`` counts the tricks each seat takes, and ``plays`` receives
+    the cards in the order played.
+    """
+    first = True
+    k = 0
+    while hands[leader]:
+        led, high_led, high_spade, winner = -1, -1, -1, leader
+        for position in range(4):
+            seat = (leader + position) & 3
+            hand = hands[seat]
+            card = random_bit(legal(hand, led, high_led, high_spade, first, flags), rng)
+            hands[seat] = hand & ~(1 << card)
+            plays[k] = card
+            k += 1
+            led, high_led, high_spade, winner = trick_step(
+                led, high_led, high_spade, winner, card, seat
+            )
+        won[winner] += 1
+        leader = winner
+        first = False
+
+
+@njit(cache=True)
+def random_deals(count: int, flags: int, seed: int) -> np.ndarray:
+    """Deal ``count`` random deals and play each out with uniformly random legal cards, from a
+    random leader; return the tricks each seat took over all of them.
+
+    This is the engine benchmark's fast path: dealing, legality and trick winners on one
+    thread, as the search uses them.
+    """
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+    if rng[0] == 0:
+        rng[0] = np.uint64(1)
+    deck = np.arange(52, dtype=np.int64)
+    hands = np.empty(4, dtype=np.int64)
+    won = np.zeros(4, dtype=np.int64)
+    plays = np.empty(52, dtype=np.int64)
+    for _ in range(count):
+        shuffle_deal(deck, hands, rng)
+        random_play(hands, int(rand_float(rng) * 4.0), flags, rng, won, plays)
+    return won
 
 
 # --- the exact solver -----------------------------------------------------------------------
@@ -664,18 +755,9 @@ def solve(
             seat = f_seat[d]
             hands[seat] = f_hand[d] & ~(1 << card)
             at_n = f_n[d]
-            if at_n == 0:
-                c_led, c_high_led, c_high_spade, c_win = card // 13, card, -1, seat
-                if card < 13:
-                    c_high_spade = card
-            else:
-                c_led, c_high_led = f_led[d], f_high_led[d]
-                c_high_spade, c_win = f_high_spade[d], f_win[d]
-                if card < 13:
-                    if card > c_high_spade:
-                        c_high_spade, c_win = card, seat
-                elif c_high_spade < 0 and card // 13 == c_led and card > c_high_led:
-                    c_high_led, c_win = card, seat
+            c_led, c_high_led, c_high_spade, c_win = trick_step(
+                f_led[d], f_high_led[d], f_high_spade[d], f_win[d], card, seat
+            )
             e = d + 1
             if at_n == 3:
                 won[c_win] += 1

@@ -14,6 +14,7 @@ import dataclasses
 
 from callbreak.cards import SPADE_MASK, SUIT_MASKS
 from callbreak.game import Observation
+from callbreak.rules import trick_step
 
 FULL = (1 << 52) - 1
 
@@ -52,10 +53,6 @@ class Knowledge:
             return self.hand
         return self.unseen & ~self.excluded[seat]
 
-    def is_master(self, card: int) -> bool:
-        """Whether no unseen card of the suit ranks above ``card``."""
-        return not self.unseen & _above(card)
-
     @classmethod
     def from_observation(cls, observation: Observation) -> Knowledge:
         """Read everything the seat's observation reveals."""
@@ -66,19 +63,14 @@ class Knowledge:
         done = 0
         tricks = [*observation.tricks, observation.trick]
         for index, trick in enumerate(tricks):
-            led = -1
-            high_led = high_spade = -1
+            led, high_led, high_spade, winner = -1, -1, -1, trick.leader
             for position, card in enumerate(trick.cards):
                 seat = trick.seat_of(position)
                 played_by[seat] |= 1 << card
                 if position == 0:
-                    led, high_led = card // 13, card
-                    if card < 13:
-                        high_spade = card
-                        if index == 0 and rules.no_spade_first_lead:
-                            excluded[seat] |= FULL & ~SPADE_MASK  # led a spade: held only spades
-                    continue
-                if card // 13 == led:
+                    if card < 13 and index == 0 and rules.no_spade_first_lead:
+                        excluded[seat] |= FULL & ~SPADE_MASK  # led a spade: held only spades
+                elif card // 13 == led:
                     trumped = led != 0 and high_spade >= 0
                     top = high_spade if led == 0 else high_led
                     if not rules.free_following and not trumped and card < top:
@@ -93,10 +85,9 @@ class Knowledge:
                             excluded[seat] |= _above(high_spade)
                     elif high_spade >= 0 and card < high_spade:
                         excluded[seat] |= _above(high_spade)  # underruffed: no higher spade
-                if card < 13 and card > high_spade:
-                    high_spade = card
-                elif card // 13 == led and card > high_led:
-                    high_led = card
+                led, high_led, high_spade, winner = trick_step(
+                    led, high_led, high_spade, winner, card, seat
+                )
             if trick.complete:
                 for card in trick.cards:
                     done |= 1 << card

@@ -7,7 +7,6 @@ import random
 import numpy as np
 
 from callbreak.cards import Card, CardSet
-from callbreak.fast import flags_of
 from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.calling import (
@@ -17,16 +16,9 @@ from callbreak.players.calling import (
     sure_tricks,
 )
 from callbreak.players.knowledge import Knowledge
-from callbreak.rules import Rules
+from callbreak.rules import trick_state, trick_step
 
-__all__ = ["BeginnerPlayer", "IntermediatePlayer", "RandomPlayer", "scoring_of"]
-
-
-def scoring_of(rules: Rules) -> np.ndarray:
-    """The scoring switches as the kernel reads them: ``[exact, bonus_call or 0, bonus]``."""
-    return np.array(
-        [int(rules.exact_scoring), rules.bonus_call or 0, rules.bonus_score], dtype=np.int64
-    )
+__all__ = ["BeginnerPlayer", "IntermediatePlayer", "RandomPlayer"]
 
 
 class RandomPlayer:
@@ -94,13 +86,8 @@ def _cheapness(card: Card) -> tuple[int, int]:
 
 def _beats(card: Card, trick: tuple[Card, ...]) -> bool:
     """Whether ``card`` would take the lead of ``trick`` now."""
-    spades = [c for c in trick if c.suit == 0]
-    if spades:
-        return card.suit == 0 and card > max(spades)
-    led = trick[0].suit
-    if card.suit == 0:
-        return True
-    return card.suit == led and card > max(c for c in trick if c.suit == led)
+    position = len(trick)
+    return trick_step(*trick_state(trick), card, position)[3] == position
 
 
 def _low_from_longest(legal: CardSet) -> Card:
@@ -149,8 +136,7 @@ def policy_card(
 ) -> int:
     """The kernel policy's choice for the seat of ``observation``."""
     trick = observation.trick
-    cards = np.array([*trick.cards, 0, 0, 0, 0][:4], dtype=np.int64)
-    led, high_led, high_spade, win_seat = kernel.trick_state(cards, len(trick.cards), trick.leader)
+    led, high_led, high_spade, win_seat = trick_state([int(c) for c in trick.cards], trick.leader)
     calls = np.array([c or 0 for c in observation.calls], dtype=np.int64)
     won = np.array(observation.won, dtype=np.int64)
     return int(
@@ -168,8 +154,8 @@ def policy_card(
             knowledge.voids,
             calls,
             won,
-            flags_of(observation.rules),
-            scoring_of(observation.rules),
+            kernel.flags_of(observation.rules),
+            kernel.scoring_of(observation.rules),
             rng,
             eps,
         )
