@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import uvicorn
 
 from callbreak.cards import Card, CardSet, Suit, full_deck, parse_cards
 from callbreak.game import Deal
@@ -107,3 +114,28 @@ def swap_hidden(deal: Deal, seat: int) -> None:
         hands[s] = CardSet((set(hands[s]) - {give}) | {take})
         deal._held[s] = (deal._held[s] & ~(1 << give)) | (1 << take)
     deal.hands = tuple(hands)
+
+
+def free_port() -> int:
+    """A TCP port free on loopback now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running(app: Any) -> Iterator[str]:
+    """Serve the ASGI ``app`` with uvicorn on a free loopback port; yield its address."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -171,7 +171,7 @@ def test_bad_numbers(kwargs: dict[str, Any], words: str) -> None:
 
 def test_a_bot_that_goes_away_ends_the_arena_with_a_report() -> None:
     from callbreak.bots.server import create_app
-    from tests.test_bots import running
+    from tests.helpers import running
 
     first_set_done, server_gone = threading.Event(), threading.Event()
     holder: dict[str, Any] = {}

@@ -4,19 +4,15 @@ through the host, and faulty bots survived with their faults recorded."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import random
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
@@ -31,6 +27,7 @@ from callbreak.game import Match
 from callbreak.players import PlayerError
 from callbreak.record import Record, check, dumps, loads
 from callbreak.seating import make_player, play_match
+from tests.helpers import free_port, running
 
 IDS = ["ana", "bo", "cy", "di"]
 
@@ -216,30 +213,6 @@ def test_server_refuses_non_json_and_huge_bodies(client: TestClient) -> None:
 # --- serving and seating over real HTTP on loopback ------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextlib.contextmanager
-def running(app: Starlette) -> Iterator[str]:
-    """Serve ``app`` with uvicorn on a free loopback port; yield its address."""
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-
-
 def test_our_players_served_and_seated_back_play_whole_matches() -> None:
     with (
         running(create_app("intermediate(seed=4)")) as first,
@@ -365,7 +338,7 @@ def test_a_silent_bot_is_a_fault_not_a_crash() -> None:
 
 
 def test_unreachable_bot_is_a_clear_error() -> None:
-    port = _free_port()
+    port = free_port()
     with pytest.raises(PlayerError, match=f"cannot reach the bot at http://127.0.0.1:{port}"):
         RemotePlayer(f"http://127.0.0.1:{port}").ready(wait=0.3)
     with pytest.raises(PlayerError, match="http://HOST:PORT"):
@@ -373,7 +346,7 @@ def test_unreachable_bot_is_a_clear_error() -> None:
 
 
 def test_cli_bot_and_arena_against_it(tmp_path: Any) -> None:
-    port = _free_port()
+    port = free_port()
     bot = subprocess.Popen(
         [sys.executable, "-m", "callbreak", "bot", "intermediate", "--port", str(port)],
         stdout=subprocess.PIPE,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -130,7 +131,7 @@ def test_non_json_and_huge_bodies(client: TestClient) -> None:
     )
     assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
     answer = client.post("/api/matches", content=b" " * 70_000)
-    assert answer.status_code == 400 and "over" in answer.json()["error"]
+    assert answer.status_code == 413 and "over" in answer.json()["error"]
     answer = client.post("/api/matches", json=[1, 2])
     assert answer.status_code == 400
 
@@ -155,11 +156,15 @@ def play_to_the_end(client: TestClient, match_id: str) -> dict[str, Any]:
             if state["match_over"]:
                 break
             if state["legal_calls"]:
-                socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+                socket.send_json(
+                    {"type": "call", "value": state["legal_calls"][0], "version": state["version"]}
+                )
             else:
-                socket.send_json({"type": "play", "card": state["legal"][0]})
+                socket.send_json(
+                    {"type": "play", "card": state["legal"][0], "version": state["version"]}
+                )
             raw = socket.receive_text()
-            _assert_only_visible_cards(raw, app_tables.get(match_id))
+            _assert_only_visible_cards(raw, app_tables.live[match_id])
             state = json.loads(raw)["state"]
     return state
 
@@ -167,7 +172,7 @@ def play_to_the_end(client: TestClient, match_id: str) -> dict[str, Any]:
 def _assert_only_visible_cards(raw: str, table: Any) -> None:
     """Every card in a message is the person's own or has been played face up."""
     match = table.match
-    seat = table.human
+    seat = 0
     visible = set(match.deal.held(seat))
     for deal in match.deals:
         for trick in [*deal.tricks, deal.trick]:
@@ -191,7 +196,7 @@ def test_a_whole_match_over_the_socket(client: TestClient) -> None:
 
 def test_the_view_holds_only_the_own_hand(client: TestClient) -> None:
     match_id = new_match(client, speed="instant")
-    table = client.app.state.tables.get(match_id)  # type: ignore[attr-defined]
+    table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
     with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
         state = wait_for_my_turn(socket, receive_state(socket))
         raw = json.dumps(state)
@@ -205,12 +210,15 @@ def test_the_view_holds_only_the_own_hand(client: TestClient) -> None:
         ("{not json", "not JSON"),
         ("[1, 2]", '"type"'),
         ('{"type": "dance"}', "unknown message type 'dance'"),
-        ('{"type": "call", "value": 3, "seat": 2}', "you play seat 0, not seat 2"),
-        ('{"type": "call", "value": "three"}', "whole number"),
-        ('{"type": "call", "value": 99}', "calls run from"),
-        ('{"type": "play", "card": "ZZ"}', "unknown card"),
+        ('{"type": "call", "value": 3, "seat": 2, "version": V}', "you play seat 0, not seat 2"),
+        ('{"type": "call", "value": "three", "version": V}', "whole number"),
+        ('{"type": "call", "value": 99, "version": V}', "calls run from"),
+        ('{"type": "play", "card": "ZZ", "version": V}', "unknown card"),
+        ('{"type": "call", "value": 3}', '"version"'),
+        ('{"type": "call", "value": 3, "version": "V"}', '"version"'),
+        ('{"type": "call", "value": 3, "version": 999}', "earlier state"),
         ('{"type": "settings", "speed": "warp"}', "speed must be"),
-        ('{"type": "stop"}', "open-ended"),
+        ('{"type": "stop", "version": V}', "open-ended"),
         ("x" * 5000, "too long"),
         ('{"type": "settings", "speed": ["fast"]}', "speed must be"),
         ("[" * 1999 + "]" * 1999, "not JSON"),
@@ -223,10 +231,16 @@ def test_bad_messages_get_an_error_and_the_match_goes_on(
     with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
         state = wait_for_my_turn(socket, receive_state(socket))
         assert state["legal_calls"]
-        socket.send_text(message)
+        socket.send_text(
+            message.replace("V", str(state["version"])) if "999" not in message else message
+        )
         answer = socket.receive_json()
         assert answer["type"] == "error" and words in answer["message"], answer
-        socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+        if answer.get("stale"):
+            assert receive_state(socket) == state  # the state again, nothing played
+        socket.send_json(
+            {"type": "call", "value": state["legal_calls"][0], "version": state["version"]}
+        )
         after = receive_state(socket)
         assert after["calls"][0] == state["legal_calls"][0]
 
@@ -237,23 +251,27 @@ def test_binary_and_illegal_cards_are_refused(client: TestClient) -> None:
         state = wait_for_my_turn(socket, receive_state(socket))
         socket.send_bytes(b"\xff\x00")
         assert socket.receive_json()["type"] == "error"
-        socket.send_json({"type": "play", "card": state["hand"][0]})
+        socket.send_json({"type": "play", "card": state["hand"][0], "version": state["version"]})
         assert "calls are not all in" in socket.receive_json()["message"]
-        socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+        socket.send_json(
+            {"type": "call", "value": state["legal_calls"][0], "version": state["version"]}
+        )
         state = receive_state(socket)
         # Find a turn with an illegal card in hand and try it.
         for _ in range(60):
             state = wait_for_my_turn(socket, state)
             if state["reasons"]:
                 card, reason = next(iter(state["reasons"].items()))
-                socket.send_json({"type": "play", "card": card})
+                socket.send_json({"type": "play", "card": card, "version": state["version"]})
                 answer = socket.receive_json()
                 assert answer == {"type": "error", "message": reason}
                 socket.send_json({"type": "sync"})
                 again = receive_state(socket)
                 assert again["hand"] == state["hand"]  # nothing was played
                 return
-            socket.send_json({"type": "play", "card": state["legal"][0]})
+            socket.send_json(
+                {"type": "play", "card": state["legal"][0], "version": state["version"]}
+            )
             state = receive_state(socket)
     pytest.fail("no illegal card came up")
 
@@ -264,9 +282,11 @@ def test_a_restarted_server_resumes_the_match(tmp_path: Path) -> None:
     match_id = new_match(first, seed=9)
     with first.websocket_connect(f"/ws/matches/{match_id}") as socket:
         state = wait_for_my_turn(socket, receive_state(socket))
-        socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+        socket.send_json(
+            {"type": "call", "value": state["legal_calls"][0], "version": state["version"]}
+        )
         state = wait_for_my_turn(socket, receive_state(socket))
-        socket.send_json({"type": "play", "card": state["legal"][0]})
+        socket.send_json({"type": "play", "card": state["legal"][0], "version": state["version"]})
         state = wait_for_my_turn(socket, receive_state(socket))
     before = {k: state[k] for k in ("hand", "calls", "won", "trick", "version")}
     second = TestClient(create_app(database))
@@ -304,15 +324,23 @@ def test_settings_are_kept(client: TestClient) -> None:
 
 def test_the_last_trick_of_a_deal_stays_up_while_the_next_is_called(client: TestClient) -> None:
     match_id = new_match(client, rules="classic")
-    table = client.app.state.tables.get(match_id)  # type: ignore[attr-defined]
+    table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
     with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
         state = receive_state(socket)
         while not state["results"]:  # watch every state until the first deal is scored
             if state["turn"] == state["seat"]:
                 if state["legal_calls"]:
-                    socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+                    socket.send_json(
+                        {
+                            "type": "call",
+                            "value": state["legal_calls"][0],
+                            "version": state["version"],
+                        }
+                    )
                 else:
-                    socket.send_json({"type": "play", "card": state["legal"][0]})
+                    socket.send_json(
+                        {"type": "play", "card": state["legal"][0], "version": state["version"]}
+                    )
             state = receive_state(socket)
     thirteenth = table.match.deals[0].tricks[-1]
     assert state["phase"] == "calling" and state["tricks_played"] == 0
@@ -341,25 +369,25 @@ def test_nothing_sent_to_a_seat_changes_with_the_other_seats_hidden_cards(
     """The view, the replay and the record of a match in play stay the same, byte for byte,
     when cards still hidden from the person move between the other seats."""
     match_id = new_match(client, rules="classic")
-    table = client.app.state.tables.get(match_id)  # type: ignore[attr-defined]
+    table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
     match = table.match
     while len(match.deals) < 2 or len(match.deal.tricks) < 5:  # into the second deal
         deal = match.deal
         action = Call(deal.rules.min_call) if deal.legal_calls() else Play(min(deal.legal_cards()))
-        table.apply(action)
+        asyncio.run(table.act(deal.turn, action, table.version))
 
     def everything_sent() -> list[str]:
         return [
-            json.dumps(table.view(), sort_keys=True),
+            json.dumps(table.view(0), sort_keys=True),
             client.get(f"/api/matches/{match_id}/replay").text,
             client.get(f"/api/matches/{match_id}/record").text,
         ]
 
     before = everything_sent()
     hidden_before = [match.deal.held(s) for s in range(4)]
-    swap_hidden(match.deal, table.human)
+    swap_hidden(match.deal, 0)
     assert [match.deal.held(s) for s in range(4)] != hidden_before
-    assert match.deal.held(table.human) == hidden_before[table.human]
+    assert match.deal.held(0) == hidden_before[0]
     assert everything_sent() == before
 
 
@@ -367,7 +395,7 @@ def test_the_replay_gives_the_engines_trick_winners(client: TestClient) -> None:
     match_id = new_match(client, rules="classic")
     play_to_the_end(client, match_id)
     replay = client.get(f"/api/matches/{match_id}/replay").json()
-    table = client.app.state.tables.get(match_id)  # type: ignore[attr-defined]
+    table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
     assert replay["record"] == client.get(f"/api/matches/{match_id}/record").json()
     assert replay["winners"] == [
         [trick.winner for trick in deal.tricks] for deal in table.match.deals
@@ -381,9 +409,13 @@ def test_a_play_hint_names_its_cards(client: TestClient) -> None:
         state = wait_for_my_turn(socket, receive_state(socket))
         while not state["legal"] or len(state["legal"]) < 2:
             if state["legal_calls"]:
-                socket.send_json({"type": "call", "value": state["legal_calls"][0]})
+                socket.send_json(
+                    {"type": "call", "value": state["legal_calls"][0], "version": state["version"]}
+                )
             else:
-                socket.send_json({"type": "play", "card": state["legal"][0]})
+                socket.send_json(
+                    {"type": "play", "card": state["legal"][0], "version": state["version"]}
+                )
             state = wait_for_my_turn(socket, receive_state(socket))
         socket.send_json({"type": "hint"})
         hint = socket.receive_json()

@@ -84,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--db", metavar="PATH", help="SQLite file (default: the user's data folder)")
+    serve.add_argument(
+        "--redis",
+        metavar="URL",
+        help="keep matches and rooms in Redis (redis://HOST:PORT/N), shared by several processes",
+    )
 
     commands.add_parser("rules", help="list the rule profiles", description="List the profiles.")
     return parser
@@ -102,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bot":
             return run_bot(args.player, args.host, args.port, args.rules)
         if args.command == "serve":
-            return run_serve(args.host, args.port, args.db)
+            return run_serve(args.host, args.port, args.db, args.redis)
     except KeyboardInterrupt:
         print("callbreak: interrupted", file=sys.stderr)
         return 130
@@ -261,7 +266,7 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     return EXIT_OK
 
 
-def run_serve(host: str, port: int, db: str | None) -> int:
+def run_serve(host: str, port: int, db: str | None, redis_url: str | None = None) -> int:
     """Serve the web app until interrupted."""
     import sqlite3
     import threading
@@ -276,15 +281,21 @@ def run_serve(host: str, port: int, db: str | None) -> int:
     if not 0 < port < 65536:
         print(f"callbreak serve: the port must be 1-65535, not {port}", file=sys.stderr)
         return EXIT_UNREADABLE
+    if redis_url is not None:
+        import redis
+
+        try:
+            redis.Redis.from_url(redis_url, socket_timeout=5).ping()
+        except (redis.RedisError, ValueError) as error:
+            print(f"callbreak serve: cannot use Redis at {redis_url}: {error}", file=sys.stderr)
+            return EXIT_UNREADABLE
     try:
-        app = create_app(path)
+        app = create_app(path, redis_url)
     except (OSError, sqlite3.Error) as error:
         print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
-    print(
-        f"Call Break is at http://{host}:{port}/ (matches kept in {path}); Ctrl-C stops it",
-        flush=True,
-    )
+    kept = f"matches and rooms in Redis at {redis_url}" if redis_url else f"matches kept in {path}"
+    print(f"Call Break is at http://{host}:{port}/ ({kept}); Ctrl-C stops it", flush=True)
     # The computer players' compiled kernel loads in the background, so the first match does
     # not stall on it (on a fresh install it is compiled once, which takes a while).
     threading.Thread(target=warm_up, name="warm-up", daemon=True).start()

@@ -75,7 +75,7 @@ def test_a_whole_match_by_clicking(page: Any, base_url: str, server: Any, screen
     page.wait_for_selector("text=Match over")
     assert page.locator(".scores tbody tr").count() == 6  # five deals and the total
     page.screenshot(path=str(screens / "table-final.png"))
-    table = tables.get(match_id)
+    table = tables.live[match_id]
     assert table.match.is_over and len(table.match.played_deals()) == 5
     # Every card the browser received is the person's own or was played face up.
     for frame in frames:
@@ -193,7 +193,7 @@ def test_keyboard_play_and_accessible_names(page: Any, base_url: str) -> None:
 
 def test_history_replays_a_finished_match(page: Any, base_url: str, server: Any) -> None:
     tables = server["app"].state.tables
-    finished = [row["id"] for row in tables.store.matches() if tables.get(row["id"]).match.is_over]
+    finished = [table_id for table_id, table in tables.live.items() if table.match.is_over]
     assert finished, "the whole-match test leaves a finished match"
     page.goto(base_url + "/#/history")
     row = page.locator(f"tr[data-match='{finished[0]}']")

@@ -61,15 +61,18 @@ DEAL_START, CALL, PLAY, REDEAL, DEAL_OVER, MATCH_OVER = EVENTS = (
 )
 
 
-LATE, SILENT, MALFORMED, ILLEGAL, FAILED = FAULTS = (
+LATE, SILENT, MALFORMED, ILLEGAL, FAILED, TIMEOUT, AWAY = FAULTS = (
     "late",
     "silent",
     "malformed",
     "illegal",
     "failed",
+    "timeout",
+    "away",
 )
 """The kinds of fault: a remote bot answered late, not at all, not in the protocol, or with an
-illegal call or card; or a player of ours raised an error."""
+illegal call or card; a player of ours raised an error; a person's turn clock ran out, or they
+were not at the table (the host's cover played for them)."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,10 +1,8 @@
-"""How a browser match's actions are stored, and the match rebuilt from them.
+"""How a table's actions are stored: one short code each.
 
-A stored match is its rules, seed and players plus the list of actions taken, each a short code:
 ``c3`` (a call of 3), ``pTH`` (the 10♥), ``r`` (a spadeless redeal claim), ``s`` (the table
 stopped an open-ended match). Replaying the codes through the engine rebuilds the match exactly.
 
->>> match = Match("strict", seed=1)
 >>> code = encode(Call(2))
 >>> code, decode(code)
 ('c2', Call(value=2))
@@ -12,15 +10,13 @@ stopped an open-ended match). Replaying the codes through the engine rebuilds th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Final
 
 from callbreak.cards import parse_card
 from callbreak.errors import CallbreakError
-from callbreak.game import Action, Call, ClaimRedeal, Match, Play
-from callbreak.rules import Rules
+from callbreak.game import Action, Call, ClaimRedeal, Play
 
-__all__ = ["STOP", "decode", "encode", "match_from_row", "replay"]
+__all__ = ["STOP", "decode", "encode"]
 
 STOP: Final = "s"
 """The code of stopping an open-ended match between deals (not an action of a seat)."""
@@ -50,21 +46,3 @@ def decode(code: str) -> Action | str:
     if code.startswith("p"):
         return Play(parse_card(code[1:]))
     raise CallbreakError(f"not a stored action: {code!r}")
-
-
-def replay(match: Match, codes: Iterable[str]) -> Match:
-    """Apply stored actions to ``match`` in order."""
-    for code in codes:
-        action = decode(code)
-        if action == STOP:
-            match.stop()
-        else:
-            assert not isinstance(action, str)
-            match.apply(action)
-    return match
-
-
-def match_from_row(row: Mapping[str, Any]) -> Match:
-    """A stored match rebuilt by replaying its actions."""
-    match = Match(Rules.parse(row["rules"]), seed=row["seed"], players=tuple(row["names"]))
-    return replay(match, row["actions"])

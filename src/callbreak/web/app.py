@@ -1,18 +1,22 @@
-"""The web app: play against the computer, look back at matches, keep score of a table game.
+"""The web app: play against the computer or with friends in rooms, look back at matches, keep
+score of a table game.
 
 The game runs on the server; a browser talks to it over a WebSocket for play and over a small
-JSON API for the rest. The front end is static files in ``static/`` (no build step).
+JSON API for the rest. The front end is static files in ``static/`` (no build step). Matches
+and rooms live in a backend: SQLite in this process by default, or Redis shared by several
+processes (``redis_url``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -22,13 +26,13 @@ from starlette.websockets import WebSocket
 from callbreak.errors import CallbreakError
 from callbreak.players import LEVELS
 from callbreak.rules import PROFILES, Rules, format_tenths
-from callbreak.web import messages, sheets
-from callbreak.web.actions import match_from_row
+from callbreak.web import messages, rooms, sheets
+from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.export import trick_winners
 from callbreak.web.http import BadRequest, error, read_json
-from callbreak.web.scheduler import SPEEDS
+from callbreak.web.model import DAMAGED, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.store import Store
-from callbreak.web.tables import DAMAGED, FINISHED, PLAYING, STOPPED, Tables
+from callbreak.web.tables import Table, Tables
 from callbreak.web.view import level_name
 
 __all__ = ["create_app"]
@@ -36,10 +40,17 @@ __all__ = ["create_app"]
 STATIC = Path(__file__).parent / "static"
 
 
-def create_app(db_path: str | os.PathLike[str]) -> Starlette:
-    """The ASGI app, keeping its matches and scoresheets in the SQLite file ``db_path``."""
+def create_app(db_path: str | os.PathLike[str], redis_url: str | None = None) -> Starlette:
+    """The ASGI app. Scoresheets (and, without ``redis_url``, matches and rooms) are kept in
+    the SQLite file ``db_path``; with ``redis_url`` matches and rooms are kept in Redis, shared
+    with every server process that uses the same Redis."""
     store = Store(db_path)
-    tables = Tables(store)
+    backend: Backend = LocalBackend(store)
+    if redis_url is not None:
+        from callbreak.web.redis_backend import RedisBackend
+
+        backend = RedisBackend(redis_url)
+    tables = Tables(backend)
 
     async def index(_request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -78,19 +89,25 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
                 raise BadRequest("seed must be a number or text")
             if isinstance(seed, str) and (not seed.strip() or len(seed) > 64):
                 raise BadRequest("seed must be 1-64 characters")
-            settings = messages.read_settings(body, {})
-            table = await run_in_threadpool(
-                tables.create, rules, name, opponents, None if seed is None else str(seed), settings
+            settings = read_settings(body, {})
+            table = await tables.create_match(
+                str(rules), name, opponents, None if seed is None else str(seed), settings
             )
-        except (BadRequest, CallbreakError) as problem:
+        except BadRequest as problem:
+            return error(str(problem), problem.status)
+        except CallbreakError as problem:
             return error(str(problem))
         return JSONResponse({"id": table.id}, 201)
 
     async def list_matches(_request: Request) -> JSONResponse:
-        return JSONResponse([_summary(row) for row in store.matches()])
+        return JSONResponse([_summary(data, backend) for data in await backend.tables(MATCH)])
+
+    async def match_of(request: Request) -> Table | None:
+        table = await tables.get(request.path_params["id"])
+        return table if table is not None and table.data.kind == MATCH else None
 
     async def match_record(request: Request) -> Response:
-        table = tables.get(request.path_params["id"])
+        table = await match_of(request)
         if table is None:
             return error("no such match", 404)
         text = json.dumps(table.record(), indent=1)
@@ -100,14 +117,22 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
         )
 
     async def match_replay(request: Request) -> Response:
-        table = tables.get(request.path_params["id"])
+        table = await match_of(request)
         if table is None:
             return error("no such match", 404)
         record = table.record()
         return JSONResponse({"record": record, "winners": trick_winners(record)})
 
     async def match_socket(socket: WebSocket) -> None:
-        await messages.connect(tables, socket, socket.path_params["id"])
+        await messages.connect(tables, socket, socket.path_params["id"], MATCH)
+
+    async def room_socket(socket: WebSocket) -> None:
+        await messages.connect(tables, socket, socket.path_params["code"].upper(), ROOM)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        await backend.close()
 
     routes = [
         Route("/", index),
@@ -118,11 +143,14 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
         Route("/api/matches/{id}/record", match_record),
         Route("/api/matches/{id}/replay", match_replay),
         WebSocketRoute("/ws/matches/{id}", match_socket),
+        *rooms.routes(tables),
+        WebSocketRoute("/ws/rooms/{code}", room_socket),
         *sheets.routes(store),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.state.store = store
+    app.state.backend = backend
     app.state.tables = tables
     return app
 
@@ -133,26 +161,26 @@ def _text(value: object, what: str) -> str:
     return value
 
 
-def _summary(row: dict[str, Any]) -> dict[str, Any]:
+def _summary(data: TableData, backend: Backend) -> dict[str, Any]:
     """A stored match for the history page (rebuilt, not kept live)."""
     summary = {
-        "id": row["id"],
-        "created": row["created"],
-        "updated": row["updated"],
-        "rules": row["rules"],
-        "names": row["names"],
-        "levels": [level_name(level) for level in row["levels"]],
+        "id": data.id,
+        "created": data.created,
+        "updated": data.updated,
+        "rules": data.rules,
+        "names": data.names,
+        "levels": [level_name(level) for level in data.levels],
     }
     try:
-        match = match_from_row(row)
+        match = Table(data, backend).match
     except Exception:  # a damaged row must not hide the others
         return summary | {"status": DAMAGED, "deals_played": 0, "totals": None, "places": None}
     over = match.is_over
     return summary | {
-        "status": (STOPPED if match.stopped else FINISHED) if over else PLAYING,
+        "status": data.status,
         "deals_played": len(match.played_deals()),
         "totals": [format_tenths(t) for t in match.totals()],
         "places": match.places() if over else None,
         # The seed rebuilds every hand, so it is shown only once the match is over.
-        "seed": row["seed"] if over else None,
+        "seed": data.seed if over else None,
     }

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from callbreak.record import check, from_data, to_data
-from callbreak.seating import MatchResult
+from callbreak.game import Match
+from callbreak.record import Record, check, from_data, to_data
 
 __all__ = ["record_data", "trick_winners"]
 
 
-def record_data(played: MatchResult) -> dict[str, Any]:
-    """The game record: the whole match once over; before that only the completed deals, so
-    that nobody can read the hidden hands of the deal in play."""
-    record = played.record()
-    if not played.match.is_over:
+def record_data(match: Match, faults: Mapping[int, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+    """The game record, with the faults noted by deal: the whole match once over; before that
+    only the completed deals, so that nobody can read the hidden hands of the deal in play."""
+    record = Record.from_match(match, faults)
+    if not match.is_over:
         # The seed would rebuild every hand, those of the deals still to come included: it is
         # written only once the match is over.
         complete = [deal for deal in record.deals if deal.thrown_in or len(deal.tricks) == 13]

@@ -16,19 +16,23 @@ MAX_BODY_BYTES = 64_000
 
 
 class BadRequest(CallbreakError):
-    """A request the API cannot take; answered with a 400 and the reason."""
+    """A request the API cannot take; answered with ``status`` (400 unless said) and why."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 async def read_json(request: Request) -> Any:
     """The request's JSON body; BadRequest when it is over 64 kB or not JSON."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-        raise BadRequest(f"the body is over {MAX_BODY_BYTES} bytes")
+        raise BadRequest(f"the body is over {MAX_BODY_BYTES} bytes", 413)
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY_BYTES:
-            raise BadRequest(f"the body is over {MAX_BODY_BYTES} bytes")
+            raise BadRequest(f"the body is over {MAX_BODY_BYTES} bytes", 413)
     # Only a JSON content type: a form or text/plain post from another site's page (which a
     # browser sends without asking) is refused.
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()

@@ -1,13 +1,17 @@
-"""The WebSocket of a browser table: the messages a browser may send, and what each one does.
+"""The WebSocket of a table: who a connection is, what it may send, and what each message does.
 
-Every message is a JSON object with a ``type``. Anything malformed or refused by the rules gets
-one ``error`` message back and the match goes on; the browser only ever receives its own
-seat's view (see ``docs/web.md``).
+A match's socket (``/ws/matches/ID``) plays seat 0: the match's id is its key. A room's socket
+(``/ws/rooms/CODE``) first says who it is: ``{"type": "hello", "token": T}`` for a seat, or no
+token for a spectator. Every message is a JSON object with a ``type``; anything malformed or
+refused gets one ``error`` back and the table goes on. A connection only ever receives its own
+seat's view (see ``docs/web.md`` and ``docs/rooms.md``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 import traceback
 import urllib.parse
 from typing import Any
@@ -18,56 +22,129 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from callbreak.cards import parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Play
+from callbreak.web.actions import STOP
 from callbreak.web.hints import hint_message
-from callbreak.web.scheduler import SPEEDS
+from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
 from callbreak.web.tables import Table, Tables
 
 __all__ = ["MAX_MESSAGE_BYTES", "connect", "handle"]
 
 MAX_MESSAGE_BYTES = 4_000
+RATE, BURST = 20.0, 40.0
+"""Messages a second a connection may send, and how many at once."""
+STRIKES = 20
+"""Messages over the rate a connection may send before it is closed."""
+HELLO_SECONDS = 10.0
 ACTIONS = ("call", "play", "redeal", "stop")
 
 
-async def connect(tables: Tables, socket: WebSocket, match_id: str) -> None:
-    """Serve one browser tab of a match until it goes away."""
+class Bucket:
+    """A token bucket: ``rate`` a second, at most ``burst`` saved up."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.level, self.stamp = burst, time.monotonic()
+
+    def take(self) -> bool:
+        """Whether one more is allowed now."""
+        now = time.monotonic()
+        self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.level < 1:
+            return False
+        self.level -= 1
+        return True
+
+
+async def connect(tables: Tables, socket: WebSocket, table_id: str, kind: str) -> None:
+    """Serve one connection to a match (``kind`` 'match') or a room until it goes away."""
     origin = socket.headers.get("origin")
     if origin and urllib.parse.urlsplit(origin).netloc != socket.headers.get("host"):
         await socket.close(code=4403)  # another site's page may not play here
         return
     await socket.accept()
-    table = tables.get(match_id)
-    if table is None:
-        await socket.send_text(json.dumps({"type": "error", "message": "no such match"}))
+    table = await tables.get(table_id)
+    if table is None or table.data.kind != kind:
+        what = "match" if kind == MATCH else "room"
+        await socket.send_text(json.dumps({"type": "error", "message": f"no such {what}"}))
         await socket.close(code=4404)
         return
-    table.sockets.add(socket)
+    seat: int | None = 0
+    bucket = Bucket(RATE, BURST)
+    if kind == ROOM:
+        seat = await _hello(table, socket)
+    await table.join(socket, seat)
     try:
-        await table.send({"type": "state", "state": table.view()}, socket)
-        table.wake()
+        strikes = 0
         while True:
-            message = await socket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            text = message.get("text")
+            text = await _receive(socket)
             if text is None:
-                try:
-                    text = (message.get("bytes") or b"").decode()
-                except UnicodeDecodeError:
-                    text = "\x00"  # not JSON: answered with an error like any bad text
-            await handle(table, socket, text)
+                break
+            if not bucket.take():
+                strikes += 1
+                await table.send({"type": "error", "message": "too many messages"}, socket)
+                if strikes > STRIKES:
+                    await socket.close(code=4429)
+                    break
+                continue
+            await handle(table, socket, seat, text)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        table.sockets.discard(socket)
+        await table.part(socket)
 
 
-async def handle(table: Table, socket: WebSocket, text: str) -> None:
-    """One message from a browser tab; a refused one is answered with an error."""
+async def _receive(socket: WebSocket) -> str | None:
+    """The next message's text (None once the connection is gone)."""
+    message = await socket.receive()
+    if message["type"] == "websocket.disconnect":
+        return None
+    text = message.get("text")
+    if text is None:
+        try:
+            text = (message.get("bytes") or b"").decode()
+        except UnicodeDecodeError:
+            text = "\x00"  # not JSON: answered with an error like any bad text
+    return str(text)
+
+
+async def _hello(table: Table, socket: WebSocket) -> int | None:
+    """Read the first message of a room's connection: which seat's token it holds."""
     try:
-        await _dispatch(table, socket, read_message(text))
+        text = await asyncio.wait_for(_receive(socket), HELLO_SECONDS)
+    except TimeoutError:
+        text = '{"type": "hello"}'
+    if text is None:
+        raise WebSocketDisconnect()
+    try:
+        message = read_message(text)
+        if message["type"] != "hello":
+            raise CallbreakError('the first message says who you are: {"type": "hello", ...}')
     except CallbreakError as error:
         await table.send({"type": "error", "message": str(error)}, socket)
-    except Exception as error:  # a bug of ours: say so, keep the socket and the match
+        message = {}
+    token = message.get("token")
+    seat = table.data.seat_of(token) if token is not None else None
+    if token is not None and seat is None:
+        await table.send(
+            {"type": "error", "message": "that seat token is not one of this room's: watching"},
+            socket,
+        )
+    await table.send({"type": "welcome", "seat": seat}, socket)
+    return seat
+
+
+async def handle(table: Table, socket: WebSocket, seat: int | None, text: str) -> None:
+    """One message from a connection; a refused one is answered with an error."""
+    try:
+        await _dispatch(table, socket, seat, read_message(text))
+    except StaleAction as error:
+        await table.send({"type": "error", "message": str(error), "stale": True}, socket)
+        if table.status != LOBBY:
+            await table.send({"type": "state", "state": table.view(seat)}, socket)
+    except CallbreakError as error:
+        await table.send({"type": "error", "message": str(error)}, socket)
+    except Exception as error:  # a bug of ours: say so, keep the socket and the table
         traceback.print_exception(error)
         await table.send({"type": "error", "message": f"internal error: {error}"}, socket)
 
@@ -85,62 +162,35 @@ def read_message(text: str) -> dict[str, Any]:
     return message
 
 
-async def _dispatch(table: Table, socket: WebSocket, message: dict[str, Any]) -> None:
+async def _dispatch(
+    table: Table, socket: WebSocket, seat: int | None, message: dict[str, Any]
+) -> None:
     kind = message["type"]
+    if kind == "sync":
+        if table.is_room:
+            await table.send({"type": "room", "room": table.lobby()}, socket)
+        if table.status != LOBBY:
+            await table.send({"type": "state", "state": table.view(seat)}, socket)
+        return
+    if kind == "hello":
+        raise CallbreakError("hello is the first message only; reconnect to change seats")
+    if kind not in (*ACTIONS, "settings", "hint"):
+        raise CallbreakError(f"unknown message type {kind!r}")
+    if seat is None:
+        raise CallbreakError("a spectator can only watch")
     if kind == "settings":
-        table.settings = read_settings(message, table.settings)
-        table.save_settings()
-        await table.broadcast()
-        table.wake()
+        if seat != 0:
+            raise CallbreakError("only the room's creator changes its settings")
+        new = read_settings(message, table.settings)
+        await table.change(lambda data: data.settings.update(new))
         return
     if kind == "hint":
-        await _hint(table, socket)
+        await _hint(table, socket, seat)
         return
-    if kind == "sync":
-        await table.send({"type": "state", "state": table.view()}, socket)
-        return
-    if kind not in ACTIONS:
-        raise CallbreakError(f"unknown message type {kind!r}")
-    match = table.match
-    if match.is_over:
-        raise CallbreakError("the match is over")
-    if "seat" in message and message["seat"] != table.human:
-        raise CallbreakError(f"you play seat {table.human}, not seat {message['seat']!r}")
-    if kind == "stop":
-        if not table.can_stop:
-            raise CallbreakError("the match can be ended only between deals of an open-ended match")
-        table.stop()
-        await table.broadcast()
-        return
-    if match.deal.turn != table.human:
-        who = match.deal.turn
-        if who is None:
-            raise CallbreakError("nothing to do now")
-        raise CallbreakError(f"it is {table.names[who]}'s turn, not yours")
-    action = read_action(kind, message)
-    deal = match.deal
-    if isinstance(action, Play):
-        problem = deal.explain(action.card)
-    elif isinstance(action, Call):
-        problem = deal.call_problem(action.value)
-    else:
-        problem = None if deal.may_claim_redeal() else "you may not claim a redeal now"
-    if problem:
-        raise CallbreakError(problem)
-    table.apply(action)
-    await table.broadcast()
-    table.wake()
-
-
-def read_settings(message: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
-    """The table's settings after a ``settings`` message (fields not given stay)."""
-    speed = message.get("speed", current.get("speed", "normal"))
-    if not isinstance(speed, str) or speed not in SPEEDS:
-        raise CallbreakError(f"speed must be one of {', '.join(SPEEDS)}, not {speed!r}")
-    auto = message.get("auto_forced", current.get("auto_forced", False))
-    if not isinstance(auto, bool):
-        raise CallbreakError("auto_forced must be true or false")
-    return {"speed": speed, "auto_forced": auto}
+    if "seat" in message and message["seat"] != seat:
+        raise CallbreakError(f"you play seat {seat}, not seat {message['seat']!r}")
+    action: Action | str = STOP if kind == "stop" else read_action(kind, message)
+    await table.act(seat, action, message.get("version"))
 
 
 def read_action(kind: str, message: dict[str, Any]) -> Action:
@@ -161,12 +211,13 @@ def read_action(kind: str, message: dict[str, Any]) -> Action:
         raise CallbreakError(str(error)) from None
 
 
-async def _hint(table: Table, socket: WebSocket) -> None:
-    if table.match.is_over or table.match.deal.turn != table.human:
+async def _hint(table: Table, socket: WebSocket, seat: int) -> None:
+    match = table.match
+    if table.status == LOBBY or match.is_over or match.deal.turn != seat:
         raise CallbreakError("a hint is for your own turn")
     if table.hint_running:
         raise CallbreakError("a hint is already being worked out")
-    observation = table.match.observation(table.human)
+    observation = match.observation(seat)
     table.hint_running = True
     try:
         message = await run_in_threadpool(hint_message, observation, table.version)

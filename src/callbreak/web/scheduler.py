@@ -1,92 +1,229 @@
-"""The computer players' turns at a browser table, at a pace a person can follow.
+"""Who moves a table on when no person clicks: computers, the turn clock, and the cover.
 
-One task per table runs while computers are to act: it asks the seat's player for its decision
-(in a worker thread, through the seating's step), waits out the table's speed, and applies the
-decision unless the table moved on meanwhile. It stops at the person's turn, except to play a
-forced card for them when they asked for that.
+While a process has connections to a table it runs two tasks for it. The *listener* hears the
+table's events from other processes (actions, lobby changes, who is connected) and shows them
+here. The *driver* runs where the backend's lease is held (one process per table): it asks a
+computer seat's player for its decision at a pace a person can follow; at a person's turn it
+plays the forced card when they asked for that, and in a room it lets the cover (a computer of
+the room's level) decide for a person whose clock ran out, or who is away while others wait.
+Every decision goes through :meth:`Table.act` on the version it was made on, so a person who
+comes back and plays first simply wins the race.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 import traceback
-from typing import TYPE_CHECKING
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 
 from callbreak.cards import parse_card
-from callbreak.game import Play
-from callbreak.players.base import CALL, FAILED, Fault
+from callbreak.game import Call, Play
+from callbreak.players.base import AWAY, CALL, FAILED, PLAY, TIMEOUT, Fault
+from callbreak.seating import Decision
+from callbreak.web.backend import OWNER
+from callbreak.web.model import COMPUTER, PERSON, PLAYING, SPEEDS, StaleAction
 
 if TYPE_CHECKING:
     from callbreak.web.tables import Table
 
-__all__ = ["SPEEDS", "TRICK_PAUSE", "wake"]
+__all__ = ["TRICK_PAUSE", "start", "stop"]
 
-#: Seconds between two computer cards at each speed; a finished trick stays up a little longer.
-SPEEDS = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
 TRICK_PAUSE = 1.6
+LEASE_SECONDS = 9.0
+"""How long a driver's lease lasts unless renewed (renewed every third of it)."""
+AWAY_GRACE = 4.0
+"""Seconds a person may be gone (a reload, a network change) before the cover plays for them."""
+PRESENCE_REFRESH = 4.0
 
 
-def wake(table: Table) -> None:
-    """Start the table's turns task unless it is running."""
-    if table.runner is None or table.runner.done():
-        table.runner = asyncio.get_running_loop().create_task(_run(table))
-        table.runner.add_done_callback(_report_failure)
+def start(table: Table) -> None:
+    """Run the table's listener and driver unless they are running."""
+    if table.listener is None or table.listener.done():
+        table.listener = _spawn(_listen(table))
+    if table.driver is None or table.driver.done():
+        table.driver = _spawn(_drive(table))
 
 
-async def _run(table: Table) -> None:
-    # Every await lets the person act in between, so after each one the task checks that the
-    # table is where it was before acting on it.
+def stop(table: Table) -> None:
+    """Stop the table's tasks: nobody here is connected any more."""
+    for task in (table.listener, table.driver):
+        if task is not None:
+            task.cancel()
+    table.listener = table.driver = None
+
+
+def _spawn(work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    task = asyncio.get_running_loop().create_task(work)
+    task.add_done_callback(_report_failure)
+    return task
+
+
+async def _listen(table: Table) -> None:
+    async with table.backend.events(table.id) as events:
+        while True:
+            try:
+                event = await asyncio.wait_for(events.get(), PRESENCE_REFRESH)
+            except TimeoutError:
+                await table.refresh_presence()
+                continue
+            if event.get("origin") == OWNER:
+                continue
+            if event.get("type") in ("action", "lobby"):
+                await table.catch_up()
+            await table.hear(event)
+
+
+async def _wait(table: Table, seconds: float) -> None:
+    """Until the table changes, or ``seconds`` pass."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(table.changed.wait(), max(seconds, 0.0))
+
+
+async def _drive(table: Table) -> None:
     loop = asyncio.get_running_loop()
-    while not table.match.is_over:
-        match = table.match
+    renew = LEASE_SECONDS / 3
+    while table.connections:
+        table.changed.clear()
+        if not await table.backend.lease(table.id, OWNER, LEASE_SECONDS):
+            await _wait(table, renew)
+            continue
+        await table.catch_up()
+        match, data = table.match, table.data
+        if data.status != PLAYING or match.is_over:
+            await _wait(table, renew)
+            continue
         deal = match.deal
         seat = deal.turn
         assert seat is not None
-        delay = SPEEDS[table.settings.get("speed", "normal")]
-        if not deal.trick.cards and (deal.tricks or _fresh_deal(table)):
-            delay *= TRICK_PAUSE  # let the finished trick be seen
-        if table.seating.occupant(seat) is None:  # a person's seat
-            legal = deal.legal_cards()
-            if not (table.settings.get("auto_forced") and len(legal) == 1):
-                return  # wait for the person
-            await asyncio.sleep(delay)
-            if match.deal is deal and deal.turn == seat and deal.legal_cards() == legal:
-                table.apply(Play(next(iter(legal))))
-                await table.broadcast()
-            continue
         version = table.version
+        delay = SPEEDS[table.settings.get("speed") or "normal"]
+        if not deal.trick.cards and (deal.tricks or (len(match.deals) > 1 and not deal.tricks)):
+            delay *= TRICK_PAUSE  # let the finished trick be seen
         try:
-            await run_in_threadpool(table.seating.player, seat)
-        except Exception as problem:  # a spec that cannot be built: nothing can move on
-            await table.tell(f"cannot seat {table.names[seat]}: {problem}")
-            return
-        if table.version != version:
-            continue
-        table.thinking = seat
-        await table.broadcast()
-        started = loop.time()
-        decision = await run_in_threadpool(table.seating.decide, match.observation(seat))
-        for fault in decision.faults:
-            await table.tell(*_fault_message(table.names[seat], fault))
-        elapsed = loop.time() - started
-        if delay > elapsed:
-            await asyncio.sleep(delay - elapsed)
-        table.thinking = None
-        if table.version != version or match.is_over:
-            continue  # the match moved on meanwhile (the person ended it)
-        table.apply(decision.action, decision)
-        await table.broadcast()
+            if data.seats[seat].kind == COMPUTER:
+                await _computer(table, seat, version, delay, loop)
+                continue
+            reason, wait = await _cover_reason(table, seat)
+            if reason is not None:
+                await _cover(table, seat, version, reason, delay, loop)
+                continue
+            legal = deal.legal_cards()
+            if table.settings.get("auto_forced") and len(legal) == 1:
+                await asyncio.sleep(delay)
+                if table.version == version:
+                    await table.act(seat, Play(next(iter(legal))), version)
+                continue
+            await _wait(table, min(wait, renew))
+        except StaleAction:
+            continue  # a person (or another process) moved first: look again
 
 
-def _fresh_deal(table: Table) -> bool:
-    """Whether no card of the current deal is played yet, after an earlier deal."""
-    return len(table.match.deals) > 1 and not table.match.deal.tricks
+async def _computer(
+    table: Table, seat: int, version: int, delay: float, loop: asyncio.AbstractEventLoop
+) -> None:
+    try:
+        await run_in_threadpool(table.seating.player, seat)
+    except Exception as problem:  # a spec that cannot be built: nothing can move on
+        await table.tell(f"cannot seat {table.names[seat]}: {problem}")
+        await _wait(table, LEASE_SECONDS)
+        return
+    if table.version != version:
+        return
+    await table.notify({"type": "thinking", "seat": seat})
+    started = loop.time()
+    decision = await run_in_threadpool(table.seating.decide, table.match.observation(seat))
+    for fault in decision.faults:
+        message, kind = _fault_message(table.names[seat], fault)
+        await _announce(table, message, kind)
+    await _pace(delay, started, loop)
+    if table.version != version:
+        table.thinking = None  # the table moved on meanwhile (the person ended the match)
+        return
+    await table.act(seat, decision.action, version, [f.to_json() for f in decision.faults])
+
+
+async def _cover_reason(table: Table, seat: int) -> tuple[str | None, float]:
+    """Why the cover should play for the person in ``seat`` now (``AWAY``, ``TIMEOUT`` or
+    None), and otherwise how long until it may have to."""
+    if not table.is_room:
+        return None, LEASE_SECONDS
+    data = table.data
+    person = data.seats[seat]
+    present = await table.backend.presence(table.id)
+    table.present = present
+    now = time.time()
+    if person.left or seat not in present:
+        waiting = any(
+            info.kind == PERSON and not info.left and other in present
+            for other, info in enumerate(data.seats)
+        )
+        if not waiting:
+            return None, LEASE_SECONDS  # nobody is at the table: nobody waits
+        since = table.away_since.setdefault(seat, now)
+        if person.left or now - since >= AWAY_GRACE:
+            return AWAY, 0.0
+        return None, AWAY_GRACE - (now - since)
+    table.away_since.pop(seat, None)
+    if data.deadline is not None:
+        if now >= data.deadline:
+            return TIMEOUT, 0.0
+        return None, data.deadline - now
+    return None, LEASE_SECONDS
+
+
+async def _cover(
+    table: Table,
+    seat: int,
+    version: int,
+    reason: str,
+    delay: float,
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    """Let the room's cover decide for the person in ``seat``, marked as a fault of the seat."""
+    player = await run_in_threadpool(table.cover, seat)
+    observation = table.match.observation(seat)
+    started = loop.time()
+    previous = table.seating.sit(seat, player)
+    try:
+        decision: Decision = await run_in_threadpool(table.seating.decide, observation)
+    finally:
+        table.seating.sit(seat, previous)
+    action = decision.action
+    detail = "the turn clock ran out" if reason == TIMEOUT else "not at the table"
+    if isinstance(action, Play):
+        kind, shown, what = PLAY, str(action.card), f"the {action.card.pretty()}"
+    elif isinstance(action, Call):
+        kind, shown, what = CALL, str(action.value), f"a call of {action.value}"
+    else:
+        kind, shown, what = CALL, "redeal", "a claim for a new deal"
+    fault = Fault(seat, kind, reason, detail, shown)
+    await _pace(delay, started, loop)
+    if table.version != version:
+        return
+    await table.act(seat, action, version, [fault.to_json()])
+    await _announce(table, f"{table.names[seat]}: {detail}, so the computer made {what}", "notice")
+
+
+async def _pace(delay: float, started: float, loop: asyncio.AbstractEventLoop) -> None:
+    elapsed = loop.time() - started
+    if delay > elapsed:
+        await asyncio.sleep(delay - elapsed)
+
+
+async def _announce(table: Table, message: str, kind: str) -> None:
+    if kind == "notice":
+        await table.notify({"type": "notice", "message": message})
+    else:
+        await table.tell(message, kind)
 
 
 def _fault_message(name: str, fault: Fault) -> tuple[str, str]:
-    """What the person is told of a fault, and whether it is an error or a notice."""
+    """What people are told of a computer's fault, and whether it is an error or a notice."""
     if fault.fault == FAILED:  # a player of ours failed: a bug, shown as an error
         return f"{name} failed ({fault.detail}); a legal move was made for it", "error"
     instead = (

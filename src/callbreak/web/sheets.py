@@ -376,7 +376,7 @@ def routes(store: Store) -> list[BaseRoute]:
         try:
             sheet = Sheet.create(await read_json(request))
         except BadRequest as problem:
-            return error(str(problem))
+            return error(str(problem), problem.status)
         store.save_sheet(sheet.id, sheet.data())
         return JSONResponse(sheet.view(), 201)
 
@@ -399,7 +399,7 @@ def routes(store: Store) -> list[BaseRoute]:
                 return error("There is no such scoresheet", 404)
             sheet.put_deal(deal_number(request), body)
         except BadRequest as problem:
-            return error(str(problem))
+            return error(str(problem), problem.status)
         store.save_sheet(sheet.id, sheet.data())
         return JSONResponse(sheet.view())
 
@@ -410,7 +410,7 @@ def routes(store: Store) -> list[BaseRoute]:
         try:
             sheet.delete_deal(deal_number(request))
         except BadRequest as problem:
-            return error(str(problem))
+            return error(str(problem), problem.status)
         store.save_sheet(sheet.id, sheet.data())
         return JSONResponse(sheet.view())
 

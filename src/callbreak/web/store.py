@@ -1,8 +1,13 @@
-"""Where the web app keeps its matches and scoresheets: one SQLite file.
+"""Where one server process keeps its matches, rooms and scoresheets: one SQLite file.
 
-A match is stored as what is needed to rebuild it exactly: its rules, seed, players and the
-list of actions taken so far. Rebuilding replays the actions through the engine, so a reload,
-a reconnect or a restarted server resumes the match where it was.
+A match or room is stored as what rebuilds it exactly (:class:`~callbreak.web.model.TableData`):
+its seats, rules, seed and settings, and the list of actions taken with the faults noted on
+them. An action is appended only on the version it was made on (the number of actions before
+it), so two hands can never both play the same turn. Rebuilding replays the actions through the
+engine, so a reload, a reconnect or a restarted server resumes where the match was.
+
+Databases written before rooms existed (a ``matches`` table of one person against three
+computers) are read into the new form when the file is opened.
 """
 
 from __future__ import annotations
@@ -17,21 +22,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from callbreak.web.model import COMPUTER, MATCH, PERSON, Seat, TableData
+
 __all__ = ["Store", "default_path"]
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS matches (
+CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
     created REAL NOT NULL,
     updated REAL NOT NULL,
-    rules TEXT NOT NULL,
-    seed TEXT NOT NULL,
-    names TEXT NOT NULL,
-    levels TEXT NOT NULL,
-    human INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    rev INTEGER NOT NULL,
+    data TEXT NOT NULL,
     actions TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    status TEXT NOT NULL
+    faults TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS sheets (
     id TEXT PRIMARY KEY,
@@ -49,7 +54,7 @@ def default_path() -> Path:
 
 
 class Store:
-    """A SQLite database of matches and scoresheets, safe to use from several threads."""
+    """A SQLite database of matches, rooms and scoresheets, safe to use from several threads."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -60,6 +65,7 @@ class Store:
         self._lock = threading.Lock()
         with self.transaction() as db:
             db.executescript(SCHEMA)
+            _migrate_matches(db)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -71,62 +77,87 @@ class Store:
         """Close the database."""
         self._connection.close()
 
-    # --- matches -------------------------------------------------------------------------------
+    # --- matches and rooms -----------------------------------------------------------------
 
-    def add_match(
-        self,
-        match_id: str,
-        rules: str,
-        seed: str,
-        names: list[str],
-        levels: list[str | None],
-        human: int,
-        settings: dict[str, Any],
-    ) -> None:
-        """Store a new match with no actions yet."""
-        now = time.time()
+    def create(self, data: TableData) -> None:
+        """Store a new match or room."""
         with self.transaction() as db:
-            db.execute(
-                "INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            _insert(db, data)
+
+    def load(self, table_id: str) -> TableData | None:
+        """One stored match or room, or None."""
+        with self.transaction() as db:
+            row = db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
+        return None if row is None else _data(row)
+
+    def save(self, data: TableData) -> bool:
+        """Store a lobby change made on revision ``data.rev`` (which it then bumps); False,
+        storing nothing, when the stored room has changed since."""
+        with self.transaction() as db:
+            now = time.time()
+            changed = db.execute(
+                "UPDATE tables SET data = ?, status = ?, rev = ?, updated = ? "
+                "WHERE id = ? AND rev = ?",
                 (
-                    match_id,
+                    json.dumps(data.to_json() | {"rev": data.rev + 1, "updated": now}),
+                    data.status,
+                    data.rev + 1,
                     now,
-                    now,
-                    rules,
-                    seed,
-                    json.dumps(names),
-                    json.dumps(levels),
-                    human,
-                    "[]",
-                    json.dumps(settings),
-                    "playing",
+                    data.id,
+                    data.rev,
                 ),
-            )
+            ).rowcount
+        if changed:
+            data.rev += 1
+            data.updated = now
+        return bool(changed)
 
-    def save_match(
-        self, match_id: str, actions: list[str], status: str, settings: dict[str, Any]
-    ) -> None:
-        """Save a match's actions, status and settings."""
+    def append(
+        self,
+        table_id: str,
+        version: int,
+        code: str,
+        faults: list[dict[str, Any]],
+        status: str,
+        deadline: float | None,
+    ) -> bool:
+        """Append an action made on ``version`` (with the faults noted on it), set the status
+        and the clock's next deadline; False, storing nothing, when the match has moved on."""
         with self.transaction() as db:
+            row = db.execute(
+                "SELECT data, actions, faults FROM tables WHERE id = ?", (table_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            actions = json.loads(row["actions"])
+            if len(actions) != version:
+                return False
+            actions.append(code)
+            noted = json.loads(row["faults"])
+            if faults:
+                noted[str(version)] = faults
+            data = json.loads(row["data"])
+            now = time.time()
+            data.update(status=status, deadline=deadline, updated=now)
             db.execute(
-                "UPDATE matches SET actions = ?, status = ?, settings = ?, updated = ? "
+                "UPDATE tables SET actions = ?, faults = ?, data = ?, status = ?, updated = ? "
                 "WHERE id = ?",
-                (json.dumps(actions), status, json.dumps(settings), time.time(), match_id),
+                (json.dumps(actions), json.dumps(noted), json.dumps(data), status, now, table_id),
             )
+        return True
 
-    def match(self, match_id: str) -> dict[str, Any] | None:
-        """One stored match, or None."""
+    def tables(self, kind: str | None = None) -> list[TableData]:
+        """Every stored match (or room, or both), the most recently played first."""
+        query = "SELECT * FROM tables"
+        arguments: tuple[str, ...] = ()
+        if kind is not None:
+            query += " WHERE kind = ?"
+            arguments = (kind,)
         with self.transaction() as db:
-            row = db.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
-        return None if row is None else _match_row(row)
+            rows = db.execute(query + " ORDER BY updated DESC", arguments).fetchall()
+        return [_data(row) for row in rows]
 
-    def matches(self) -> list[dict[str, Any]]:
-        """Every stored match, the most recently played first."""
-        with self.transaction() as db:
-            rows = db.execute("SELECT * FROM matches ORDER BY updated DESC").fetchall()
-        return [_match_row(row) for row in rows]
-
-    # --- scoresheets ---------------------------------------------------------------------------
+    # --- scoresheets -----------------------------------------------------------------------
 
     def save_sheet(self, sheet_id: str, data: dict[str, Any]) -> None:
         """Create or replace a scoresheet."""
@@ -159,17 +190,55 @@ class Store:
         ]
 
 
-def _match_row(row: sqlite3.Row) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "created": row["created"],
-        "updated": row["updated"],
-        "rules": row["rules"],
-        "seed": row["seed"],
-        "names": json.loads(row["names"]),
-        "levels": json.loads(row["levels"]),
-        "human": row["human"],
-        "actions": json.loads(row["actions"]),
-        "settings": json.loads(row["settings"]),
-        "status": row["status"],
-    }
+def _insert(db: sqlite3.Connection, data: TableData) -> None:
+    db.execute(
+        "INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            data.id,
+            data.kind,
+            data.created,
+            data.updated,
+            data.status,
+            data.rev,
+            json.dumps(data.to_json()),
+            json.dumps(data.actions),
+            json.dumps({str(index): notes for index, notes in data.faults.items()}),
+        ),
+    )
+
+
+def _data(row: sqlite3.Row) -> TableData:
+    faults = {int(index): notes for index, notes in json.loads(row["faults"]).items()}
+    return TableData.from_json(json.loads(row["data"]), json.loads(row["actions"]), faults)
+
+
+def _migrate_matches(db: sqlite3.Connection) -> None:
+    """Read the matches of a database from before rooms (one person in seat 0 against three
+    computers) into the tables, once."""
+    exists = db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'matches'"
+    ).fetchone()
+    if exists is None:
+        return
+    for row in db.execute("SELECT * FROM matches").fetchall():
+        if db.execute("SELECT 1 FROM tables WHERE id = ?", (row["id"],)).fetchone():
+            continue
+        names, levels = json.loads(row["names"]), json.loads(row["levels"])
+        seats = [
+            Seat(PERSON, name) if level is None else Seat(COMPUTER, name, level)
+            for name, level in zip(names, levels, strict=True)
+        ]
+        settings = json.loads(row["settings"]) | {"turn_seconds": 0, "cover": None}
+        data = TableData(
+            id=row["id"],
+            kind=MATCH,
+            rules=row["rules"],
+            seed=row["seed"],
+            seats=seats,
+            settings=settings,
+            status=row["status"],
+            actions=json.loads(row["actions"]),
+            created=row["created"],
+            updated=row["updated"],
+        )
+        _insert(db, data)

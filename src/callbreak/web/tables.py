@@ -1,10 +1,13 @@
-"""The live tables of a server: one match each, its seats, and the browser tabs watching it.
+"""The live tables of a server process: a match or room each, its seats and its connections.
 
-A :class:`Table` holds a match being played in the browser: its seating (the person's seat and
-three computer players, :mod:`callbreak.seating`), its settings, and the sockets of the
-person's tabs. Every action goes through :meth:`Table.apply`, which saves it. Who does what
-lives elsewhere: the socket protocol in :mod:`~callbreak.web.socket`, the computer players'
-turns in :mod:`~callbreak.web.scheduler`, the view in :mod:`~callbreak.web.view`.
+A :class:`Table` is one process's copy of a stored match or room (:mod:`~callbreak.web.model`):
+the match rebuilt from its actions, the seating (people, computers, the cover that plays for a
+person who is away or out of time), and the sockets connected to it, each with its seat or
+none (a spectator). Every action goes through :meth:`Table.act`, which appends it to the backend
+only on the version it was made on; every lobby change through :meth:`Table.change`. Other
+processes serving the same room hear of both through the backend's events and catch up. Who
+does what lives elsewhere: the socket protocol in :mod:`~callbreak.web.messages`, the computers'
+turns and the clock in :mod:`~callbreak.web.scheduler`, the views in :mod:`~callbreak.web.view`.
 """
 
 from __future__ import annotations
@@ -12,151 +15,442 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import secrets
-from typing import Any
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
+from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket
 
-from callbreak.game import Action
-from callbreak.rules import Rules
-from callbreak.seating import Decision, PlayerSpec, Seating
+from callbreak.errors import CallbreakError
+from callbreak.game import Action, Call, Match, Play
+from callbreak.players import Player
+from callbreak.seating import PlayerSpec, Seating, derive_seed
 from callbreak.web import scheduler
-from callbreak.web.actions import STOP, encode, match_from_row
+from callbreak.web.actions import STOP, decode, encode
+from callbreak.web.backend import OWNER, Backend
 from callbreak.web.export import record_data
-from callbreak.web.store import Store
-from callbreak.web.view import seat_view
+from callbreak.web.model import (
+    COMPUTER,
+    FINISHED,
+    LOBBY,
+    PERSON,
+    PLAYING,
+    ROOM,
+    STOPPED,
+    RoomError,
+    StaleAction,
+    TableData,
+    claim,
+    new_match,
+    new_room,
+)
+from callbreak.web.view import lobby_json, seat_view
 
-__all__ = ["COMPUTER_NAMES", "Table", "Tables"]
+__all__ = ["Connection", "Table", "Tables"]
 
-COMPUTER_NAMES = ("Bikash", "Chandra", "Dipa", "Esha", "Gopal", "Hari")
+T = TypeVar("T")
+OUTBOX_LIMIT = 200
+"""Messages waiting for one connection before it counts as stuck and is closed (it reconnects
+and gets a fresh snapshot)."""
 
-PLAYING, FINISHED, STOPPED, DAMAGED = "playing", "finished", "stopped", "damaged"
-"""A stored match's status."""
+
+class Connection:
+    """One socket with its seat (None: a spectator) and the messages on their way to it, sent
+    by a task of its own, so that a slow phone never holds up anyone else's messages."""
+
+    def __init__(self, websocket: WebSocket, seat: int | None) -> None:
+        self.websocket = websocket
+        self.seat = seat
+        self.outbox: asyncio.Queue[str] = asyncio.Queue()
+        self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    def put(self, text: str) -> None:
+        """Queue a message; close a connection that stopped taking them."""
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            self.close()
+            return
+        self.outbox.put_nowait(text)
+
+    async def _write(self) -> None:
+        while True:
+            text = await self.outbox.get()
+            try:
+                await self.websocket.send_text(text)
+            except Exception:  # gone: the receiving side notices and forgets the connection
+                return
+
+    def close(self) -> None:
+        """Stop sending, and close the socket (the client reconnects and resyncs)."""
+        self.writer.cancel()
+
+        async def shut() -> None:
+            with contextlib.suppress(Exception):
+                await self.websocket.close(code=1013)
+
+        asyncio.get_running_loop().create_task(shut())
 
 
 class Table:
-    """A match being played in the browser by one person against three computer players."""
+    """One process's live copy of a match or a room."""
 
-    def __init__(self, row: dict[str, Any], store: Store) -> None:
-        self.id: str = row["id"]
-        self.store = store
-        self.names: list[str] = row["names"]
-        self.levels: list[str | None] = row["levels"]
-        self.human: int = row["human"]
-        self.settings: dict[str, Any] = dict(row["settings"])
-        self.actions: list[str] = list(row["actions"])
-        self.match = match_from_row(row)
-        self._seating: Seating | None = None
-        self.sockets: set[WebSocket] = set()
+    def __init__(self, data: TableData, backend: Backend) -> None:
+        self.backend = backend
+        self.connections: dict[WebSocket, Connection] = {}
         self.thinking: int | None = None
         self.hint_running = False
-        self.runner: asyncio.Task[None] | None = None
+        self.lock = asyncio.Lock()
+        self.changed = asyncio.Event()
+        """Set whenever the table changes (here or in another process): wakes the driver."""
+        self.driver: asyncio.Task[None] | None = None
+        self.listener: asyncio.Task[None] | None = None
+        self.covers: dict[int, Player] = {}
+        self.away_since: dict[int, float] = {}
+        self.present: set[int] = set()
+        """Seats with a connection open in some process, as last heard."""
+        self._rebuild(data)
+
+    def _rebuild(self, data: TableData) -> None:
+        """Replay the stored actions into a fresh match and seating."""
+        self.data = data
+        self.match = Match(data.rules, seed=data.seed, players=tuple(data.names))
+        self.faults_by_deal: dict[int, list[dict[str, Any]]] = {}
+        self.seating = Seating(self.match, self._occupants(), ready=False, substitute_failures=True)
+        for index, code in enumerate(data.actions):
+            self._apply_code(code, data.faults.get(index, []))
+
+    def _occupants(self) -> list[PlayerSpec | None]:
+        return [None if level is None else PlayerSpec.parse(level) for level in self.data.levels]
+
+    def _apply_code(self, code: str, faults: Sequence[dict[str, Any]]) -> None:
+        deal_index = len(self.match.deals) - 1
+        action = decode(code)
+        if action == STOP:
+            self.seating.stop()
+        else:
+            assert not isinstance(action, str)
+            self.seating.apply(action)
+        if faults:
+            self.faults_by_deal.setdefault(deal_index, []).extend(faults)
+
+    # --- what the table is ---------------------------------------------------------------------
 
     @property
-    def seating(self) -> Seating:
-        """The seats, read from the stored levels when first needed (listing matches must not
-        read specs or contact remote bots). A remote bot is not asked to be ready: when it
-        does not answer, each of its turns gets the host's substitute and a fault."""
-        if self._seating is None:
-            occupants = [None if spec is None else PlayerSpec.parse(spec) for spec in self.levels]
-            self._seating = Seating(self.match, occupants, ready=False, substitute_failures=True)
-        return self._seating
+    def id(self) -> str:
+        """The match id, or the room's code."""
+        return self.data.id
+
+    @property
+    def names(self) -> list[str]:
+        """The seats' names."""
+        return self.data.names
+
+    @property
+    def levels(self) -> list[str | None]:
+        """The computer seats' specs (None for people and open seats)."""
+        return self.data.levels
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """speed, auto_forced, turn_seconds, cover."""
+        return self.data.settings
 
     @property
     def version(self) -> int:
-        """How many actions the match has taken: the state a message or a hint refers to."""
-        return len(self.actions)
+        """How many actions the match has taken: the state an action or a hint refers to."""
+        return self.data.version
 
     @property
     def status(self) -> str:
-        """'playing', 'finished' or 'stopped'."""
-        if not self.match.is_over:
-            return PLAYING
-        return STOPPED if self.match.stopped else FINISHED
+        """'lobby', 'playing', 'finished' or 'stopped'."""
+        return self.data.status
+
+    @property
+    def is_room(self) -> bool:
+        """Whether people play each other here (a match is one person and three computers)."""
+        return self.data.kind == ROOM
 
     @property
     def can_stop(self) -> bool:
         """Whether the table may end the match now: between deals of an open-ended match."""
         match = self.match
         return (
-            match.rules.deals is None
+            self.status == PLAYING
+            and match.rules.deals is None
             and not match.deal.actions
             and bool(match.played_deals())
             and not match.is_over
         )
 
-    def view(self) -> dict[str, Any]:
-        """The person's view of the table: only what their seat may see."""
-        return seat_view(self, self.human)
+    def covered(self) -> list[int]:
+        """The people's seats the cover plays for now: left, or not connected anywhere while
+        someone else is at the table (nobody waits for a table nobody is at)."""
+        if not self.is_room or self.status != PLAYING:
+            return []
+        people = [seat for seat, info in enumerate(self.data.seats) if info.kind == PERSON]
+        here = [seat for seat in people if seat in self.present and not self.data.seats[seat].left]
+        return [
+            seat
+            for seat in people
+            if self.data.seats[seat].left or (seat not in self.present and here)
+        ]
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` is shown (a spectator's view for None)."""
+        return seat_view(self, seat)
+
+    def lobby(self) -> dict[str, Any]:
+        """The room as its lobby shows it: no token, no hand."""
+        return lobby_json(self)
 
     def record(self) -> dict[str, Any]:
         """The game record, safe to give out while the match is being played."""
-        return record_data(self.seating.result())
+        return record_data(self.match, self.faults_by_deal)
 
     # --- changing the table --------------------------------------------------------------------
 
-    def apply(self, action: Action, decision: Decision | None = None) -> None:
-        """Take an action for the seat to act (a computer's ``decision``, or the person's) and
-        save it."""
-        self.seating.apply(action, decision)
-        self._save(encode(action))
+    async def act(
+        self,
+        seat: int,
+        action: Action | str,
+        version: object,
+        faults: Sequence[dict[str, Any]] = (),
+    ) -> None:
+        """Take ``action`` (or ``STOP``) for ``seat`` on ``version`` of the table; raises
+        CallbreakError saying why when it may not be taken, StaleAction when the table has
+        moved on since that version."""
+        async with self.lock:
+            await self._catch_up()
+            if type(version) is not int:
+                raise CallbreakError('an action needs the "version" of the state it was made on')
+            if version != self.version:
+                raise StaleAction(
+                    "that was made on an earlier state of the table (version "
+                    f"{version}, now {self.version}): look again, nothing was played"
+                )
+            self._check(seat, action)
+            status, deadline = self._after(action)
+            stored = await self.backend.append(
+                self.id, version, encode(action), list(faults), status, deadline
+            )
+            if not stored:  # another process got there first: take its state instead
+                fresh = await self.backend.load(self.id)
+                if fresh is not None:
+                    self._rebuild(fresh)
+                raise StaleAction("the table moved on before that arrived: nothing was played")
+            # Only now, with the action stored, does this copy take it: nothing shown while
+            # the backend was asked may mix the new state with the old version.
+            self._apply_code(encode(action), faults)
+            self.data.actions.append(encode(action))
+            if faults:
+                self.data.faults[version] = list(faults)
+            self.data.status, self.data.deadline = status, deadline
+            self.thinking = None
+        await self.notify({"type": "action", "version": self.version})
 
-    def stop(self) -> None:
-        """End an open-ended match between deals, and save it."""
-        self.seating.stop()
-        self._save(STOP)
+    def _check(self, seat: int, action: Action | str) -> None:
+        match = self.match
+        if self.status == LOBBY:
+            raise CallbreakError("the match has not started yet")
+        if match.is_over:
+            raise CallbreakError("the match is over")
+        if action == STOP:
+            if seat != 0:
+                raise CallbreakError("only the room's creator can end the match")
+            if not self.can_stop:
+                raise CallbreakError(
+                    "the match can be ended only between deals of an open-ended match"
+                )
+            return
+        deal = match.deal
+        if deal.turn != seat:
+            who = deal.turn
+            if who is None:
+                raise CallbreakError("nothing to do now")
+            raise CallbreakError(f"it is {self.names[who]}'s turn, not yours")
+        if isinstance(action, Play):
+            problem = deal.explain(action.card)
+        elif isinstance(action, Call):
+            problem = deal.call_problem(action.value)
+        else:
+            problem = None if deal.may_claim_redeal() else "you may not claim a redeal now"
+        if problem:
+            raise CallbreakError(problem)
 
-    def save_settings(self) -> None:
-        """Save the settings with the match."""
-        self.store.save_match(self.id, self.actions, self.status, self.settings)
+    def _after(self, action: Action | str) -> tuple[str, float | None]:
+        """The status and the next clock after ``action``, tried on the match and taken back
+        (python-chess's push and pop)."""
+        match = self.match
+        if action == STOP:
+            match.stop()
+        else:
+            assert not isinstance(action, str)
+            match.apply(action)
+        try:
+            if not match.is_over:
+                status = PLAYING
+            else:
+                status = STOPPED if match.stopped else FINISHED
+            return status, next_deadline(self.data, match)
+        finally:
+            match.undo()
 
-    def _save(self, code: str) -> None:
-        self.actions.append(code)
-        self.store.save_match(self.id, self.actions, self.status, self.settings)
+    async def change(self, change: Callable[[TableData], T]) -> T:
+        """Make a lobby change (``change`` edits a fresh copy of the room and returns what the
+        caller needs); retried on the newest copy when another change was stored first."""
+        async with self.lock:
+            for _ in range(5):
+                fresh = await self.backend.load(self.id)
+                if fresh is None:
+                    raise RoomError("no such room", 404)
+                result = change(fresh)
+                if fresh.status == PLAYING and not fresh.actions:  # the start: the first clock
+                    fresh.deadline = next_deadline(fresh, Match(fresh.rules, seed=fresh.seed))
+                if await self.backend.save(fresh):
+                    self._rebuild(fresh)
+                    break
+            else:
+                raise RoomError("the room is changing too fast: try again", 409)
+        await self.notify({"type": "lobby"})
+        return result
 
-    # --- the browser tabs ----------------------------------------------------------------------
+    async def catch_up(self) -> None:
+        """Take the changes other processes stored since this copy was made."""
+        async with self.lock:
+            await self._catch_up()
 
-    async def send(self, message: dict[str, Any], socket: WebSocket | None = None) -> None:
-        """Send a message to one tab, or to every tab of the person when ``socket`` is None."""
+    async def _catch_up(self) -> None:
+        if not self.backend.shared:
+            return  # one process: this copy is the only writer
+        fresh = await self.backend.load(self.id)
+        if fresh is None:
+            return
+        mine = self.data.actions
+        if fresh.actions[: len(mine)] != mine or fresh.seats != self.data.seats:
+            self._rebuild(fresh)
+            return
+        for index in range(len(mine), len(fresh.actions)):
+            self._apply_code(fresh.actions[index], fresh.faults.get(index, []))
+        self.data = fresh
+
+    def cover(self, seat: int) -> Player:
+        """The computer that plays for the person in ``seat`` when they are away or out of
+        time: the room's cover level, seeded from the match and the seat."""
+        player = self.covers.get(seat)
+        if player is None:
+            spec = PlayerSpec.parse(self.settings.get("cover") or "intermediate")
+            seeded = spec.with_defaults(seed=derive_seed(self.data.seed, "cover", seat))
+            player = seeded.build(ready=False)
+            self.covers[seat] = player
+        return player
+
+    # --- connections ---------------------------------------------------------------------------
+
+    async def join(self, websocket: WebSocket, seat: int | None) -> None:
+        """Take a connection for ``seat`` (None: a spectator), send it the table, count it
+        where people's presence matters (a room), and start the table's tasks."""
+        self.connections[websocket] = Connection(websocket, seat)
+        if self.is_room and seat is not None:
+            await self._count(seat)  # everyone, this connection included, hears of it
+        else:
+            if self.is_room:
+                await self.send({"type": "room", "room": self.lobby()}, websocket)
+            if self.status != LOBBY:
+                await self.send({"type": "state", "state": self.view(seat)}, websocket)
+        scheduler.start(self)
+
+    async def part(self, websocket: WebSocket) -> None:
+        """Forget a connection that went away."""
+        connection = self.connections.pop(websocket, None)
+        if connection is None:
+            return
+        connection.writer.cancel()
+        await self._count(connection.seat)
+        if not self.connections:
+            scheduler.stop(self)
+
+    async def _count(self, seat: int | None) -> None:
+        if seat is None or not self.is_room:
+            return
+        await self.backend.set_presence(self.id, seat, OWNER, self._held(seat))
+        self.present = await self.backend.presence(self.id)
+        await self.notify({"type": "presence"})
+
+    def _held(self, seat: int) -> int:
+        return sum(1 for connection in self.connections.values() if connection.seat == seat)
+
+    async def refresh_presence(self) -> None:
+        """Say again which seats this process holds (a shared backend forgets after a while)."""
+        for seat in {c.seat for c in self.connections.values() if c.seat is not None}:
+            await self.backend.set_presence(self.id, seat, OWNER, self._held(seat))
+        self.present = await self.backend.presence(self.id)
+
+    async def notify(self, event: dict[str, Any]) -> None:
+        """Tell the other processes, wake the driver, and show the change here."""
+        await self.backend.publish(self.id, event | {"origin": OWNER})
+        await self.hear(event)
+
+    async def hear(self, event: dict[str, Any]) -> None:
+        """Show a change (made here, or heard from another process) to this process's sockets."""
+        kind = event.get("type")
+        if kind == "thinking":
+            self.thinking = event.get("seat")
+        if kind in ("presence", "lobby"):
+            self.present = await self.backend.presence(self.id)
+        self.changed.set()
+        if kind == "notice":
+            await self.tell(str(event.get("message")), "notice")
+            return
+        if kind in ("lobby", "presence") and self.is_room:
+            await self.send({"type": "room", "room": self.lobby()})
+        if kind in ("action", "thinking", "lobby", "presence") and self.status != LOBBY:
+            await self.broadcast()
+
+    async def send(self, message: dict[str, Any], to: WebSocket | None = None) -> None:
+        """Send a message to one socket, or to every connection when ``to`` is None."""
         text = json.dumps(message)
-        for target in [socket] if socket is not None else list(self.sockets):
-            with contextlib.suppress(Exception):  # a tab that went away meanwhile
-                await target.send_text(text)
+        if to is not None and to not in self.connections:  # not joined yet: say it directly
+            with contextlib.suppress(Exception):
+                await to.send_text(text)
+            return
+        targets = [self.connections[to]] if to is not None else list(self.connections.values())
+        for connection in targets:
+            connection.put(text)
 
     async def broadcast(self) -> None:
-        """Send the view to every connected tab of the person."""
-        await self.send({"type": "state", "state": self.view()})
+        """Send each connection its own seat's view."""
+        views: dict[int | None, str] = {}
+        for connection in list(self.connections.values()):
+            seat = connection.seat
+            if seat not in views:
+                views[seat] = json.dumps({"type": "state", "state": self.view(seat)})
+            connection.put(views[seat])
 
     async def tell(self, text: str, kind: str = "error") -> None:
-        """Tell every tab something in words (an error, or a notice)."""
+        """Tell every connection something in words (an error, or a notice)."""
         await self.send({"type": kind, "message": text})
-
-    def wake(self) -> None:
-        """Let the computer players (and the forced-card autoplay) act if it is their turn."""
-        scheduler.wake(self)
 
 
 class Tables:
-    """The live tables of a server, loaded from the store on first use."""
+    """The live tables of a server process, loaded from the backend on first use."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
         self.live: dict[str, Table] = {}
 
-    def get(self, match_id: str) -> Table | None:
-        """The table of a stored match (rebuilt from its actions), or None."""
-        table = self.live.get(match_id)
+    async def get(self, table_id: str) -> Table | None:
+        """The table of a stored match or room (rebuilt from its actions), or None."""
+        table = self.live.get(table_id)
         if table is None:
-            row = self.store.match(match_id)
-            if row is None:
+            data = await self.backend.load(table_id)
+            if data is None:
                 return None
-            table = Table(row, self.store)
-            self.live[match_id] = table
+            table = self.live.setdefault(table_id, Table(data, self.backend))
         return table
 
-    def create(
+    async def create_match(
         self,
-        rules: Rules,
+        rules: str,
         name: str,
         opponents: list[str],
         seed: str | None,
@@ -167,21 +461,37 @@ class Tables:
         The computer players are built first, so that a spec that cannot work is refused
         (CallbreakError) before anything is stored.
         """
-        row: dict[str, Any] = {
-            "id": secrets.token_urlsafe(9),
-            "rules": str(rules),
-            "seed": seed if seed is not None else str(secrets.randbits(48)),
-            "names": [name, *COMPUTER_NAMES[:3]],
-            "levels": [None, *opponents],
-            "human": 0,
-            "settings": settings,
-            "actions": [],
-        }
-        table = Table(row, self.store)
-        for seat in range(1, 4):
-            table.seating.player(seat)
-        self.store.add_match(
-            row["id"], row["rules"], row["seed"], row["names"], row["levels"], 0, settings
-        )
+        table = Table(new_match(rules, name, opponents, seed, settings), self.backend)
+        await _build_computers(table)
+        await self.backend.create(table.data)
         self.live[table.id] = table
         return table
+
+    async def create_room(
+        self, rules: str, name: object, seats: list[str | None], **settings: Any
+    ) -> tuple[Table, str]:
+        """A new room in its lobby, and the creator's seat token."""
+        data = new_room(rules, name, seats, **settings)
+        token = claim(data, 0)
+        table = Table(data, self.backend)
+        await _build_computers(table)
+        await self.backend.create(data)
+        self.live[table.id] = table
+        return table, token
+
+
+def next_deadline(data: TableData, match: Match) -> float | None:
+    """When the next decision's clock runs out: a person's turn under a turn clock."""
+    seconds = data.turn_seconds
+    if not seconds or match.is_over or data.status != PLAYING:
+        return None
+    seat = match.deal.turn
+    if seat is None or data.seats[seat].kind != PERSON:
+        return None
+    return time.time() + seconds
+
+
+async def _build_computers(table: Table) -> None:
+    for seat, info in enumerate(table.data.seats):
+        if info.kind == COMPUTER:
+            await run_in_threadpool(table.seating.player, seat)

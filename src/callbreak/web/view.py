@@ -2,7 +2,7 @@
 
 The view holds the seat's own hand and, on its turn, what it may play and why the other cards
 are forbidden; everything else in it is public: calls, tricks won, the cards played face up,
-scores. Other seats' hands never enter it.
+scores. Other seats' hands never enter it. A spectator (no seat) gets the public part only.
 """
 
 from __future__ import annotations
@@ -13,20 +13,23 @@ from callbreak.cards import Card
 from callbreak.game import Phase, Trick
 from callbreak.rules import format_tenths
 from callbreak.seating import is_remote
+from callbreak.web.model import COMPUTER, PLAYING
 
 if TYPE_CHECKING:
     from callbreak.web.tables import Table
 
-__all__ = ["level_name", "seat_view", "trick_json"]
+__all__ = ["level_name", "lobby_json", "seat_view", "trick_json"]
 
 
-def seat_view(table: Table, seat: int) -> dict[str, Any]:
-    """The view of ``table`` from ``seat``: only what that seat may see."""
+def seat_view(table: Table, seat: int | None) -> dict[str, Any]:
+    """The view of ``table`` from ``seat``: only what that seat may see (a spectator, None,
+    sees what every seat sees)."""
     match = table.match
     deal = match.deal
-    seen = match.observation(seat)
-    my_turn = deal.turn == seat and not match.is_over
-    hand = sorted(seen.hand, key=display_order)
+    # A spectator's view is seat 0's with everything private left out: nothing of it is sent.
+    seen = match.observation(0 if seat is None else seat)
+    my_turn = seat is not None and deal.turn == seat and table.status == PLAYING
+    hand = [] if seat is None else sorted(seen.hand, key=display_order)
     reasons: dict[str, str] = {}
     if my_turn and deal.phase is Phase.PLAYING:
         for card in hand:
@@ -85,8 +88,46 @@ def seat_view(table: Table, seat: int) -> dict[str, Any]:
         "places": match.places() if match.is_over else None,
         "can_stop": table.can_stop,
         "thinking": table.thinking,
-        "settings": table.settings,
+        "settings": {key: table.settings.get(key) for key in ("speed", "auto_forced")},
         "version": table.version,
+        "room": table.id if table.is_room else None,
+        "seats": lobby_json(table)["seats"] if table.is_room else None,
+        "covered": table.covered(),
+        "clock": _clock(table),
+    }
+
+
+def _clock(table: Table) -> dict[str, Any] | None:
+    deadline = table.data.deadline
+    if deadline is None or table.match.is_over or table.match.deal.turn is None:
+        return None
+    return {"seat": table.match.deal.turn, "deadline": round(deadline * 1000)}
+
+
+def lobby_json(table: Table) -> dict[str, Any]:
+    """The room as its lobby shows it: names, kinds, who is connected; never a token."""
+    data = table.data
+    covered = set(table.covered())
+    seats = [
+        {
+            "name": info.name,
+            "kind": info.kind,
+            "level": level_name(info.level) if info.kind == COMPUTER else None,
+            "connected": seat in table.present,
+            "covered": seat in covered,
+            "left": info.left,
+        }
+        for seat, info in enumerate(data.seats)
+    ]
+    return {
+        "room": data.id,
+        "status": data.status,
+        "rules": data.rules,
+        "summary": table.match.rules.summary(),
+        "seats": seats,
+        "turn_seconds": data.turn_seconds,
+        "cover": level_name(data.settings.get("cover")),
+        "version": data.version,
     }
 
 

@@ -108,7 +108,7 @@ class TablePage {
     this.auto = el("input", { type: "checkbox" });
     this.auto.addEventListener("change", () => this.send({ type: "settings", auto_forced: this.auto.checked }));
     this.stopButton = el("button", { type: "button", text: "End the match here", hidden: true,
-      onclick: () => this.send({ type: "stop" }) });
+      onclick: () => this.act({ type: "stop" }) });
     this.download = el("a", { href: `/api/matches/${this.matchId}/record`, download: "", text: "Download record" });
     this.dialog = el("dialog", { class: "result", "aria-labelledby": "result-title" });
     this.title = el("h1", { class: "table-title" });
@@ -218,7 +218,7 @@ class TablePage {
     if (s.may_claim_redeal) {
       this.calling.append(el("button", {
         type: "button", class: "redeal", text: "No spades: ask for a new deal",
-        onclick: () => { if (!this.pending && this.send({ type: "redeal" })) this.pending = true; },
+        onclick: () => this.act({ type: "redeal" }),
       }));
     }
   }
@@ -360,9 +360,15 @@ class TablePage {
 
   // --- the person's actions --------------------------------------------------------------
 
+  // Every action says which state it was made on: a click on a state the table has left
+  // behind (a second tab, a slow network) is refused by the server instead of played.
+  act(message) {
+    if (this.pending || !this.state) return;
+    if (this.send({ ...message, version: this.state.version })) this.pending = true;
+  }
+
   call(value) {
-    if (this.pending) return;
-    if (this.send({ type: "call", value })) this.pending = true;
+    this.act({ type: "call", value });
   }
 
   play(code) {
@@ -376,7 +382,7 @@ class TablePage {
     if (!s.legal.includes(code)) {
       return this.note(s.reasons[code] || "That card may not be played now.", "error");
     }
-    if (this.send({ type: "play", card: code })) this.pending = true;
+    this.act({ type: "play", card: code });
   }
 
   askHint() {

@@ -1,0 +1,145 @@
+"""Where tables live and how the processes that serve them hear of each other's changes.
+
+A backend keeps every match and room (:class:`~callbreak.web.model.TableData`), appends an
+action only on the version it was made on (so one action at a time per room, across processes),
+carries events between the processes serving a room, knows which seats have a connection
+somewhere, and gives one process at a time the lease to run a room's computers and clock.
+
+:class:`LocalBackend` is the embedded default: one process, SQLite, events in memory.
+:class:`~callbreak.web.redis_backend.RedisBackend` spreads the same over several processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import socket
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+from callbreak.web.model import TableData
+from callbreak.web.store import Store
+
+__all__ = ["OWNER", "Backend", "LocalBackend"]
+
+OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+"""This process, as the other processes serving the same rooms know it."""
+
+Event = dict[str, Any]
+"""``{"type": "action" | "lobby" | "thinking" | "presence", ...}``: a table changed."""
+
+
+class Backend(Protocol):
+    """What a server process needs of the place where tables live."""
+
+    shared: bool
+    """Whether other processes write to the same tables (then a table catches up on events)."""
+
+    async def create(self, data: TableData) -> None:
+        """Store a new match or room."""
+
+    async def load(self, table_id: str) -> TableData | None:
+        """A stored match or room, or None."""
+
+    async def save(self, data: TableData) -> bool:
+        """Store a lobby change made on ``data.rev`` (bumped on success); False when the room
+        changed meanwhile."""
+
+    async def append(
+        self,
+        table_id: str,
+        version: int,
+        code: str,
+        faults: list[dict[str, Any]],
+        status: str,
+        deadline: float | None,
+    ) -> bool:
+        """Append an action made on ``version``; False when the match has moved on."""
+
+    async def tables(self, kind: str | None = None) -> list[TableData]:
+        """Every stored match or room of ``kind`` (both when None), most recent first."""
+
+    async def publish(self, table_id: str, event: Event) -> None:
+        """Tell every process serving the table."""
+
+    def events(self, table_id: str) -> contextlib.AbstractAsyncContextManager[asyncio.Queue[Event]]:
+        """A queue of the table's events from now on, for as long as the context is open."""
+
+    async def set_presence(self, table_id: str, seat: int, owner: str, count: int) -> None:
+        """This process (``owner``) has ``count`` connections open for ``seat``."""
+
+    async def presence(self, table_id: str) -> set[int]:
+        """The seats with a connection open in some process."""
+
+    async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
+        """Take or renew the lease to run the table's computers and clock; False when another
+        process holds it."""
+
+    async def close(self) -> None:
+        """Let go of connections and files."""
+
+
+class LocalBackend:
+    """One process: tables in SQLite, events and presence in memory, the lease always ours."""
+
+    shared = False
+    """Whether other processes write to the same tables (then a table catches up on events)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._listeners: dict[str, set[asyncio.Queue[Event]]] = {}
+        self._presence: dict[str, dict[int, int]] = {}
+
+    async def create(self, data: TableData) -> None:
+        self.store.create(data)
+
+    async def load(self, table_id: str) -> TableData | None:
+        return self.store.load(table_id)
+
+    async def save(self, data: TableData) -> bool:
+        return self.store.save(data)
+
+    async def append(
+        self,
+        table_id: str,
+        version: int,
+        code: str,
+        faults: list[dict[str, Any]],
+        status: str,
+        deadline: float | None,
+    ) -> bool:
+        return self.store.append(table_id, version, code, faults, status, deadline)
+
+    async def tables(self, kind: str | None = None) -> list[TableData]:
+        return self.store.tables(kind)
+
+    async def publish(self, table_id: str, event: Event) -> None:
+        for queue in self._listeners.get(table_id, ()):
+            queue.put_nowait(event)
+
+    @contextlib.asynccontextmanager
+    async def events(self, table_id: str) -> AsyncIterator[asyncio.Queue[Event]]:
+        queue: asyncio.Queue[Event] = asyncio.Queue()
+        self._listeners.setdefault(table_id, set()).add(queue)
+        try:
+            yield queue
+        finally:
+            self._listeners[table_id].discard(queue)
+
+    async def set_presence(self, table_id: str, seat: int, owner: str, count: int) -> None:
+        seats = self._presence.setdefault(table_id, {})
+        if count:
+            seats[seat] = count
+        else:
+            seats.pop(seat, None)
+
+    async def presence(self, table_id: str) -> set[int]:
+        return set(self._presence.get(table_id, {}))
+
+    async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
+        return True
+
+    async def close(self) -> None:
+        self.store.close()

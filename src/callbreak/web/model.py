@@ -1,0 +1,362 @@
+"""What a browser match or a room is, as stored: seats, settings, actions, and the lobby's rules.
+
+Both a match against the computer and a room of friends are one :class:`TableData`: four
+seats (a person, a computer, or open for a person to join), the rules and seed, the actions
+taken (stored codes, :mod:`~callbreak.web.actions`) with the faults noted on them (a remote
+bot's late answer, a person's turn played by the cover), and the turn clock's deadline. The
+lobby changes (join, seat a computer, move, start, leave) are plain functions on it, so that
+every backend applies them the same way and tests need no server.
+
+>>> data = new_room("strict", "Asha", ["expert", None, None], seed="7")
+>>> data.seats[1].kind, data.status
+('computer', 'lobby')
+>>> seat, token = join(data, "Bikash")
+>>> seat, data.seats[2].name, data.seat_of(token), len(token) >= 43
+(2, 'Bikash', 2, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import secrets
+import time
+from typing import Any
+
+from callbreak.errors import CallbreakError
+from callbreak.rules import Rules
+from callbreak.seating import PlayerSpec
+from callbreak.web.http import BadRequest
+
+__all__ = [
+    "CODE_ALPHABET",
+    "RoomError",
+    "Seat",
+    "StaleAction",
+    "TableData",
+    "check_name",
+    "claim",
+    "fill",
+    "hash_token",
+    "join",
+    "leave",
+    "move",
+    "new_match",
+    "new_room",
+    "open_seat",
+    "read_settings",
+    "start",
+]
+
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+"""Room codes: no 0/O and no 1/I/L, which people mistake for each other."""
+CODE_LENGTH = 6
+TOKEN_BYTES = 32
+
+MATCH, ROOM = "match", "room"
+OPEN, PERSON, COMPUTER = "open", "person", "computer"
+LOBBY, PLAYING, FINISHED, STOPPED, DAMAGED = "lobby", "playing", "finished", "stopped", "damaged"
+"""A stored table's status (damaged: it cannot be replayed, which only a bug of ours can do)."""
+DEFAULT_TURN_SECONDS = 30
+#: Seconds between two computer cards at each speed; a finished trick stays up a little longer.
+SPEEDS = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
+DEFAULT_COVER = "intermediate"
+MAX_NAME = 32
+COMPUTER_NAMES = ("Bikash", "Chandra", "Dipa", "Esha", "Gopal", "Hari")
+
+
+class StaleAction(CallbreakError):
+    """An action made on a state of the table that has moved on since."""
+
+
+class RoomError(BadRequest):
+    """A lobby request that cannot be done; ``status`` is the HTTP status that says why."""
+
+
+@dataclasses.dataclass
+class Seat:
+    """One seat: a person (with a name and the hash of their token), a computer, or open."""
+
+    kind: str
+    name: str | None = None
+    level: str | None = None
+    """The computer's player spec."""
+    token: str | None = None
+    """The hash of the seat token (the token itself is never stored)."""
+    left: bool = False
+    """The person left for good: the cover plays the seat until it is given to someone."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The seat as stored."""
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class TableData:
+    """A match or a room as stored."""
+
+    id: str
+    kind: str
+    rules: str
+    seed: str
+    seats: list[Seat]
+    settings: dict[str, Any]
+    """speed, auto_forced, turn_seconds, cover."""
+    status: str = PLAYING
+    actions: list[str] = dataclasses.field(default_factory=list)
+    faults: dict[int, list[dict[str, Any]]] = dataclasses.field(default_factory=dict)
+    """Faults noted on the action at each index (a record's ``faults`` entries)."""
+    deadline: float | None = None
+    """When the person to act runs out of time (seconds since the epoch), or None."""
+    rev: int = 0
+    """Bumped by every lobby change, so that backends can refuse a change made on old data."""
+    created: float = dataclasses.field(default_factory=time.time)
+    updated: float = dataclasses.field(default_factory=time.time)
+
+    @property
+    def version(self) -> int:
+        """How many actions the match has taken: the state an action is made on."""
+        return len(self.actions)
+
+    @property
+    def names(self) -> list[str]:
+        """The seats' names, 'Open seat' for a seat waiting for a person."""
+        return [seat.name or "Open seat" for seat in self.seats]
+
+    @property
+    def levels(self) -> list[str | None]:
+        """Each computer seat's spec; None for a person's or an open seat."""
+        return [seat.level if seat.kind == COMPUTER else None for seat in self.seats]
+
+    @property
+    def turn_seconds(self) -> int:
+        """The turn clock per decision; 0 for none."""
+        return int(self.settings.get("turn_seconds") or 0)
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything but the actions and their faults, as stored beside them."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "rules": self.rules,
+            "seed": self.seed,
+            "seats": [seat.to_json() for seat in self.seats],
+            "settings": self.settings,
+            "status": self.status,
+            "deadline": self.deadline,
+            "rev": self.rev,
+            "created": self.created,
+            "updated": self.updated,
+        }
+
+    @classmethod
+    def from_json(
+        cls,
+        data: dict[str, Any],
+        actions: list[str],
+        faults: dict[int, list[dict[str, Any]]],
+    ) -> TableData:
+        """Read what :meth:`to_json` wrote, with the actions and their faults."""
+        seats = [Seat(**seat) for seat in data["seats"]]
+        fields = {key: data[key] for key in data if key != "seats"}
+        return cls(**fields, seats=seats, actions=list(actions), faults=dict(faults))
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat whose token this is, or None (a wrong token, or none)."""
+        if not token or not isinstance(token, str):
+            return None
+        wanted = hash_token(token)
+        for index, seat in enumerate(self.seats):
+            if seat.token is not None and secrets.compare_digest(seat.token, wanted):
+                return index
+        return None
+
+
+def new_token() -> str:
+    """A seat token: 256 random bits as URL-safe text."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def hash_token(token: str) -> str:
+    """What the store keeps of a token: a stolen store gives no seat away."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_code() -> str:
+    """A room code people can read out: six characters without look-alikes."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def check_name(name: object) -> str:
+    """A person's name: 1-24 characters of text, control characters dropped."""
+    if not isinstance(name, str):
+        raise RoomError("a name is text")
+    cleaned = "".join(ch for ch in name if ch.isprintable()).strip()
+    if not cleaned:
+        raise RoomError("a name needs at least one character")
+    if len(cleaned) > MAX_NAME:
+        raise RoomError(f"a name has at most {MAX_NAME} characters")
+    return cleaned
+
+
+def check_level(level: object) -> str:
+    """A computer seat's spec, read to make sure it names a player."""
+    if not isinstance(level, str) or not level.strip() or len(level) > 200:
+        raise RoomError("a computer seat is a player spec such as 'expert'")
+    return str(PlayerSpec.parse(level))
+
+
+def check_turn_seconds(value: object) -> int:
+    """The turn clock: 0 (none) or 5-600 seconds."""
+    if value is None or value is False:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise RoomError("turn_seconds is a number of seconds, or 0 for no clock")
+    seconds = int(value)
+    if seconds != 0 and not 5 <= seconds <= 600:
+        raise RoomError("turn_seconds is 5-600 seconds, or 0 for no clock")
+    return seconds
+
+
+def read_settings(message: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    """The speed and forced-card settings after a ``settings`` message (others stay)."""
+    speed = message.get("speed", current.get("speed", "normal"))
+    if not isinstance(speed, str) or speed not in SPEEDS:
+        raise RoomError(f"speed must be one of {', '.join(SPEEDS)}, not {speed!r}")
+    auto = message.get("auto_forced", current.get("auto_forced", False))
+    if not isinstance(auto, bool):
+        raise RoomError("auto_forced must be true or false")
+    return {"speed": speed, "auto_forced": auto}
+
+
+def new_room(
+    rules: str,
+    name: object,
+    seats: list[str | None],
+    *,
+    seed: str | None = None,
+    turn_seconds: object = DEFAULT_TURN_SECONDS,
+    cover: object = DEFAULT_COVER,
+    speed: object = "normal",
+) -> TableData:
+    """A room in its lobby, the creator in seat 0 (their token is made by :func:`claim`)."""
+    if len(seats) != 3:
+        raise RoomError("seats lists seats 1-3: null for a person to join, or a computer level")
+    others = [Seat(OPEN) if level is None else _computer(level, i) for i, level in enumerate(seats)]
+    data = TableData(
+        id=new_code(),
+        kind=ROOM,
+        rules=str(Rules.parse(rules)),
+        seed=seed if seed is not None else str(secrets.randbits(48)),
+        seats=[Seat(PERSON, check_name(name)), *others],
+        settings={
+            **read_settings({"speed": speed}, {}),
+            "turn_seconds": check_turn_seconds(turn_seconds),
+            "cover": check_level(cover),
+        },
+        status=LOBBY,
+    )
+    return data
+
+
+def new_match(
+    rules: str, name: str, opponents: list[str], seed: str | None, settings: dict[str, Any]
+) -> TableData:
+    """A match against three computers, started: the person in seat 0 has no token (the
+    match's id, 128 random bits, is their key) and no clock."""
+    return TableData(
+        id=secrets.token_urlsafe(16),
+        kind=MATCH,
+        rules=str(Rules.parse(rules)),
+        seed=seed if seed is not None else str(secrets.randbits(48)),
+        seats=[Seat(PERSON, name), *(_computer(spec, i) for i, spec in enumerate(opponents))],
+        settings={**settings, "turn_seconds": 0, "cover": None},
+        status=PLAYING,
+    )
+
+
+def _computer(level: object, index: int) -> Seat:
+    return Seat(COMPUTER, COMPUTER_NAMES[index], check_level(level))
+
+
+def claim(data: TableData, seat: int) -> str:
+    """Give ``seat`` a new token (the old one stops working) and return it."""
+    token = new_token()
+    data.seats[seat].token = hash_token(token)
+    return token
+
+
+# --- the lobby ---------------------------------------------------------------------------------
+
+
+def join(data: TableData, name: object) -> tuple[int, str]:
+    """Seat a new person in the first open seat; returns the seat and its token."""
+    clean = check_name(name)
+    if data.status in (FINISHED, STOPPED):
+        raise RoomError("the match in this room is over", 409)
+    for index, seat in enumerate(data.seats):
+        if seat.kind == OPEN:
+            data.seats[index] = Seat(PERSON, clean)
+            return index, claim(data, index)
+    raise RoomError("this room has no open seat", 409)
+
+
+def fill(data: TableData, seat: int, level: object) -> None:
+    """Seat a computer where a seat is open or its person left."""
+    target = _seat(data, seat)
+    if seat == 0:
+        raise RoomError("seat 0 is the creator's", 409)
+    if not (target.kind == OPEN or (target.kind == PERSON and target.left)):
+        raise RoomError(f"seat {seat} is taken: open it first", 409)
+    data.seats[seat] = _computer(level, seat - 1)
+
+
+def open_seat(data: TableData, seat: int) -> None:
+    """Open a computer's seat, or a seat its person left, for a new person to join."""
+    target = _seat(data, seat)
+    if seat == 0:
+        raise RoomError("seat 0 is the creator's", 409)
+    if not (target.kind == COMPUTER or (target.kind == PERSON and target.left)):
+        raise RoomError(f"seat {seat} has a person in it", 409)
+    data.seats[seat] = Seat(OPEN)
+
+
+def move(data: TableData, first: object, second: object) -> None:
+    """Swap two seats, before the match starts."""
+    if data.status != LOBBY:
+        raise RoomError("seats can be moved only before the start", 409)
+    a, b = _index(first), _index(second)
+    data.seats[a], data.seats[b] = data.seats[b], data.seats[a]
+
+
+def start(data: TableData) -> None:
+    """Start the match once every seat is a person or a computer."""
+    if data.status != LOBBY:
+        raise RoomError("the match has already started", 409)
+    waiting = [index for index, seat in enumerate(data.seats) if seat.kind == OPEN]
+    if waiting:
+        raise RoomError(f"seat {waiting[0]} is still open: seat a computer or wait", 409)
+    data.status = PLAYING
+
+
+def leave(data: TableData, seat: int) -> None:
+    """The person in ``seat`` leaves for good; in the lobby the seat opens again."""
+    target = _seat(data, seat)
+    if target.kind != PERSON:
+        raise RoomError("only a person can leave a seat", 409)
+    if data.status == LOBBY and seat != 0:
+        data.seats[seat] = Seat(OPEN)
+    else:
+        target.left = True
+        target.token = None
+
+
+def _seat(data: TableData, seat: object) -> Seat:
+    return data.seats[_index(seat)]
+
+
+def _index(seat: object) -> int:
+    if type(seat) is not int or not 0 <= seat <= 3:
+        raise RoomError(f"a seat is 0-3, not {seat!r}")
+    return seat

@@ -1,0 +1,262 @@
+"""Tables in Redis, shared by every server process that uses the same Redis.
+
+Each match or room ``ID`` is a few keys with the hash tag ``{ID}`` (so that a Redis Cluster
+keeps them together): ``cb:{ID}:data`` (seats, rules, settings: JSON), ``cb:{ID}:state`` (a hash
+of rev, status, deadline, updated), ``cb:{ID}:actions`` (a list of action codes),
+``cb:{ID}:faults`` (a hash of action index to the faults noted on it), ``cb:{ID}:presence``
+(which process holds a connection for which seat, until when) and ``cb:{ID}:lease`` (the process
+that runs the table's computers and clock). ``cb:index:KIND`` lists the tables of a kind.
+
+An action is appended by a Lua script that checks the version first, so exactly one of two
+processes racing for a turn wins, whatever process or machine they run on. Events go over
+pub/sub (``cb:{ID}:events``); pub/sub may drop a message, so a process that hears anything
+reads the table again rather than trusting the message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import redis.asyncio as redis
+
+from callbreak.web.backend import Event
+from callbreak.web.model import TableData
+
+__all__ = ["RedisBackend"]
+
+PRESENCE_SECONDS = 15.0
+"""A connection not confirmed for this long (its process died) no longer counts."""
+
+# Lobby change on a revision: fails (0) when the stored revision differs.
+_SAVE = """
+if tonumber(redis.call('HGET', KEYS[1], 'rev')) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[1], 'rev', tonumber(ARGV[1]) + 1, 'status', ARGV[3],
+           'deadline', ARGV[4], 'updated', ARGV[5])
+return 1
+"""
+
+# An action on a version: fails (0) when the match has moved on.
+_APPEND = """
+if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) end
+redis.call('HSET', KEYS[3], 'status', ARGV[4], 'deadline', ARGV[5], 'updated', ARGV[6])
+return 1
+"""
+
+# Take the lease when free, or renew it when ours.
+_LEASE = """
+local holder = redis.call('GET', KEYS[1])
+if holder == false then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+
+def _key(table_id: str, part: str) -> str:
+    return f"cb:{{{table_id}}}:{part}"
+
+
+class RedisBackend:
+    """Tables, events, presence and leases in one Redis (``redis://HOST:PORT/N``)."""
+
+    shared = True
+
+    def __init__(self, url: str) -> None:
+        self.client = redis.Redis.from_url(url, decode_responses=True)
+        self._save = self.client.register_script(_SAVE)
+        self._append = self.client.register_script(_APPEND)
+        self._lease = self.client.register_script(_LEASE)
+        self._listeners: dict[str, set[asyncio.Queue[Event]]] = {}
+        self._pubsub: Any = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def ping(self) -> None:
+        """Raise unless Redis answers (a clear error at start, not at the first request)."""
+        await self.client.ping()
+
+    # --- tables ----------------------------------------------------------------------------
+
+    async def create(self, data: TableData) -> None:
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.set(_key(data.id, "data"), json.dumps(data.to_json()))
+            pipe.hset(
+                _key(data.id, "state"),
+                mapping={
+                    "rev": data.rev,
+                    "status": data.status,
+                    "deadline": "" if data.deadline is None else repr(data.deadline),
+                    "updated": repr(data.updated),
+                },
+            )
+            if data.actions:
+                pipe.rpush(_key(data.id, "actions"), *data.actions)
+            pipe.zadd(f"cb:index:{data.kind}", {data.id: data.created})
+            await pipe.execute()
+
+    async def load(self, table_id: str) -> TableData | None:
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.get(_key(table_id, "data"))
+            pipe.hgetall(_key(table_id, "state"))
+            pipe.lrange(_key(table_id, "actions"), 0, -1)
+            pipe.hgetall(_key(table_id, "faults"))
+            raw, state, actions, faults = await pipe.execute()
+        if raw is None:
+            return None
+        data = json.loads(raw)
+        data.update(
+            rev=int(state["rev"]),
+            status=state["status"],
+            deadline=float(state["deadline"]) if state.get("deadline") else None,
+            updated=float(state["updated"]),
+        )
+        notes = {int(index): json.loads(text) for index, text in faults.items()}
+        return TableData.from_json(data, actions, notes)
+
+    async def save(self, data: TableData) -> bool:
+        now = time.time()
+        saved = await self._save(
+            keys=[_key(data.id, "state"), _key(data.id, "data")],
+            args=[
+                data.rev,
+                json.dumps(data.to_json()),
+                data.status,
+                "" if data.deadline is None else repr(data.deadline),
+                repr(now),
+            ],
+        )
+        if saved:
+            data.rev += 1
+            data.updated = now
+        return bool(saved)
+
+    async def append(
+        self,
+        table_id: str,
+        version: int,
+        code: str,
+        faults: list[dict[str, Any]],
+        status: str,
+        deadline: float | None,
+    ) -> bool:
+        stored = await self._append(
+            keys=[_key(table_id, "actions"), _key(table_id, "faults"), _key(table_id, "state")],
+            args=[
+                version,
+                code,
+                json.dumps(faults) if faults else "",
+                status,
+                "" if deadline is None else repr(deadline),
+                repr(time.time()),
+            ],
+        )
+        return bool(stored)
+
+    async def tables(self, kind: str | None = None) -> list[TableData]:
+        kinds = [kind] if kind is not None else ["match", "room"]
+        found: list[TableData] = []
+        for name in kinds:
+            for table_id in await self.client.zrevrange(f"cb:index:{name}", 0, -1):
+                data = await self.load(str(table_id))
+                if data is not None:
+                    found.append(data)
+        found.sort(key=lambda data: -data.updated)
+        return found
+
+    # --- events ----------------------------------------------------------------------------
+
+    async def publish(self, table_id: str, event: Event) -> None:
+        await self.client.publish(_key(table_id, "events"), json.dumps(event))
+
+    @contextlib.asynccontextmanager
+    async def events(self, table_id: str) -> AsyncIterator[asyncio.Queue[Event]]:
+        # One subscribing connection per process, whatever the number of tables: each table's
+        # listeners get their events from it through a queue.
+        queue: asyncio.Queue[Event] = asyncio.Queue()
+        listeners = self._listeners.setdefault(table_id, set())
+        if not listeners:
+            await self._subscriber().subscribe(_key(table_id, "events"))
+        listeners.add(queue)
+        try:
+            yield queue
+        finally:
+            listeners.discard(queue)
+            if not listeners:
+                with contextlib.suppress(Exception):
+                    await self._subscriber().unsubscribe(_key(table_id, "events"))
+
+    def _subscriber(self) -> Any:
+        if self._pubsub is None:
+            self._pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+        if self._reader is None or self._reader.done():
+            self._reader = asyncio.get_running_loop().create_task(self._read())
+        return self._pubsub
+
+    async def _read(self) -> None:
+        while True:
+            if not self._pubsub.subscribed:
+                await asyncio.sleep(0.05)
+                continue
+            try:
+                message = await self._pubsub.get_message(timeout=1.0)
+            except (ConnectionError, redis.ConnectionError):
+                await asyncio.sleep(0.5)  # Redis restarting: the tables catch up when it is back
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            channel = str(message["channel"])
+            table_id = channel[channel.index("{") + 1 : channel.index("}")]
+            try:
+                event = json.loads(message["data"])
+            except ValueError:
+                continue
+            for queue in list(self._listeners.get(table_id, ())):
+                queue.put_nowait(event)
+
+    # --- presence and leases ---------------------------------------------------------------
+
+    async def set_presence(self, table_id: str, seat: int, owner: str, count: int) -> None:
+        field = f"{seat}|{owner}"
+        if count:
+            await self.client.hset(
+                _key(table_id, "presence"), field, repr(time.time() + PRESENCE_SECONDS)
+            )
+        else:
+            await self.client.hdel(_key(table_id, "presence"), field)
+
+    async def presence(self, table_id: str) -> set[int]:
+        now = time.time()
+        seats = set()
+        stale = []
+        for field, until in (await self.client.hgetall(_key(table_id, "presence"))).items():
+            if float(until) < now:
+                stale.append(field)
+            else:
+                seats.add(int(str(field).split("|", 1)[0]))
+        if stale:
+            await self.client.hdel(_key(table_id, "presence"), *stale)
+        return seats
+
+    async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
+        held = await self._lease(keys=[_key(table_id, "lease")], args=[owner, int(seconds * 1000)])
+        return bool(held)
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+        if self._pubsub is not None:
+            with contextlib.suppress(Exception):
+                await self._pubsub.aclose()
+        await self.client.aclose()

@@ -1,0 +1,204 @@
+"""The rooms' HTTP API: create, join, seat a computer, move, start, leave (see docs/rooms.md).
+
+Requests for a seat carry its token as ``Authorization: Bearer T``; creating and joining are
+limited per address, so that nobody can fill a server with rooms or try codes quickly.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from callbreak.errors import CallbreakError
+from callbreak.web.export import trick_winners
+from callbreak.web.http import BadRequest, error, read_json
+from callbreak.web.model import (
+    DEFAULT_COVER,
+    DEFAULT_TURN_SECONDS,
+    RoomError,
+    fill,
+    join,
+    leave,
+    move,
+    open_seat,
+    start,
+)
+from callbreak.web.tables import Table, Tables
+
+__all__ = ["RateLimit", "routes"]
+
+CREATE_RATE, CREATE_BURST = 20 / 60, 5
+"""Rooms created and joins per address: 20 a minute, 5 at once."""
+
+
+class RateLimit:
+    """Token buckets per address: ``rate`` a second, at most ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def allow(self, address: str) -> bool:
+        """Whether ``address`` may make one more request now."""
+        now = time.monotonic()
+        level, stamp = self._buckets.get(address, (self.burst, now))
+        level = min(self.burst, level + (now - stamp) * self.rate)
+        if len(self._buckets) > 100_000:  # forget idle addresses rather than grow forever
+            self._buckets = {a: b for a, b in self._buckets.items() if now - b[1] < 600}
+        if level < 1:
+            self._buckets[address] = (level, now)
+            return False
+        self._buckets[address] = (level - 1, now)
+        return True
+
+
+def routes(tables: Tables, limit: RateLimit | None = None) -> list[Route]:
+    """The ``/api/rooms`` routes over ``tables``."""
+    limit = limit or RateLimit(CREATE_RATE, CREATE_BURST)
+
+    def limited(request: Request) -> None:
+        address = request.client.host if request.client else "unknown"
+        if not limit.allow(address):
+            raise RoomError("too many rooms or joins from this address: wait a minute", 429)
+
+    async def room(request: Request) -> Table:
+        table = await tables.get(request.path_params["code"].upper())
+        if table is None or not table.is_room:
+            raise RoomError("no such room", 404)
+        return table
+
+    def token_seat(request: Request, table: Table) -> int:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise RoomError("this needs your seat token: Authorization: Bearer TOKEN", 401)
+        seat = table.data.seat_of(token.strip())
+        if seat is None:
+            raise RoomError("that token holds no seat in this room", 401)
+        return seat
+
+    def creator(request: Request, table: Table) -> None:
+        if token_seat(request, table) != 0:
+            raise RoomError("only the room's creator can do that", 403)
+
+    async def body_of(request: Request) -> dict[str, Any]:
+        body = await read_json(request)
+        if not isinstance(body, dict):
+            raise BadRequest("the body must be a JSON object")
+        return body
+
+    async def create(request: Request) -> Response:
+        limited(request)
+        body = await body_of(request)
+        rules = body.get("rules", "strict")
+        if not isinstance(rules, str):
+            raise BadRequest("rules must be text, such as 'strict' or 'classic(deals=10)'")
+        seats = body.get("seats", [None, None, None])
+        if not isinstance(seats, list):
+            raise BadRequest("seats lists seats 1-3: null for a person, or a computer level")
+        seed = body.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
+            raise BadRequest("seed must be a number or text")
+        table, token = await tables.create_room(
+            rules,
+            body.get("name"),
+            seats,
+            seed=None if seed is None else str(seed)[:64],
+            turn_seconds=body.get("turn_seconds", DEFAULT_TURN_SECONDS),
+            cover=body.get("cover", DEFAULT_COVER),
+            speed=body.get("speed", "normal"),
+        )
+        return JSONResponse({"room": table.id, "seat": 0, "token": token}, 201)
+
+    async def lobby(request: Request) -> Response:
+        table = await room(request)
+        await table.refresh_presence()
+        return JSONResponse(table.lobby())
+
+    async def join_room(request: Request) -> Response:
+        limited(request)
+        table = await room(request)
+        name = (await body_of(request)).get("name")
+        seat, token = await table.change(lambda data: join(data, name))
+        return JSONResponse({"seat": seat, "token": token})
+
+    async def seat_change(request: Request) -> Response:
+        table = await room(request)
+        creator(request, table)
+        body = await body_of(request)
+        seat = _seat_number(request.path_params["seat"])
+        if body.get("open") is True:
+            await table.change(lambda data: open_seat(data, seat))
+        elif "level" in body:
+            await table.change(lambda data: fill(data, seat, body["level"]))
+        else:
+            raise BadRequest('send {"level": "expert"} to seat a computer or {"open": true}')
+        return JSONResponse(table.lobby())
+
+    async def move_seats(request: Request) -> Response:
+        table = await room(request)
+        creator(request, table)
+        body = await body_of(request)
+        await table.change(lambda data: move(data, body.get("from"), body.get("to")))
+        return JSONResponse(table.lobby())
+
+    async def start_room(request: Request) -> Response:
+        table = await room(request)
+        creator(request, table)
+        await table.change(start)
+        return JSONResponse(table.lobby())
+
+    async def leave_room(request: Request) -> Response:
+        table = await room(request)
+        seat = token_seat(request, table)
+        await table.change(lambda data: leave(data, seat))
+        return JSONResponse(table.lobby())
+
+    async def record(request: Request) -> Response:
+        table = await room(request)
+        text = json.dumps(table.record(), indent=1)
+        disposition = f'attachment; filename="callbreak-room-{table.id}.json"'
+        return Response(
+            text, media_type="application/json", headers={"Content-Disposition": disposition}
+        )
+
+    async def replay(request: Request) -> Response:
+        table = await room(request)
+        data = table.record()
+        return JSONResponse({"record": data, "winners": trick_winners(data)})
+
+    def guarded(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
+        async def answer(request: Request) -> Response:
+            try:
+                response: Response = await handler(request)
+                return response
+            except BadRequest as problem:
+                return error(str(problem), problem.status)
+            except CallbreakError as problem:
+                return error(str(problem))
+
+        return answer
+
+    return [
+        Route("/api/rooms", guarded(create), methods=["POST"]),
+        Route("/api/rooms/{code}", guarded(lobby), methods=["GET"]),
+        Route("/api/rooms/{code}/join", guarded(join_room), methods=["POST"]),
+        Route("/api/rooms/{code}/seats/{seat}", guarded(seat_change), methods=["POST"]),
+        Route("/api/rooms/{code}/move", guarded(move_seats), methods=["POST"]),
+        Route("/api/rooms/{code}/start", guarded(start_room), methods=["POST"]),
+        Route("/api/rooms/{code}/leave", guarded(leave_room), methods=["POST"]),
+        Route("/api/rooms/{code}/record", guarded(record), methods=["GET"]),
+        Route("/api/rooms/{code}/replay", guarded(replay), methods=["GET"]),
+    ]
+
+
+def _seat_number(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 3:
+        raise RoomError(f"a seat is 0-3, not {text!r}")
+    return int(text)

@@ -1,0 +1,166 @@
+"""A scripted client of the rooms API and socket, for tests and the load benchmark.
+
+It speaks only what docs/rooms.md documents: HTTP for the lobby, the WebSocket with a ``hello``
+first, actions with the version they were made on. Every message it receives is kept, so that
+a test can check afterwards that none held a card its seat may not see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from callbreak.cards import parse_card
+from callbreak.game import Match
+from callbreak.web.actions import STOP, decode
+
+CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
+
+
+def http(method: str, url: str, body: object = None, token: str | None = None) -> tuple[int, Any]:
+    """One JSON request: the status and the decoded answer."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+class Client:
+    """One connection to a room, as a seat (with its token) or a spectator."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
+        self.seat: int | None = None
+        self.state: dict[str, Any] | None = None
+        self.room: dict[str, Any] | None = None
+        self.received: list[str] = []
+
+    @classmethod
+    async def open(cls, base: str, code: str, token: str | None = None) -> Client:
+        """Connect to room ``code`` at ``base`` (http://host:port) and say hello."""
+        address = base.replace("http://", "ws://") + f"/ws/rooms/{code}"
+        client = cls(await connect(address, origin=None, max_size=2**20))  # type: ignore[arg-type]
+        hello: dict[str, Any] = {"type": "hello"}
+        if token is not None:
+            hello["token"] = token
+        await client.send(hello)
+        welcome = await client.until(lambda m: m["type"] == "welcome")
+        client.seat = welcome["seat"]
+        return client
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send a message as it is."""
+        await self.socket.send(json.dumps(message))
+
+    async def next(self, timeout: float = 20.0) -> dict[str, Any]:
+        """The next message (kept), within ``timeout`` seconds."""
+        text = await asyncio.wait_for(self.socket.recv(), timeout)
+        assert isinstance(text, str)
+        self.received.append(text)
+        message: dict[str, Any] = json.loads(text)
+        if message["type"] == "state":
+            self.state = message["state"]
+        elif message["type"] == "room":
+            self.room = message["room"]
+        return message
+
+    async def until(
+        self, wanted: Callable[[dict[str, Any]], bool], timeout: float = 30.0
+    ) -> dict[str, Any]:
+        """Read messages until one is ``wanted`` (within ``timeout`` seconds in all)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            message = await self.next(max(0.01, deadline - loop.time()))
+            if wanted(message):
+                return message
+
+    async def my_turn(self, timeout: float = 30.0) -> dict[str, Any] | None:
+        """The state once it is this seat's turn (None once the match is over)."""
+        state = self.state
+        if state is not None and (state["match_over"] or state["turn"] == self.seat):
+            return None if state["match_over"] else state
+        message = await self.until(
+            lambda m: (
+                m["type"] == "state"
+                and (m["state"]["match_over"] or m["state"]["turn"] == self.seat)
+            ),
+            timeout,
+        )
+        return None if message["state"]["match_over"] else message["state"]
+
+    async def play_until(
+        self, wanted: Callable[[dict[str, Any]], bool], timeout: float = 60.0
+    ) -> dict[str, Any]:
+        """Play this seat's turns (first legal call or card) until a ``wanted`` message comes."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            message = await self.next(max(0.01, deadline - loop.time()))
+            if wanted(message):
+                return message
+            state = message.get("state") if message["type"] == "state" else None
+            if state and state["turn"] == self.seat and not state["match_over"]:
+                await self.act(state)
+
+    async def act(self, state: dict[str, Any]) -> None:
+        """Make the first legal call or card of ``state``, on its version."""
+        if state["legal_calls"]:
+            action: dict[str, Any] = {"type": "call", "value": state["legal_calls"][0]}
+        else:
+            action = {"type": "play", "card": state["legal"][0]}
+        await self.send(action | {"version": state["version"]})
+        self.state = None  # wait for the state after it
+
+    async def close(self) -> None:
+        """Go away."""
+        await self.socket.close()
+
+
+def hidden_cards_seen(
+    received: list[str], seat: int | None, rules: str, seed: str, codes: list[str]
+) -> list[str]:
+    """The cards in any message of ``received`` that ``seat`` could not see at that version:
+    not in its hand, not played face up in the deal (or the last trick of the deal before)."""
+    seen_by_version: dict[int, set[str]] = {}
+    match = Match(rules, seed=seed)
+    for version in range(len(codes) + 1):
+        visible = set()
+        deal = match.deal
+        if seat is not None:
+            visible |= {str(card) for card in deal.held(seat)}
+        for earlier in match.deals[-2:]:
+            for trick in [*earlier.tricks, earlier.trick]:
+                visible |= {str(card) for card in trick.cards}
+        seen_by_version[version] = visible
+        if version < len(codes):
+            action = decode(codes[version])
+            if action == STOP:
+                match.stop()
+            else:
+                assert not isinstance(action, str)
+                match.apply(action)
+    leaks = []
+    for text in received:
+        message = json.loads(text)
+        if message["type"] != "state":
+            continue
+        visible = seen_by_version[message["state"]["version"]]
+        for card in CARD.findall(text):
+            parse_card(card)
+            if card not in visible:
+                leaks.append(f"version {message['state']['version']}: {card}")
+    return leaks

@@ -1,0 +1,301 @@
+"""Rooms over real HTTP and WebSockets on loopback: the lobby, seats and tokens, spectators,
+stale clicks, the turn clock, people going away and coming back, leaving, and a restart.
+
+Every message a seat or spectator receives is checked afterwards: no card of another seat's
+hand, ever (see ``rooms_client.hidden_cards_seen``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from callbreak.record import check, from_data
+from callbreak.web.app import create_app
+from tests.helpers import running, swap_hidden
+from tests.rooms_client import Client, hidden_cards_seen, http
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Any:
+    return create_app(tmp_path / "db.sqlite")
+
+
+@pytest.fixture
+def base(app: Any) -> Any:
+    with running(app) as address:
+        yield address
+
+
+def new_room(base: str, **body: Any) -> tuple[str, str]:
+    status, answer = http("POST", f"{base}/api/rooms", {"name": "Asha", **body})
+    assert status == 201, answer
+    return answer["room"], answer["token"]
+
+
+def assert_fair(app: Any, code: str, *clients: Client) -> None:
+    data = app.state.tables.live[code].data
+    for client in clients:
+        leaks = hidden_cards_seen(client.received, client.seat, data.rules, data.seed, data.actions)
+        assert leaks == [], f"seat {client.seat} saw {leaks[:5]}"
+
+
+# --- the lobby -------------------------------------------------------------------------------
+
+
+async def test_the_lobby_seats_people_and_computers(base: str) -> None:
+    code, creator = new_room(base, seats=[None, "random", None], turn_seconds=0)
+    assert len(code) == 6 and set(code) <= set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+    assert len(creator) >= 43  # 256 random bits
+    status, lobby = http("GET", f"{base}/api/rooms/{code.lower()}")
+    assert status == 200 and lobby["status"] == "lobby"
+    assert [seat["kind"] for seat in lobby["seats"]] == ["person", "open", "computer", "open"]
+    assert creator not in json.dumps(lobby)
+    status, joined = http(
+        "POST", f"{base}/api/rooms/{code}/join", {"name": "<img src=x onerror=alert(1)>"}
+    )
+    assert status == 200 and joined["seat"] == 1
+    status, lobby = http("GET", f"{base}/api/rooms/{code}")
+    assert lobby["seats"][1]["name"] == "<img src=x onerror=alert(1)>"  # kept as text
+    status, answer = http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    assert status == 409 and "seat 3 is still open" in answer["error"]
+    status, answer = http("POST", f"{base}/api/rooms/{code}/start", token=joined["token"])
+    assert status == 403
+    status, answer = http("POST", f"{base}/api/rooms/{code}/start", token="forged")
+    assert status == 401
+    status, answer = http("POST", f"{base}/api/rooms/{code}/move", {"from": 1, "to": 3}, creator)
+    assert status == 200 and answer["seats"][3]["kind"] == "person"
+    status, answer = http(
+        "POST", f"{base}/api/rooms/{code}/seats/1", {"level": "beginner"}, creator
+    )
+    assert status == 200 and answer["seats"][1]["level"] == "beginner"
+    status, answer = http("POST", f"{base}/api/rooms/{code}/seats/2", {"open": True}, creator)
+    assert status == 200 and answer["seats"][2]["kind"] == "open"
+    status, third = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Chandra"})
+    assert status == 200 and third["seat"] == 2
+    status, answer = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Dipa"})
+    assert status == 409 and "no open seat" in answer["error"]
+    status, answer = http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    assert status == 200 and answer["status"] == "playing"
+    status, answer = http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    assert status == 409
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "words"),
+    [
+        ("GET", "/api/rooms/ZZZZZZ", None, 404, "no such room"),
+        ("POST", "/api/rooms/ZZZZZZ/join", {"name": "x"}, 404, "no such room"),
+        ("POST", "/api/rooms", {"name": ""}, 400, "at least one character"),
+        ("POST", "/api/rooms", {"name": "x" * 40}, 400, "at most 32"),
+        ("POST", "/api/rooms", {"name": "a", "seats": [None]}, 400, "seats 1-3"),
+        (
+            "POST",
+            "/api/rooms",
+            {"name": "a", "seats": ["wizard", None, None]},
+            400,
+            "unknown player",
+        ),
+        ("POST", "/api/rooms", {"name": "a", "rules": "bridge"}, 400, "unknown profile"),
+        ("POST", "/api/rooms", {"name": "a", "turn_seconds": 2}, 400, "5-600"),
+        ("POST", "/api/rooms", {"name": "a", "speed": "warp"}, 400, "speed must be"),
+        ("POST", "/api/rooms", [1, 2], 400, "JSON object"),
+    ],
+)
+async def test_bad_requests_get_one_clear_error(
+    base: str, method: str, path: str, body: Any, status: int, words: str
+) -> None:
+    answer_status, answer = http(method, base + path, body)
+    assert answer_status == status and words in answer["error"], answer
+
+
+async def test_creating_rooms_is_limited_per_address(base: str) -> None:
+    statuses = [http("POST", f"{base}/api/rooms", {"name": "a"})[0] for _ in range(7)]
+    assert statuses[:5] == [201] * 5 and statuses[-1] == 429
+
+
+# --- playing ---------------------------------------------------------------------------------
+
+
+async def test_two_people_and_a_spectator_play_a_room(app: Any, base: str) -> None:
+    code, creator = new_room(
+        base,
+        rules="classic(deals=2)",
+        seats=[None, "random", "random"],
+        turn_seconds=0,
+        speed="instant",
+    )
+    _, joined = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    asha = await Client.open(base, code, creator)
+    bikash = await Client.open(base, code, joined["token"])
+    watcher = await Client.open(base, code)
+    intruder = await Client.open(base, code, "not-a-token")
+    assert (asha.seat, bikash.seat, watcher.seat, intruder.seat) == (0, 1, None, None)
+    tried: dict[str, bool] = {}
+
+    async def play_along(person: Client) -> None:
+        while (state := await person.my_turn(timeout=60)) is not None:
+            if "stale" not in tried and state["version"] > 0:
+                tried["stale"] = True
+                await person.send({"type": "call", "value": 1, "version": state["version"] - 1})
+                error = await person.until(lambda m: m["type"] == "error")
+                assert error.get("stale") and "earlier state" in error["message"]
+            await person.act(state)
+
+    async def watch() -> dict[str, Any]:
+        await watcher.send({"type": "play", "card": "AS", "version": 0})
+        error = await watcher.until(lambda m: m["type"] == "error")
+        assert "spectator" in error["message"]
+        tried["spectator"] = True
+        return await watcher.until(
+            lambda m: m["type"] == "state" and m["state"]["match_over"], timeout=120
+        )
+
+    async def lurk() -> None:
+        await intruder.until(lambda m: m["type"] == "state" and m["state"]["match_over"], 120)
+
+    *_, final = await asyncio.gather(play_along(asha), play_along(bikash), lurk(), watch())
+    assert final["state"]["hand"] == [] and final["state"]["seat"] is None
+    assert tried == {"stale": True, "spectator": True}
+    assert_fair(app, code, asha, bikash, watcher, intruder)
+    assert all(json.loads(m)["state"]["hand"] == [] for m in watcher.received if '"state"' in m)
+    status, record = http("GET", f"{base}/api/rooms/{code}/record")
+    assert status == 200 and check(from_data(record)).valid
+    status, replay = http("GET", f"{base}/api/rooms/{code}/replay")
+    assert replay["record"] == record and len(replay["winners"][0]) == 13
+    for client in (asha, bikash, watcher, intruder):
+        await client.close()
+
+
+async def test_the_clock_runs_out_and_the_cover_plays(app: Any, base: str) -> None:
+    code, creator = new_room(
+        base, seats=["random", "random", "random"], turn_seconds=5, cover="random", speed="instant"
+    )
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    asha = await Client.open(base, code, creator)
+    state = await asha.my_turn()
+    assert state is not None and state["clock"]["seat"] == 0
+    version = state["version"]
+    notice = await asha.until(lambda m: m["type"] == "notice", timeout=20)
+    assert "turn clock ran out" in notice["message"]
+    after = await asha.until(lambda m: m["type"] == "state" and m["state"]["version"] > version)
+    assert after["state"]["calls"][0] is not None  # the cover called for Asha
+    table = app.state.tables.live[code]
+    assert table.data.faults[version][0]["fault"] == "timeout"
+    assert_fair(app, code, asha)
+    await asha.close()
+
+
+async def test_a_person_who_goes_away_is_covered_and_gets_the_seat_back(
+    app: Any, base: str
+) -> None:
+    code, creator = new_room(
+        base, seats=[None, "random", "random"], turn_seconds=0, speed="instant"
+    )
+    _, joined = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    asha = await Client.open(base, code, creator)
+    bikash = await Client.open(base, code, joined["token"])
+    await bikash.close()  # Bikash's network goes away
+    table = app.state.tables.live[code]
+    covered = await asha.play_until(
+        lambda m: m["type"] == "state" and 1 in m["state"]["covered"], timeout=20
+    )
+    assert covered["state"]["seats"][1]["connected"] is False
+    away = await asha.play_until(
+        lambda m: m["type"] == "notice" and "not at the table" in m["message"], timeout=30
+    )
+    assert "Bikash" in away["message"]
+    faults = [f for notes in table.data.faults.values() for f in notes]
+    assert any(f["fault"] == "away" and f["seat"] == 1 for f in faults)
+    back = await Client.open(base, code, joined["token"])  # a reload, a new network
+    assert back.seat == 1
+    state = await back.until(lambda m: m["type"] == "state" and 1 not in m["state"]["covered"])
+    assert state["state"]["hand"]
+    # From now on Bikash's turns wait for Bikash (Asha plays hers meanwhile).
+    helper = asyncio.ensure_future(asha.play_until(lambda m: False, timeout=120))
+    turn = await back.my_turn(timeout=60)
+    assert turn is not None
+    await asyncio.sleep(6)  # longer than the grace: the cover must not play
+    assert app.state.tables.live[code].version == turn["version"]
+    helper.cancel()
+    assert_fair(app, code, asha, back)
+    for client in (asha, back):
+        await client.close()
+
+
+async def test_leaving_for_good_and_a_computer_seated_instead(app: Any, base: str) -> None:
+    code, creator = new_room(
+        base, seats=[None, "random", "random"], turn_seconds=0, speed="instant"
+    )
+    _, joined = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    status, lobby = http("POST", f"{base}/api/rooms/{code}/leave", token=joined["token"])
+    assert status == 200 and lobby["seats"][1]["left"]
+    status, _ = http("POST", f"{base}/api/rooms/{code}/leave", token=joined["token"])
+    assert status == 401  # the token went with the seat
+    status, lobby = http(
+        "POST", f"{base}/api/rooms/{code}/seats/1", {"level": "intermediate"}, creator
+    )
+    assert status == 200 and lobby["seats"][1]["kind"] == "computer"
+    asha = await Client.open(base, code, creator)
+    state = await asha.play_until(
+        lambda m: m["type"] == "state" and m["state"]["calls"][1] is not None
+    )
+    assert state["state"]["levels"][1] == "intermediate"
+    await asha.close()
+
+
+async def test_a_restarted_server_goes_on_with_the_room(tmp_path: Path) -> None:
+    database = tmp_path / "db.sqlite"
+    with running(create_app(database)) as base:
+        code, creator = new_room(
+            base, seats=["random", "random", "random"], turn_seconds=60, speed="instant"
+        )
+        http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+        asha = await Client.open(base, code, creator)
+        state = await asha.my_turn()
+        assert state is not None
+        await asha.act(state)
+        state = await asha.my_turn()
+        assert state is not None
+        deadline = state["clock"]["deadline"]
+        await asha.close()
+    with running(create_app(database)) as base:
+        asha = await Client.open(base, code, creator)
+        again = await asha.my_turn()
+        assert again is not None and again["version"] == state["version"]
+        assert again["clock"]["deadline"] == deadline  # the clock goes on from where it was
+        await asha.act(again)
+        after = await asha.until(
+            lambda m: m["type"] == "state" and m["state"]["version"] > again["version"]
+        )
+        assert after["state"]["calls"][0] is not None or after["state"]["tricks_played"]
+        await asha.close()
+
+
+# --- what a seat or a spectator is sent ------------------------------------------------------
+
+
+async def test_views_do_not_change_with_the_other_seats_hidden_cards(app: Any, base: str) -> None:
+    code, creator = new_room(base, seats=[None, "random", None], turn_seconds=0, speed="instant")
+    http("POST", f"{base}/api/rooms/{code}/join", {"name": "B"})
+    http("POST", f"{base}/api/rooms/{code}/join", {"name": "C"})
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    table = app.state.tables.live[code]
+    for seat in (0, None):
+        before = json.dumps([table.view(seat), table.lobby(), table.record()], sort_keys=True)
+        swap_hidden(table.match.deal, 0 if seat is None else seat)
+        after = json.dumps([table.view(seat), table.lobby(), table.record()], sort_keys=True)
+        assert after == before, f"seat {seat}"
