@@ -287,11 +287,8 @@ class Table:
             assert not isinstance(action, str)
             match.apply(action)
         try:
-            if not match.is_over:
-                status = PLAYING
-            else:
-                status = STOPPED if match.stopped else FINISHED
-            return status, next_deadline(self.data, match)
+            over = STOPPED if match.stopped else FINISHED
+            return (over if match.is_over else PLAYING), next_deadline(self.data, match)
         finally:
             match.undo()
 
