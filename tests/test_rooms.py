@@ -15,7 +15,7 @@ import pytest
 
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
-from tests.helpers import running, swap_hidden
+from tests.helpers import redis_server, running, swap_hidden
 from tests.rooms_client import Client, hidden_cards_seen, http
 
 pytestmark = pytest.mark.anyio
@@ -26,9 +26,27 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(scope="module")
+def redis_url() -> Any:
+    with redis_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def backend(request: Any, tmp_path: Path) -> Any:
+    """Where the rooms live: this process's SQLite, or a real Redis (flushed for each test)."""
+    if request.param == "sqlite":
+        return None
+    import redis
+
+    url = request.getfixturevalue("redis_url")
+    redis.Redis.from_url(url).flushdb()
+    return url
+
+
 @pytest.fixture
-def app(tmp_path: Path) -> Any:
-    return create_app(tmp_path / "db.sqlite")
+def app(tmp_path: Path, backend: str | None) -> Any:
+    return create_app(tmp_path / "db.sqlite", backend)
 
 
 @pytest.fixture
@@ -257,9 +275,11 @@ async def test_leaving_for_good_and_a_computer_seated_instead(app: Any, base: st
     await asha.close()
 
 
-async def test_a_restarted_server_goes_on_with_the_room(tmp_path: Path) -> None:
+async def test_a_restarted_server_goes_on_with_the_room(
+    tmp_path: Path, backend: str | None
+) -> None:
     database = tmp_path / "db.sqlite"
-    with running(create_app(database)) as base:
+    with running(create_app(database, backend)) as base:
         code, creator = new_room(
             base, seats=["random", "random", "random"], turn_seconds=60, speed="instant"
         )
@@ -272,7 +292,7 @@ async def test_a_restarted_server_goes_on_with_the_room(tmp_path: Path) -> None:
         assert state is not None
         deadline = state["clock"]["deadline"]
         await asha.close()
-    with running(create_app(database)) as base:
+    with running(create_app(database, backend)) as base:
         asha = await Client.open(base, code, creator)
         again = await asha.my_turn()
         assert again is not None and again["version"] == state["version"]

@@ -104,7 +104,10 @@ def create_app(db_path: str | os.PathLike[str], redis_url: str | None = None) ->
 
     async def match_of(request: Request) -> Table | None:
         table = await tables.get(request.path_params["id"])
-        return table if table is not None and table.data.kind == MATCH else None
+        if table is None or table.data.kind != MATCH:
+            return None
+        await table.catch_up()  # another process may have moved it on
+        return table
 
     async def match_record(request: Request) -> Response:
         table = await match_of(request)

@@ -71,6 +71,7 @@ def routes(tables: Tables, limit: RateLimit | None = None) -> list[Route]:
         table = await tables.get(request.path_params["code"].upper())
         if table is None or not table.is_room:
             raise RoomError("no such room", 404)
+        await table.catch_up()  # another process may have changed it
         return table
 
     def token_seat(request: Request, table: Table) -> int:
