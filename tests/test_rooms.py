@@ -15,8 +15,9 @@ import pytest
 
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
+from callbreak.web.client import Client, http
+from tests.fairness import hidden_cards_seen
 from tests.helpers import redis_server, running, swap_hidden
-from tests.rooms_client import Client, hidden_cards_seen, http
 
 pytestmark = pytest.mark.anyio
 

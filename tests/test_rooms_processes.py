@@ -16,9 +16,10 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from callbreak.record import check, from_data
+from callbreak.web.client import Client, http
 from callbreak.web.redis_backend import RedisBackend
+from tests.fairness import hidden_cards_seen
 from tests.helpers import free_port, redis_server
-from tests.rooms_client import Client, hidden_cards_seen, http
 
 pytestmark = pytest.mark.anyio
 
