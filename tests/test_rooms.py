@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
+from callbreak.web.limits import Limits
 from tests.fairness import hidden_cards_seen
 from tests.helpers import redis_server, running, swap_hidden
 
@@ -45,9 +47,13 @@ def backend(request: Any, tmp_path: Path) -> Any:
     return url
 
 
+# Scripted people play at machine speed, far above a person's message rate.
+FAST = Limits(messages_per_second=10_000, message_burst=10_000)
+
+
 @pytest.fixture
 def app(tmp_path: Path, backend: str | None) -> Any:
-    return create_app(tmp_path / "db.sqlite", backend)
+    return create_app(tmp_path / "db.sqlite", backend, FAST)
 
 
 @pytest.fixture
@@ -141,6 +147,21 @@ async def test_bad_requests_get_one_clear_error(
 async def test_creating_rooms_is_limited_per_address(base: str) -> None:
     statuses = [http("POST", f"{base}/api/rooms", {"name": "a"})[0] for _ in range(7)]
     assert statuses[:5] == [201] * 5 and statuses[-1] == 429
+
+
+async def test_a_connection_flooding_messages_is_refused_then_closed(tmp_path: Path) -> None:
+    with running(create_app(tmp_path / "db.sqlite")) as base:  # the default limits
+        code, creator = new_room(base)
+        client = await Client.open(base, code, creator)
+        for _ in range(150):
+            await client.send({"type": "sync"})
+        errors = 0
+        with pytest.raises(ConnectionClosed):
+            while True:
+                message = await client.next(timeout=10)
+                errors += message["type"] == "error" and message["message"] == "too many messages"
+        assert errors >= 1  # refused one by one (the last of them may be cut by the close)
+        assert client.socket.close_code == 4429
 
 
 # --- playing ---------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ def serve(url: str, folder: Path, name: str) -> tuple[subprocess.Popen[bytes], s
             url,
         ],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=(folder / f"{name}.log").open("wb"),  # kept for a failing run's report
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
