@@ -42,6 +42,7 @@ LEVELS: dict[str, str | Factory] = {
     "beginner": "callbreak.players.simple:BeginnerPlayer",
     "intermediate": "callbreak.players.simple:IntermediatePlayer",
     "expert": "callbreak.players.expert:ExpertPlayer",
+    "ismcts": "callbreak.players.ismcts:IsmctsPlayer",
 }
 
 

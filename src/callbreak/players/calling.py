@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from statistics import NormalDist
+
+import numpy as np
 
 from callbreak.cards import SUIT_MASKS, Suit
 from callbreak.game import Observation
@@ -18,10 +21,15 @@ from callbreak.players.kernel import hand_strength
 from callbreak.rules import Rules, score_deal
 
 __all__ = [
+    "CALL_MODEL",
+    "DEAL_SCORE_SPREAD",
     "best_call",
+    "call_features",
     "call_table",
     "expected_tricks",
     "first_place_chance",
+    "first_place_chance_ahead",
+    "model_distribution",
     "normal_distribution",
     "sure_tricks",
 ]
@@ -125,3 +133,110 @@ def first_place_chance(
             elif mine == best_other:
                 chance += p_tricks * p / (1 + totals.count(best_other))
     return chance
+
+
+# --- the call model fitted on the expert's own deals -----------------------------------------
+
+CALL_FEATURES = (
+    "one",
+    "hand strength",
+    "second to call",
+    "third to call",
+    "fourth to call",
+    "sum of the earlier calls",
+)
+#: The expert's tricks as a function of ``CALL_FEATURES`` (least squares), and the spread of
+#: its tricks around that mean as ``spread[0] + spread[1] * mean``: fitted on the expert's own
+#: self-play by benchmarks/fit_call_model.py (its output is in docs/strength.md).
+CALL_MODEL = {
+    "mean": (0.0, 1.0, 0.0, 0.0, 0.0, 0.0),
+    "spread": (0.95, 0.0),
+}
+
+DEAL_SCORE_SPREAD = 4.0
+"""The spread (standard deviation, in points) of one seat's score in one deal, for the chance
+of finishing first when deals remain (measured with the call model's fit)."""
+
+
+def call_features(hand: int, observation: Observation) -> list[float]:
+    """The call model's features of ``hand`` for the seat of ``observation``."""
+    first = (observation.dealer + 1) % 4
+    position = (observation.seat - first) % 4
+    earlier = [observation.calls[(first + k) % 4] or 0 for k in range(position)]
+    return [
+        1.0,
+        expected_tricks(hand),
+        float(position == 1),
+        float(position == 2),
+        float(position == 3),
+        float(sum(earlier)),
+    ]
+
+
+def model_distribution(hand: int, observation: Observation) -> list[float]:
+    """The distribution of the tricks the expert takes with ``hand`` (0-13), from the call
+    model: a normal curve around the fitted mean with the fitted spread."""
+    features = call_features(hand, observation)
+    mean = sum(w * f for w, f in zip(CALL_MODEL["mean"], features, strict=True))
+    low, slope = CALL_MODEL["spread"]
+    spread = max(0.5, low + slope * mean)
+    return normal_distribution(mean, spread)
+
+
+def first_place_chance_ahead(
+    distribution: Sequence[float],
+    call: int,
+    observation: Observation,
+    made_chance: float = 0.75,
+    spread: float = DEAL_SCORE_SPREAD,
+) -> float:
+    """Chance of finishing first at the end of the match when deals remain after this one.
+
+    This deal's outcomes are those of :func:`first_place_chance`; each remaining deal moves
+    each seat's total by a normal amount of spread ``spread`` points (the same mean for all),
+    independently. With no deal left it is :func:`first_place_chance`.
+    """
+    left = observation.deals_left or 0
+    if left <= 0:
+        return first_place_chance(distribution, call, observation, made_chance)
+    rules = observation.rules
+    seat = observation.seat
+    sigma = spread * 10 * math.sqrt(left)  # in tenths, as the totals are
+    rivals = [other for other in range(4) if other != seat]
+    outcomes: list[tuple[float, list[int]]] = [(1.0, [])]
+    for other in rivals:
+        their_call = observation.calls[other] or 3
+        made_score = score_deal(rules, their_call, their_call)
+        outcomes = [
+            (p * q, [*totals, observation.totals[other] + s])
+            for p, totals in outcomes
+            for q, s in ((made_chance, made_score), (1 - made_chance, -10 * their_call))
+        ]
+    normal = NormalDist()
+    chance = 0.0
+    for tricks, p_tricks in enumerate(distribution):
+        if p_tricks <= 0:
+            continue
+        mine = observation.totals[seat] + score_deal(rules, call, tricks)
+        for p, totals in outcomes:
+            # P(mine + X > each other + Y_j) with X, Y_j independent N(0, sigma^2): integrate
+            # over X with Gauss-Hermite quadrature.
+            inner = 0.0
+            for node, weight in _GAUSS_HERMITE:
+                level = mine + sigma * node
+                product = 1.0
+                for other_total in totals:
+                    product *= normal.cdf((level - other_total) / sigma)
+                inner += weight * product
+            chance += p_tricks * p * inner
+    return chance
+
+
+def _gauss_hermite(points: int) -> list[tuple[float, float]]:
+    """Nodes and weights to integrate against a standard normal density."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(points)
+    weights = weights / weights.sum()
+    return [(float(x), float(w)) for x, w in zip(nodes, weights, strict=True)]
+
+
+_GAUSS_HERMITE = _gauss_hermite(16)

@@ -34,8 +34,11 @@ from callbreak.players.calling import (
     call_table,
     expected_tricks,
     first_place_chance,
+    first_place_chance_ahead,
+    model_distribution,
     normal_distribution,
 )
+from callbreak.players.inference import play_log_likelihoods
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.simple import IntermediatePlayer
 from callbreak.rules import Rules
@@ -56,6 +59,18 @@ SECONDS_PER_WORLD_SAMPLED = 5e-6
 MAX_WORLDS = 40_000
 CHUNKS = 16  # looks at the clock per search: the search stops if the next chunk would overrun
 MIN_CHUNK = 32
+# The model of play costs this much per world and per play of another seat it weighs (one
+# thread; measured like the rest, see docs/benchmarks.md).
+SECONDS_PER_PLAY_WEIGHED = 150e-9
+
+CALLS = ("simulate", "model", "blend")
+"""How a call's trick distribution is found: by policy playouts of sampled worlds, by the call
+model fitted on the expert's own deals (no search), or the mean of both."""
+SITUATIONS = ("last", "every")
+"""Which deals' calls weigh the chance of finishing first: the last only, or every deal."""
+INFERENCE = ("none", "calls", "plays")
+"""What weights the sampled worlds: nothing beyond the rules, the calls, or the calls and every
+play (a model of sensible play, :mod:`callbreak.players.inference`)."""
 
 
 def _spec(**given: object) -> str:
@@ -86,6 +101,11 @@ class ExpertPlayer:
         rival_weight: float = 0.0,
         win_weight: float = 4.0,
         call_spread: float = 1.5,
+        inference: str = "calls",
+        play_temperature: float = 1.0,
+        pool: int = 3,
+        calls: str = "simulate",
+        situation: str = "last",
     ) -> None:
         if not 0.01 <= time <= 600:
             raise ValueError(f"time must be 0.01-600 seconds, not {time}")
@@ -102,6 +122,21 @@ class ExpertPlayer:
         self.rival_weight = rival_weight
         self.win_weight = win_weight
         self.call_spread = call_spread
+        if inference not in INFERENCE:
+            raise ValueError(f"inference must be one of {', '.join(INFERENCE)}, not {inference!r}")
+        self.inference = inference
+        if not play_temperature > 0:
+            raise ValueError(f"play_temperature must be above 0, not {play_temperature}")
+        self.play_temperature = play_temperature
+        if not 1 <= pool <= 100:
+            raise ValueError(f"pool must be 1-100, not {pool}")
+        self.pool = pool
+        if calls not in CALLS:
+            raise ValueError(f"calls must be one of {', '.join(CALLS)}, not {calls!r}")
+        self.calls = calls
+        if situation not in SITUATIONS:
+            raise ValueError(f"situation must be one of {', '.join(SITUATIONS)}, not {situation!r}")
+        self.situation = situation
         self.spec = _spec(
             time=time,
             seed=seed,
@@ -113,6 +148,11 @@ class ExpertPlayer:
             rival_weight=rival_weight,
             win_weight=win_weight,
             call_spread=call_spread,
+            inference=inference,
+            play_temperature=play_temperature,
+            pool=pool,
+            calls=calls,
+            situation=situation,
         )
         self.last_search: dict[str, float] = {}
         self.cut_short = 0
@@ -140,13 +180,22 @@ class ExpertPlayer:
         candidates = [call for call in rules.call_range() if abs(call - estimate) <= 3.5] or [
             rules.min_call
         ]
+        model = model_distribution(knowledge.hand, observation)
+        if self.calls == "model":  # the fitted model alone: no search
+            ranked = [
+                (call, self._call_value(model, call, observation), model) for call in candidates
+            ]
+            ranked.sort(key=lambda item: (-round(item[1], 9), item[0]))
+            self.last_search = {"worlds": 0.0, "playouts": 0.0}
+            self.last_search["seconds"] = clock.perf_counter() - started
+            return ranked
         per_world = len(candidates) * self.rollouts * 52 * SECONDS_PER_PLAYOUT_CARD
         count = self._world_count(per_world, budget)
         worlds = self._worlds(observation, knowledge, count)
         leader = (observation.dealer + 1) % 4
         known = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
         played = np.array(knowledge.played_by, dtype=np.int64)
-        world_calls = kernel.world_calls(worlds, known, played, _call_lookup(rules))
+        world_calls = kernel.world_calls(worlds, known, played, call_lookup(rules))
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
         ranked = []
         for call in candidates:
@@ -161,10 +210,9 @@ class ExpertPlayer:
             won = self._run(work, worlds, started, budget)
             histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
             distribution = list(histogram / histogram.sum())
-            value = dict(call_table(distribution, rules))[call]
-            if observation.deals_left == 0 and self.win_weight:
-                value += self.win_weight * first_place_chance(distribution, call, observation)
-            ranked.append((call, value, distribution))
+            if self.calls == "blend":
+                distribution = [(a + b) / 2 for a, b in zip(distribution, model, strict=True)]
+            ranked.append((call, self._call_value(distribution, call, observation), distribution))
         ranked.sort(key=lambda item: (-round(item[1], 9), item[0]))
         self.last_search = {
             "worlds": float(len(worlds)),
@@ -172,6 +220,19 @@ class ExpertPlayer:
             "seconds": clock.perf_counter() - started,
         }
         return ranked
+
+    def _call_value(self, distribution: list[float], call: int, observation: Observation) -> float:
+        """A call's expected score in points, and ``win_weight`` times its chance of finishing
+        first (in the last deal; in every deal with ``situation=every``)."""
+        value = dict(call_table(distribution, observation.rules))[call]
+        if not self.win_weight:
+            return value
+        if observation.deals_left == 0:
+            value += self.win_weight * first_place_chance(distribution, call, observation)
+        elif self.situation == "every" and observation.deals_left is not None:
+            chance = first_place_chance_ahead(distribution, call, observation)
+            value += self.win_weight * chance
+        return value
 
     # --- plays -----------------------------------------------------------------------------
 
@@ -233,12 +294,16 @@ class ExpertPlayer:
             # count that does not depend on the machine) and the rest is sized from that.
             # Without a deadline a huge solve would have no brake, so the pilot's count also
             # caps the worlds.
-            worlds = self._worlds(observation, knowledge, MAX_SOLVED_WORLDS)
+            solved = MAX_SOLVED_WORLDS
+            if self.inference == "plays":  # weighing many worlds costs: half the budget at most
+                weigh = self._weigh_cost(knowledge)
+                solved = min(solved, self._world_count(0.0, budget / 2, weigh))
+            worlds = self._worlds(observation, knowledge, solved)
             # The pilot runs in one lane: lanes keep separate memo tables, and its count of
             # positions must not depend on how many threads the machine gives.
             pilot, nodes = work(worlds[:PILOT_WORLDS], self.rng.getrandbits(48), 1)
             per_world = max(float(nodes.mean()), 1.0) * SECONDS_PER_NODE
-            count = min(self._world_count(per_world, budget), MAX_SOLVED_WORLDS)
+            count = min(self._world_count(per_world, budget), len(worlds))
             values = pilot
             if count > PILOT_WORLDS:
                 rest = self._run(
@@ -250,7 +315,8 @@ class ExpertPlayer:
                 values = np.concatenate([pilot, rest])
         else:
             per_world = len(candidates) * self.rollouts * 4 * cards_left * SECONDS_PER_PLAYOUT_CARD
-            worlds = self._worlds(observation, knowledge, self._world_count(per_world, budget))
+            count = self._world_count(per_world, budget, self._weigh_cost(knowledge))
+            worlds = self._worlds(observation, knowledge, count)
             values = self._run(
                 lambda c, s, _start: work(c, s, self._cores())[0], worlds, started, budget
             )
@@ -276,20 +342,27 @@ class ExpertPlayer:
         """Seconds for one decision: the player's own budget, or less when a host limits it."""
         return self.time if limit is None else min(self.time, limit)
 
-    def _world_count(self, search_seconds: float, budget: float) -> int:
-        """How many worlds fit the budget when each costs ``search_seconds`` on one thread.
+    def _world_count(self, search_seconds: float, budget: float, weigh: float = 0.0) -> int:
+        """How many worlds fit the budget when each costs ``search_seconds`` on one thread
+        (and ``weigh`` to weigh by the model of play).
 
         The count assumes ``threads`` cores whatever the machine has, so that the same seed
         makes the same decisions everywhere; fewer cores only make the search slower.
         """
-        per_world = search_seconds / self.threads + SECONDS_PER_WORLD_SAMPLED
+        per_world = (search_seconds + weigh) / self.threads + SECONDS_PER_WORLD_SAMPLED
         return _clamp(int(budget * 0.8 / per_world), 32, MAX_WORLDS)
+
+    def _weigh_cost(self, knowledge: Knowledge) -> float:
+        """Seconds (one thread) to weigh the pool behind one world by the model of play."""
+        if self.inference != "plays":
+            return 0.0
+        others = sum(bin(mask).count("1") for mask in knowledge.played_by)
+        others -= bin(knowledge.played_by[knowledge.seat]).count("1")
+        return self.pool * others * SECONDS_PER_PLAY_WEIGHED
 
     def _cores(self) -> int:
         """The threads numba may use for this player: ``threads``, if the process has them."""
-        # numba sets its config's attributes at import, from the environment: no stubs know them.
-        available: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
-        return max(1, min(self.threads, available))
+        return cores(self.threads)
 
     def _run(
         self,
@@ -318,25 +391,20 @@ class ExpertPlayer:
                     break
         return np.concatenate(parts)
 
-    @contextlib.contextmanager
-    def _threads(self) -> Iterator[None]:
+    def _threads(self) -> contextlib.AbstractContextManager[None]:
         """Run numba's parallel loops on this player's number of threads."""
-        previous = numba.get_num_threads()
-        numba.set_num_threads(self._cores())
-        try:
-            yield
-        finally:
-            numba.set_num_threads(previous)
+        return threads_of(self.threads)
 
     def _worlds(self, observation: Observation, knowledge: Knowledge, count: int) -> np.ndarray:
-        """``count`` worlds consistent with the knowledge, resampled by call likelihood."""
+        """``count`` worlds consistent with the knowledge, resampled by the likelihood of the
+        calls (and of the plays, with ``inference=plays``)."""
         seat = observation.seat
         allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
         sizes = np.array(knowledge.sizes, dtype=np.int64)
 
         def sample(allowed: np.ndarray) -> np.ndarray:
             pool = kernel.sample_worlds(
-                count * 3,
+                count * self.pool,
                 seat,
                 knowledge.hand,
                 knowledge.unseen,
@@ -350,7 +418,15 @@ class ExpertPlayer:
         if len(pool) == 0:  # should not happen; fall back to the voids alone
             voids = [knowledge.unseen & ~_void_mask(knowledge.voids, s) for s in range(4)]
             pool = sample(np.array(voids, dtype=np.int64))
-        weights = self._call_weights(pool, observation, knowledge)
+        if self.inference == "none":
+            weights = np.ones(len(pool))
+        else:
+            weights = self._call_weights(pool, observation, knowledge)
+        if self.inference == "plays":
+            with self._threads():
+                likelihood = play_log_likelihoods(pool, observation, lanes=self._cores())
+            if len(likelihood) and likelihood.min() < likelihood.max():
+                weights = weights * np.exp((likelihood - likelihood.max()) / self.play_temperature)
         return _resample(pool, weights, count, self.rng)
 
     def _call_weights(
@@ -362,8 +438,26 @@ class ExpertPlayer:
         return kernel.call_weights(pool, calls, played, observation.seat, self.call_spread)
 
 
+def cores(threads: int) -> int:
+    """The threads numba may use for a player of ``threads``, if the process has them."""
+    # numba sets its config's attributes at import, from the environment: no stubs know them.
+    available: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    return max(1, min(threads, available))
+
+
+@contextlib.contextmanager
+def threads_of(threads: int) -> Iterator[None]:
+    """Run numba's parallel loops on ``threads`` threads (as many as the process has)."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(cores(threads))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
 @functools.cache
-def _call_lookup(rules: Rules) -> np.ndarray:
+def call_lookup(rules: Rules) -> np.ndarray:
     """The call a hand of strength ``i / 20`` makes, as the intermediate player calls."""
     calls = []
     for index in range(14 * 20):

@@ -1111,3 +1111,415 @@ def world_calls(
                 index = min(max(int(20.0 * strength), 0), len(lookup) - 1)
                 result[w, s] = lookup[index]
     return result
+
+
+# --- information-set Monte Carlo tree search ------------------------------------------------
+
+
+@njit(cache=True)
+def prepare_deals(seat: int, unseen: int, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The unseen cards, most constrained first, and where each group of equally constrained
+    cards starts (for :func:`deal_world`): ``starts[k]`` to ``starts[k + 1]`` is a group."""
+    total = popcount(unseen)
+    cards = np.empty(total, dtype=np.int64)
+    options = np.empty(total, dtype=np.int64)
+    rest = unseen
+    i = 0
+    while rest:
+        card = low_index(rest)
+        rest &= rest - 1
+        cards[i] = card
+        options[i] = 0
+        for s in range(4):
+            if s != seat and allowed[s] >> card & 1:
+                options[i] += 1
+        i += 1
+    order = np.argsort(options, kind="mergesort")
+    sorted_cards = cards[order]
+    starts = np.empty(5, dtype=np.int64)
+    k = 0
+    for level in range(4):
+        starts[level] = k
+        while k < total and options[order[k]] <= level:
+            k += 1
+    starts[4] = total
+    return sorted_cards, starts
+
+
+@njit(cache=True)
+def deal_world(
+    seat: int,
+    hand: int,
+    cards: np.ndarray,
+    starts: np.ndarray,
+    allowed: np.ndarray,
+    sizes: np.ndarray,
+    rng: np.ndarray,
+    hands: np.ndarray,
+) -> bool:
+    """Deal the unseen ``cards`` (from :func:`prepare_deals`) into ``hands``, each other seat
+    ``s`` getting ``sizes[s]`` cards within ``allowed[s]``; False after many dead ends.
+
+    Cards are placed most constrained first (in random order within a group), each to an
+    eligible seat with probability proportional to its room left: a uniform deal when nothing
+    is constrained, as :func:`sample_worlds` deals, without sorting for every world.
+    """
+    total = cards.shape[0]
+    room = np.empty(4, dtype=np.int64)
+    for _attempt in range(200):
+        for group in range(4):
+            low, high = starts[group], starts[group + 1]
+            for i in range(high - 1, low, -1):
+                j = low + int(rand_float(rng) * (i - low + 1))
+                cards[i], cards[j] = cards[j], cards[i]
+        for s in range(4):
+            room[s] = sizes[s]
+            hands[s] = 0
+        hands[seat] = hand
+        ok = True
+        for i in range(total):
+            card = cards[i]
+            weight = 0
+            for s in range(4):
+                if s != seat and room[s] > 0 and allowed[s] >> card & 1:
+                    weight += room[s]
+            if weight == 0:
+                ok = False
+                break
+            pick = rand_float(rng) * weight
+            for s in range(4):
+                if s != seat and room[s] > 0 and allowed[s] >> card & 1:
+                    pick -= room[s]
+                    if pick < 0:
+                        hands[s] |= 1 << card
+                        room[s] -= 1
+                        break
+        if ok:
+            return True
+    return False
+
+
+@njit(cache=True, parallel=True)
+def ismcts(
+    tree_card: np.ndarray,
+    tree_mover: np.ndarray,
+    tree_child: np.ndarray,
+    tree_sibling: np.ndarray,
+    tree_visits: np.ndarray,
+    tree_avail: np.ndarray,
+    tree_total: np.ndarray,
+    tree_size: np.ndarray,
+    rngs: np.ndarray,
+    iterations: int,
+    seat: int,
+    hand: int,
+    unseen: int,
+    allowed: np.ndarray,
+    sizes: np.ndarray,
+    leader: int,
+    trick: np.ndarray,
+    n: int,
+    first: bool,
+    gone: int,
+    voids: int,
+    calls: np.ndarray,
+    won: np.ndarray,
+    flags: int,
+    scoring: np.ndarray,
+    eps: float,
+    exploration: float,
+) -> None:
+    """Run ``iterations`` more iterations of single-observer information-set MCTS (Cowling,
+    Powley and Whitehouse 2012) on each of the trees (one per row of the ``tree_*`` arrays,
+    which keep the trees between calls; ``tree_size[t]`` is tree ``t``'s node count).
+
+    Each iteration deals a fresh world consistent with what the seat knows (``allowed``,
+    ``sizes``), descends from the root (node 0) through the cards legal in that world,
+    choosing by UCB with availability counts (each child's count of the iterations in which
+    its card was legal), adds one node, plays the deal out with the policy, and adds each
+    node's mover's score (points / 10) to the nodes on the path. The trees are independent
+    (root parallelisation): each has its own generator in ``rngs[t]``.
+    """
+    cards, starts = prepare_deals(seat, unseen, allowed)
+    capacity = tree_card.shape[1]
+    for t in prange(tree_card.shape[0]):
+        rng = rngs[t : t + 1]
+        local_cards = cards.copy()
+        hands = np.empty(4, dtype=np.int64)
+        scratch_won = np.empty(4, dtype=np.int64)
+        scratch_trick = np.empty(4, dtype=np.int64)
+        path = np.empty(64, dtype=np.int64)
+        card_of, mover_of = tree_card[t], tree_mover[t]
+        child_of, sibling_of = tree_child[t], tree_sibling[t]
+        visits, avail, totals = tree_visits[t], tree_avail[t], tree_total[t]
+        for _ in range(iterations):
+            if tree_size[t] + 1 >= capacity:
+                break
+            if not deal_world(seat, hand, local_cards, starts, allowed, sizes, rng, hands):
+                continue
+            for s in range(4):
+                scratch_won[s] = won[s]
+            for k in range(n):
+                scratch_trick[k] = trick[k]
+            at_leader, at_n, at_first, at_gone, at_voids = leader, n, first, gone, voids
+            led, high_led, high_spade, win_seat = trick_state(scratch_trick, at_n, at_leader)
+            node = 0
+            depth = 0
+            expanded = False
+            while not expanded:
+                if at_n == 4:
+                    scratch_won[win_seat] += 1
+                    at_leader, at_n, at_first = win_seat, 0, False
+                    led, high_led, high_spade = -1, -1, -1
+                if at_n == 0 and not hands[at_leader]:
+                    break  # the deal is over
+                mover = (at_leader + at_n) & 3
+                options = legal(hands[mover], led, high_led, high_spade, at_first, flags)
+                untried = options
+                best, best_value = -1, -1e300
+                child = child_of[node]
+                while child >= 0:
+                    card = card_of[child]
+                    if options >> card & 1:
+                        untried &= ~(1 << card)
+                        avail[child] += 1
+                        value = totals[child] / visits[child] + exploration * np.sqrt(
+                            np.log(avail[child]) / visits[child]
+                        )
+                        if value > best_value:
+                            best, best_value = child, value
+                    child = sibling_of[child]
+                if untried:
+                    card = random_bit(untried, rng)
+                    best = tree_size[t]
+                    tree_size[t] += 1
+                    card_of[best], mover_of[best] = card, mover
+                    child_of[best], sibling_of[best] = -1, child_of[node]
+                    child_of[node] = best
+                    visits[best], avail[best], totals[best] = 0.0, 1.0, 0.0
+                    expanded = True
+                card = card_of[best]
+                node = best
+                path[depth] = node
+                depth += 1
+                hands[mover] &= ~(1 << card)
+                at_gone |= 1 << card
+                if at_n and card // 13 != led:
+                    at_voids |= 1 << (4 * mover + led)
+                led, high_led, high_spade, win_seat = trick_step(
+                    led, high_led, high_spade, win_seat, card, mover
+                )
+                scratch_trick[at_n] = card
+                at_n += 1
+            if at_n > 0 or hands[at_leader]:
+                playout(
+                    hands,
+                    at_leader,
+                    scratch_trick,
+                    at_n,
+                    at_first,
+                    at_gone,
+                    at_voids,
+                    calls,
+                    scratch_won,
+                    flags,
+                    scoring,
+                    rng,
+                    eps,
+                )
+            for i in range(depth):
+                node = path[i]
+                visits[node] += 1.0
+                who = mover_of[node]
+                totals[node] += score(calls[who], scratch_won[who], scoring) / 100.0
+
+
+# --- a model of play, for inference ---------------------------------------------------------
+
+PLAY_FEATURES = (
+    "the policy's card",
+    "takes the lead of the trick",
+    "rank, leading",
+    "rank, taking the lead",
+    "rank, not taking the lead",
+    "spade",
+    "master, leading",
+    "length of its suit",
+)
+MAX_CLASSES = 13
+
+
+@njit(cache=True)
+def play_classes(hand: int, options: int, done: int, out: np.ndarray) -> int:
+    """Group the ``options`` into classes of cards that play the same (same suit, every card
+    between them done or in ``hand``): ``out[k]`` is the mask of class ``k``; returns the count.
+    """
+    count = 0
+    rest = options
+    previous = -1
+    while rest:
+        card = low_index(rest)
+        rest &= rest - 1
+        if previous >= 0 and previous // 13 == card // 13:
+            between = ((1 << card) - 1) & ~((2 << previous) - 1)
+            if not between & ~done & ~hand:
+                out[count - 1] |= 1 << card
+                previous = card
+                continue
+        out[count] = 1 << card
+        count += 1
+        previous = card
+    return count
+
+
+@njit(cache=True)
+def fill_play_features(
+    seat: int,
+    hand: int,
+    leader: int,
+    n: int,
+    led: int,
+    high_led: int,
+    high_spade: int,
+    win_seat: int,
+    first: bool,
+    gone: int,
+    done: int,
+    voids: int,
+    calls: np.ndarray,
+    won: np.ndarray,
+    flags: int,
+    scoring: np.ndarray,
+    card: int,
+    classes: np.ndarray,
+    out: np.ndarray,
+    rng: np.ndarray,
+) -> tuple[int, int]:
+    """The features (``PLAY_FEATURES``) of each class of legal cards of ``hand`` in ``out`` and
+    the classes' masks in ``classes``; returns the class count and the index of the class
+    holding ``card`` (-1 when ``card`` is not legal). Uses only what ``seat`` knows (its hand
+    then, and the public state); ``rng`` is untouched (the policy runs without randomness)."""
+    options = legal(hand, led, high_led, high_spade, first, flags)
+    count = play_classes(hand, options, done, classes)
+    if count <= 1:
+        return count, 0 if options >> card & 1 else -1  # no choice: nothing to learn
+    policy = choose(
+        seat,
+        hand,
+        leader,
+        n,
+        led,
+        high_led,
+        high_spade,
+        win_seat,
+        first,
+        gone,
+        voids,
+        calls,
+        won,
+        flags,
+        scoring,
+        rng,
+        0.0,
+    )
+    live = FULL & ~gone & ~hand
+    chosen = -1
+    for k in range(count):
+        members = classes[k]
+        top = high_index(members)
+        suit = top // 13
+        rank = (top - 13 * suit) / 12.0
+        wins = n > 0 and winning_cards(members, led, high_led, high_spade) != 0
+        for f in range(out.shape[1]):
+            out[k, f] = 0.0
+        out[k, 0] = 1.0 if members >> policy & 1 else 0.0
+        out[k, 1] = 1.0 if wins else 0.0
+        if n == 0:
+            out[k, 2] = rank
+            out[k, 6] = 0.0 if live & ABOVE[top] else 1.0
+        elif wins:
+            out[k, 3] = rank
+        else:
+            out[k, 4] = rank
+        out[k, 5] = 1.0 if suit == 0 else 0.0
+        out[k, 7] = popcount(hand & SUIT[suit]) / 13.0
+        if members >> card & 1:
+            chosen = k
+    return count, chosen
+
+
+@njit(cache=True, parallel=True)
+def play_log_likelihoods(
+    pool: np.ndarray,
+    events: np.ndarray,
+    event_won: np.ndarray,
+    calls: np.ndarray,
+    flags: int,
+    scoring: np.ndarray,
+    weights: np.ndarray,
+    floor: float,
+    lanes: int,
+) -> np.ndarray:
+    """The log-likelihood of the other seats' plays in each world of ``pool`` under the model
+    of play: a softmax of ``weights`` over the features of each class of legal cards, mixed
+    with ``floor`` of a uniform choice so that no world is ruled out by one surprising card.
+
+    ``events[e]`` is one play by another seat: ``(seat, leader, n, led, high_led, high_spade,
+    win_seat, first, gone, done, voids, card, later)`` before the play, where ``later`` holds
+    the cards that seat played from this play on: its hand then was the world's hand and
+    ``later``. ``event_won[e]`` are the tricks won before it.
+    """
+    count = pool.shape[0]
+    result = np.zeros(count)
+    width = len(PLAY_FEATURES)
+    for lane in prange(lanes):
+        classes = np.empty(MAX_CLASSES, dtype=np.int64)
+        features = np.empty((MAX_CLASSES, width))
+        rng = np.ones(1, dtype=np.uint64)
+        for w in range(lane, count, lanes):
+            total = 0.0
+            for e in range(events.shape[0]):
+                seat = events[e, 0]
+                hand = pool[w, seat] | events[e, 12]
+                k, chosen = fill_play_features(
+                    seat,
+                    hand,
+                    events[e, 1],
+                    events[e, 2],
+                    events[e, 3],
+                    events[e, 4],
+                    events[e, 5],
+                    events[e, 6],
+                    events[e, 7] != 0,
+                    events[e, 8],
+                    events[e, 9],
+                    events[e, 10],
+                    calls,
+                    event_won[e],
+                    flags,
+                    scoring,
+                    events[e, 11],
+                    classes,
+                    features,
+                    rng,
+                )
+                if k <= 1:
+                    continue
+                if chosen < 0:
+                    total += -30.0  # not even legal here: the hard constraints missed it
+                    continue
+                top = -1e300
+                for j in range(k):
+                    value = 0.0
+                    for f in range(width):
+                        value += weights[f] * features[j, f]
+                    features[j, 0] = value  # reuse the row's first cell for its score
+                    if value > top:
+                        top = value
+                norm = 0.0
+                for j in range(k):
+                    norm += np.exp(features[j, 0] - top)
+                p = np.exp(features[chosen, 0] - top) / norm
+                total += np.log((1.0 - floor) * p + floor / k)
+            result[w] = total
+    return result

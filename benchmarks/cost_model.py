@@ -1,0 +1,113 @@
+"""The IS-MCTS player's cost model: CPU seconds per iteration against the cards left to play.
+
+Run: ``NUMBA_NUM_THREADS=1 python benchmarks/cost_model.py [--positions N]``. Positions are
+taken from seeded matches of four intermediates (every card decision of seat 0); at each, one
+tree runs a fixed number of iterations and its CPU time (``time.process_time``, so that other
+work on a shared machine counts less) is divided by the iterations. A least-squares line
+``seconds = a + b * cards_left`` is printed: ``a`` and ``b`` are the constants of
+``callbreak.players.ismcts``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from callbreak.game import Match
+from callbreak.players import kernel
+from callbreak.players.knowledge import Knowledge
+from callbreak.seating import make_player
+from callbreak.warmup import warm_up
+
+
+def positions(count: int, rules: str) -> list[object]:
+    """Observations of seat 0 at its card decisions, from seeded intermediate matches."""
+    found: list[object] = []
+    index = 0
+    while len(found) < count:
+        match = Match(rules, seed=f"cost/{index}")
+        players = [make_player(f"intermediate(seed={s})") for s in range(4)]
+        while not match.is_over and len(found) < count:
+            seat = match.deal.turn
+            assert seat is not None
+            seen = match.observation(seat)
+            if seat == 0 and not seen.legal_calls and len(seen.legal_cards) > 1:
+                found.append(seen)
+            if seen.legal_calls:
+                match.call(players[seat].call(seen))
+            else:
+                match.play(players[seat].play(seen))
+        index += 1
+    return found
+
+
+def iteration_seconds(seen: object, iterations: int) -> tuple[int, float]:
+    """Cards left and CPU seconds per iteration of one tree at this position."""
+    knowledge = Knowledge.from_observation(seen)  # type: ignore[arg-type]
+    rules = seen.rules  # type: ignore[attr-defined]
+    trick = seen.trick  # type: ignore[attr-defined]
+    capacity = iterations + 2
+    arrays = [
+        np.zeros((1, capacity), dtype=np.int64),
+        np.zeros((1, capacity), dtype=np.int64),
+        np.full((1, capacity), -1, dtype=np.int64),
+        np.full((1, capacity), -1, dtype=np.int64),
+        np.zeros((1, capacity)),
+        np.zeros((1, capacity)),
+        np.zeros((1, capacity)),
+        np.ones(1, dtype=np.int64),
+        kernel.seed_state(1),
+    ]
+    cards_in = np.zeros(4, dtype=np.int64)
+    for position, card in enumerate(trick.cards):
+        cards_in[position] = card
+    started = time.process_time()
+    kernel.ismcts(
+        *arrays,
+        iterations,
+        seen.seat,  # type: ignore[attr-defined]
+        knowledge.hand,
+        knowledge.unseen,
+        np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64),
+        np.array(knowledge.sizes, dtype=np.int64),
+        trick.leader,
+        cards_in,
+        len(trick.cards),
+        not seen.tricks,  # type: ignore[attr-defined]
+        knowledge.gone,
+        knowledge.voids,
+        np.array([c or 0 for c in seen.calls], dtype=np.int64),  # type: ignore[attr-defined]
+        np.array(seen.won, dtype=np.int64),  # type: ignore[attr-defined]
+        kernel.flags_of(rules),
+        kernel.scoring_of(rules),
+        0.1,
+        0.7,
+    )
+    return sum(knowledge.sizes), (time.process_time() - started) / iterations
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=120)
+    parser.add_argument("--iterations", type=int, default=20_000)
+    parser.add_argument("--rules", default="strict")
+    args = parser.parse_args()
+    warm_up()
+    found = positions(args.positions, args.rules)
+    rows = [iteration_seconds(seen, args.iterations) for seen in found]
+    cards = np.array([r[0] for r in rows], dtype=float)
+    seconds = np.array([r[1] for r in rows])
+    design = np.stack([np.ones_like(cards), cards], axis=1)
+    (a, b), *_ = np.linalg.lstsq(design, seconds, rcond=None)
+    print(f"{len(rows)} positions, {args.iterations} iterations each ({args.rules})")
+    for low in range(0, 52, 8):
+        part = seconds[(cards >= low) & (cards < low + 8)]
+        if len(part):
+            print(f"  {low:2d}-{low + 7:2d} cards left: {part.mean() * 1e6:.2f} us per iteration")
+    print(f"fit: seconds per iteration = {a:.3g} + {b:.3g} * cards left")
+
+
+if __name__ == "__main__":
+    main()
