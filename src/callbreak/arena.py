@@ -189,12 +189,17 @@ the machine is or how many workers share it, so experts search exactly the amoun
 budget's cost model allows, never less because the clock ran out."""
 
 
-def arena_spec(spec: str | PlayerSpec, seed: int) -> PlayerSpec:
-    """The spec with ``seed`` where it has none, and reproducible (see ``REPRODUCIBLE``).
+def arena_spec(spec: str | PlayerSpec, seed: int, clock: float | None = None) -> PlayerSpec:
+    """The spec with ``seed`` where it has none, and reproducible (see ``REPRODUCIBLE``);
+    under a wall clock (``clock`` seconds per decision) the players keep their deadline.
 
     >>> str(arena_spec("expert(time=0.5)", 4))
     'expert(time=0.5, seed=4, deadline=false)'
+    >>> str(arena_spec("expert(time=0.5)", 4, clock=0.1))
+    'expert(time=0.5, seed=4)'
     """
+    if clock is not None:
+        return PlayerSpec.parse(spec).with_defaults(seed=seed)
     return PlayerSpec.parse(spec).with_defaults(seed=seed, **REPRODUCIBLE)
 
 
@@ -221,11 +226,13 @@ class _Task:
     seed: int
     records: str | None
     bot_budget: float = 1.5
+    clock: float | None = None
+    """Seconds of wall clock each decision of our players may take (None: the cost models)."""
 
 
 def _play(task: _Task, specs: Sequence[PlayerSpec], name: str, sides: Sequence[str]) -> MatchResult:
     match = Match(task.rules, seed=f"arena/{task.seed}/{task.index}", players=tuple(sides))
-    result = play_match(match, specs, bot_budget=task.bot_budget)
+    result = play_match(match, specs, bot_budget=task.bot_budget, time=task.clock)
     if task.records:
         path = Path(task.records) / f"set{task.index:05d}-{name}.json"
         path.write_text(dumps(dataclasses.replace(result.record(), meta={"arena": name})))
@@ -234,7 +241,10 @@ def _play(task: _Task, specs: Sequence[PlayerSpec], name: str, sides: Sequence[s
 
 def play_set(task: _Task) -> SetResult:
     """Play one set: the baseline, then A from each seat."""
-    b_specs = [arena_spec(task.b[s], derive_seed(task.seed, task.index, "b", s)) for s in range(4)]
+    b_specs = [
+        arena_spec(task.b[s], derive_seed(task.seed, task.index, "b", s), task.clock)
+        for s in range(4)
+    ]
     baseline = _play(task, b_specs, "baseline", [f"B{s}" for s in range(4)])
     b_totals = baseline.match.totals()
     b_stats = _side_stats(baseline, range(4))
@@ -242,7 +252,7 @@ def play_set(task: _Task) -> SetResult:
     diffs, first = [], 0.0
     for seat in range(4):
         specs = list(b_specs)
-        specs[seat] = arena_spec(task.a, derive_seed(task.seed, task.index, "a", seat))
+        specs[seat] = arena_spec(task.a, derive_seed(task.seed, task.index, "a", seat), task.clock)
         names = [f"B{s}" for s in range(4)]
         names[seat] = "A"
         played = _play(task, specs, f"a{seat}", names)
@@ -286,12 +296,18 @@ def compare(
     on_set: Callable[[SetResult, Sequence[SetResult]], None] | None = None,
     command: str = "",
     bot_budget: float = 1.5,
+    clock: float | None = None,
 ) -> Result:
     """Compare player A with player B over ``sets`` duplicate sets.
 
     ``b`` is one spec, or up to four (one per seat; the last one fills the remaining seats).
     ``on_set(result, so_far)`` is called after each set in set order. Ctrl-C (KeyboardInterrupt)
     stops the comparison and returns the result of the sets played so far.
+
+    With ``clock``, each decision of our own players is held to ``clock`` seconds of wall
+    clock, as in a competition (each worker's players get one core: run with as many workers
+    as cores), instead of the cost models that make results independent of the machine's
+    load; the results then depend on the machine and on whatever else runs on it.
 
     Remote bots (``http://HOST:PORT``) get ``bot_budget`` seconds per round (0: no limit), and
     matches are then played one at a time, so no address ever serves two matches at once. One
@@ -334,9 +350,12 @@ def compare(
         raise ArenaError(
             f"the bots' budget per round is 0 (none) to 3600 seconds, not {bot_budget}"
         )
+    if clock is not None and not (math.isfinite(clock) and 0.01 <= clock <= 600):
+        raise ArenaError(f"the clock per decision is 0.01 to 600 seconds, not {clock}")
     folder_name = None if records is None else str(records)
     tasks = [
-        _Task(i, a, tuple(b_specs), str(parsed), seed, folder_name, bot_budget) for i in range(sets)
+        _Task(i, a, tuple(b_specs), str(parsed), seed, folder_name, bot_budget, clock)
+        for i in range(sets)
     ]
     results: list[SetResult] = []
     interrupted = False
@@ -374,6 +393,8 @@ def _run(tasks: Sequence[_Task], workers: int) -> Iterator[SetResult]:
     # Each worker gets its share of the cores for numba's threads, decided before it imports
     # numba; "spawn" keeps the workers free of the parent's threads.
     threads = max(1, (os.cpu_count() or 1) // workers)
+    if tasks[0].clock is not None:
+        threads = 1  # a competition's clock: one core per player
     previous = os.environ.get("NUMBA_NUM_THREADS")
     os.environ["NUMBA_NUM_THREADS"] = str(threads)
     context = multiprocessing.get_context("spawn")

@@ -64,6 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="remote bots' time per round (default 1.5, 0 for no limit)",
     )
+    arena.add_argument(
+        "--clock",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="hold each decision of our players to this wall-clock time, one core each, as a "
+        "competition does (default: their cost models, independent of the machine's load)",
+    )
 
     bot = commands.add_parser(
         "bot",
@@ -182,6 +190,7 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
                 on_set=on_set,
                 command=command,
                 bot_budget=args.bot_budget,
+                clock=args.clock,
             )
         except CallbreakError as error:
             print(f"callbreak arena: {error}", file=sys.stderr)

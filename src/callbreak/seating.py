@@ -370,8 +370,9 @@ class Seating:
         self.apply(decision.action, decision)
         return decision
 
-    def play(self) -> MatchResult:
-        """Play the match to its end (every seat must hold a player)."""
+    def play(self, *, time: float | None = None) -> MatchResult:
+        """Play the match to its end (every seat must hold a player); ``time`` limits each
+        decision, as a competition's clock does."""
         for seat in range(4):
             if self.player(seat) is None:
                 raise CallbreakError(f"seat {seat} has no player to play the match")
@@ -384,7 +385,8 @@ class Seating:
             ):
                 self.stop()
                 break
-            self.step()
+            decision = self.decide(time=time)
+            self.apply(decision.action, decision)
         return self.result()
 
     def result(self) -> MatchResult:
@@ -423,15 +425,17 @@ def play_match(
     players: Sequence[Player | PlayerSpec | str],
     *,
     bot_budget: float = 1.5,
+    time: float | None = None,
 ) -> MatchResult:
     """Play ``match`` to its end with ``players[seat]`` deciding for each seat.
 
     Players may be given as specs (built here, seeded from the match when they have no seed,
     and closed at the end). An open-ended match stops after as many deals as a five-deal
-    match plays.
+    match plays. ``time`` limits each decision of our own players (remote bots keep their
+    budget per round).
     """
     seating = Seating(match, players, bot_budget=bot_budget)
     try:
-        return seating.play()
+        return seating.play(time=time)
     finally:
         seating.close()

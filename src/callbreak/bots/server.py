@@ -19,28 +19,31 @@ from starlette.routing import Route
 
 from callbreak.bots.protocol import MAX_BODY_BYTES, ProtocolError, observation_from_body
 from callbreak.game import Call, Observation, Play
+from callbreak.players.timing import share
 from callbreak.rules import BHOOS, Rules
 from callbreak.seating import ask, make_player
 
 __all__ = ["create_app", "serve"]
 
-# Of its fair share of the round's remaining time, a decision spends at most this part; the
-# rest covers the network and the host's own clock.
+# Each request left in the round keeps this much for the network and the host's own clock, and
+# of the rest the decisions spend at most this part (the searches' clocks stop them a little
+# late at worst).
 SHARE_USED = 0.6
 NETWORK_MARGIN = 0.03
 
 
 class _Bot:
-    """A player behind a lock (one decision at a time), limited per request by the round's
-    remaining time."""
+    """A player behind a lock (one decision at a time), limited per request by its share of
+    the round's remaining time: forced cards take nothing, calls and early cards with real
+    choices the most (:func:`callbreak.players.timing.share`)."""
 
     def __init__(self, spec: str) -> None:
         self.player = make_player(spec)
         self.lock = threading.Lock()
 
     def decide(self, observation: Observation, time_left_ms: float, decisions_left: int) -> Any:
-        share = time_left_ms / 1000 / max(decisions_left, 1)
-        limit = max(0.01, share * SHARE_USED - NETWORK_MARGIN)
+        usable = max(0.0, time_left_ms / 1000 - NETWORK_MARGIN * max(decisions_left, 1))
+        limit = max(0.01, share(observation, usable * SHARE_USED))
         with self.lock:
             action = ask(self.player, observation, time=limit).action
         if isinstance(action, Call):

@@ -41,6 +41,7 @@ from callbreak.players.calling import (
 from callbreak.players.inference import play_log_likelihoods
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.simple import IntermediatePlayer
+from callbreak.players.timing import share
 from callbreak.rules import Rules
 from callbreak.spec import format_spec
 
@@ -68,6 +69,13 @@ CALLS = ("simulate", "model", "blend")
 model fitted on the expert's own deals (no search), or the mean of both."""
 SITUATIONS = ("last", "every")
 """Which deals' calls weigh the chance of finishing first: the last only, or every deal."""
+SPEND = ("even", "deal")
+"""How the budget is spent: ``time`` on every decision with a choice, or ``time`` times 14 per
+deal, shared out by how hard each decision is (:mod:`callbreak.players.timing`), a decision
+stopping early once its best card is clear."""
+DECISIONS_PER_DEAL = 14
+SETTLED_Z = 3.0
+"""A decision is clear when the best card beats each other by this many standard errors."""
 INFERENCE = ("none", "calls", "plays")
 """What weights the sampled worlds: nothing beyond the rules, the calls, or the calls and every
 play (a model of sensible play, :mod:`callbreak.players.inference`)."""
@@ -106,6 +114,7 @@ class ExpertPlayer:
         pool: int = 3,
         calls: str = "simulate",
         situation: str = "last",
+        spend: str = "even",
     ) -> None:
         if not 0.01 <= time <= 600:
             raise ValueError(f"time must be 0.01-600 seconds, not {time}")
@@ -137,6 +146,10 @@ class ExpertPlayer:
         if situation not in SITUATIONS:
             raise ValueError(f"situation must be one of {', '.join(SITUATIONS)}, not {situation!r}")
         self.situation = situation
+        if spend not in SPEND:
+            raise ValueError(f"spend must be one of {', '.join(SPEND)}, not {spend!r}")
+        self.spend = spend
+        self._bank = DECISIONS_PER_DEAL * time
         self.spec = _spec(
             time=time,
             seed=seed,
@@ -153,6 +166,7 @@ class ExpertPlayer:
             pool=pool,
             calls=calls,
             situation=situation,
+            spend=spend,
         )
         self.last_search: dict[str, float] = {}
         self.cut_short = 0
@@ -173,7 +187,11 @@ class ExpertPlayer:
     ) -> list[tuple[int, float, list[float]]]:
         """Candidate calls, best first: (call, expected value in points, trick distribution)."""
         started = clock.perf_counter()
-        budget = self._budget(time)
+        if self.spend == "deal":
+            self._bank = DECISIONS_PER_DEAL * self.time  # a new deal (or a deal dealt again)
+        allotted = self._allot(observation, 0)
+        self._bank -= allotted
+        budget = self._budget(time, allotted)
         rules = observation.rules
         knowledge = Knowledge.from_observation(observation)
         estimate = expected_tricks(knowledge.hand)
@@ -249,10 +267,11 @@ class ExpertPlayer:
     ) -> list[tuple[Card, float]]:
         """Every legal card with its expected deal value in points, best first."""
         started = clock.perf_counter()
-        budget = self._budget(time)
         knowledge = Knowledge.from_observation(observation)
         legal = sorted(observation.legal_cards)
         groups = _equivalent_groups(legal, knowledge)
+        allotted = self._allot(observation, len(groups))
+        budget = self._budget(time, allotted)
         candidates = np.array([group[-1] for group in groups], dtype=np.int64)
         cards_left = len(observation.hand)
         trick = observation.trick
@@ -318,8 +337,13 @@ class ExpertPlayer:
             count = self._world_count(per_world, budget, self._weigh_cost(knowledge))
             worlds = self._worlds(observation, knowledge, count)
             values = self._run(
-                lambda c, s, _start: work(c, s, self._cores())[0], worlds, started, budget
+                lambda c, s, _start: work(c, s, self._cores())[0],
+                worlds,
+                started,
+                budget,
+                _clear if self.spend == "deal" else None,
             )
+            allotted *= len(values) / len(worlds)  # a clear decision stops early
         means = values.mean(axis=0) / 10
         ranked = [
             (Card(card), float(means[index]))
@@ -328,6 +352,7 @@ class ExpertPlayer:
         ]
         ranked.sort(key=lambda item: (-round(item[1], 9), int(item[0])))
         exact = cards_left <= self.solve_below
+        self._bank -= allotted
         self.last_search = {
             "worlds": float(values.shape[0]),
             "playouts": 0.0 if exact else float(values.size * self.rollouts),
@@ -338,9 +363,17 @@ class ExpertPlayer:
 
     # --- search machinery ------------------------------------------------------------------
 
-    def _budget(self, limit: float | None) -> float:
-        """Seconds for one decision: the player's own budget, or less when a host limits it."""
-        return self.time if limit is None else min(self.time, limit)
+    def _allot(self, observation: Observation, choices: int) -> float:
+        """This decision's own budget: ``time``, or with ``spend=deal`` its share of what is
+        left of the deal's budget (by :mod:`callbreak.players.timing`)."""
+        if self.spend == "even":
+            return self.time
+        return max(0.01, share(observation, self._bank, choices or None))
+
+    def _budget(self, limit: float | None, allotted: float | None = None) -> float:
+        """Seconds for one decision: its own budget, or less when a host limits it."""
+        own = self.time if allotted is None else allotted
+        return own if limit is None else min(own, limit)
 
     def _world_count(self, search_seconds: float, budget: float, weigh: float = 0.0) -> int:
         """How many worlds fit the budget when each costs ``search_seconds`` on one thread
@@ -370,9 +403,11 @@ class ExpertPlayer:
         worlds: np.ndarray,
         started: float,
         budget: float,
+        settled: Callable[[np.ndarray], bool] | None = None,
     ) -> np.ndarray:
         """Run ``work(chunk, seed, start)`` over the worlds in chunks (``start`` is the chunk's
-        first index), stopping before the deadline when one is kept."""
+        first index), stopping before the deadline when one is kept, and once ``settled(values
+        so far)`` says the decision is clear (checked from a quarter of the worlds on)."""
         deadline = started + budget * 0.98
         chunk = max(MIN_CHUNK, -(-len(worlds) // CHUNKS))
         parts = []
@@ -382,12 +417,16 @@ class ExpertPlayer:
                 seed = self.rng.getrandbits(48)
                 parts.append(work(worlds[begin : begin + chunk], seed, begin))
                 now = clock.perf_counter()
-                if (
-                    self.deadline
-                    and begin + chunk < len(worlds)
-                    and now + (now - before) > deadline
-                ):
+                if begin + chunk >= len(worlds):
+                    break
+                if self.deadline and now + (now - before) > deadline:
                     self.cut_short += 1  # slower than the cost model: stop before the budget
+                    break
+                if (
+                    settled is not None
+                    and 4 * (begin + chunk) >= len(worlds)
+                    and settled(np.concatenate(parts))
+                ):
                     break
         return np.concatenate(parts)
 
@@ -478,6 +517,22 @@ def _equivalent_groups(legal: Sequence[Card], knowledge: Knowledge) -> list[list
                 continue
         groups.append([card])
     return groups
+
+
+def _clear(values: np.ndarray) -> bool:
+    """Whether the best candidate so far beats every other by ``SETTLED_Z`` standard errors
+    (paired over the worlds: each world gave every candidate the same luck)."""
+    if values.shape[1] < 2 or values.shape[0] < 8:
+        return True
+    best = int(np.argmax(values.mean(axis=0)))
+    for other in range(values.shape[1]):
+        if other == best:
+            continue
+        gaps = values[:, best] - values[:, other]
+        spread = float(gaps.std(ddof=1))
+        if spread > 0 and gaps.mean() < SETTLED_Z * spread / np.sqrt(len(gaps)):
+            return False
+    return True
 
 
 def _void_mask(voids: int, seat: int) -> int:
