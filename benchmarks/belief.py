@@ -3,7 +3,7 @@
 Run: ``python benchmarks/belief.py RECORD_DIR [--deals N] [--worlds W] [--temperatures 1,2]``.
 At every card decision of every seat in the records' deals (each seat's view, rebuilt from the
 record: only its own hand and the public plays), the expert's sampler draws ``W`` worlds with
-each kind of inference: the rules alone (``inference=none``), the calls (``calls``, today's
+each kind of inference: the rules alone (``inference=rules``), the calls (``calls``, today's
 expert) and the calls and plays (``plays``, at each temperature). For every card the seat
 cannot see, the share of worlds that put it in the hand that really holds it is the belief's
 mass on the truth; the script prints its mean per trick (1-13) for each kind. With three other
@@ -69,7 +69,7 @@ def main() -> None:
     parser.add_argument("--temperatures", default="1")
     args = parser.parse_args()
     kinds: list[tuple[str, ExpertPlayer]] = [
-        ("rules", ExpertPlayer(seed=1, inference="none", pool=args.pool)),
+        ("rules", ExpertPlayer(seed=1, inference="rules", pool=args.pool)),
         ("calls", ExpertPlayer(seed=1, inference="calls", pool=args.pool)),
     ]
     for text in args.temperatures.split(","):

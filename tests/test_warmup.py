@@ -50,6 +50,7 @@ def test_warm_up_compiles_every_kernel_function_the_players_call() -> None:
     compiled = json.loads(result.stdout.splitlines()[-1])
     called = called_from_python() & set(compiled)
     assert {"choose", "simulate", "evaluate", "sample_worlds", "hand_strength"} <= called
+    assert {"ismcts", "play_log_likelihoods"} <= called
     assert sorted(name for name in called if not compiled[name]) == []
 
 

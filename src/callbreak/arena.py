@@ -232,7 +232,10 @@ class _Task:
 
 def _play(task: _Task, specs: Sequence[PlayerSpec], name: str, sides: Sequence[str]) -> MatchResult:
     match = Match(task.rules, seed=f"arena/{task.seed}/{task.index}", players=tuple(sides))
-    result = play_match(match, specs, bot_budget=task.bot_budget, time=task.clock)
+    # An oracle (for measuring only) is shown every hand here.
+    result = play_match(
+        match, specs, bot_budget=task.bot_budget, time=task.clock, reveal_to_oracles=True
+    )
     if task.records:
         path = Path(task.records) / f"set{task.index:05d}-{name}.json"
         path.write_text(dumps(dataclasses.replace(result.record(), meta={"arena": name})))

@@ -252,7 +252,9 @@ class Seating:
     Players the seating built are closed by :meth:`close`; players handed in belong to the
     caller. With ``ready``, remote bots must answer before they are seated; with
     ``substitute_failures``, a failing player gets the host's substitute (a browser table must
-    go on) instead of stopping the match (an arena must not hide a broken player).
+    go on) instead of stopping the match (an arena must not hide a broken player). With
+    ``reveal_to_oracles``, a player marked ``omniscient`` (the ``oracle``, for measuring only)
+    is shown every hand before each of its decisions; no other player ever is.
     """
 
     def __init__(
@@ -263,6 +265,7 @@ class Seating:
         bot_budget: float = 1.5,
         ready: bool = True,
         substitute_failures: bool = False,
+        reveal_to_oracles: bool = False,
     ) -> None:
         if len(occupants) != 4:
             raise CallbreakError(f"a match needs 4 players, not {len(occupants)}")
@@ -274,6 +277,7 @@ class Seating:
         self.bot_budget = bot_budget
         self.ready = ready
         self.substitute_failures = substitute_failures
+        self.reveal_to_oracles = reveal_to_oracles
         self._built: list[Player] = []
         self._lock = threading.Lock()  # a browser table builds players in worker threads
         self._times: list[list[float]] = [[], [], [], []]
@@ -336,6 +340,10 @@ class Seating:
         if player is None:
             raise CallbreakError(f"seat {seat} is a person's: its decisions come from them")
         self._announce()
+        see = getattr(player, "see", None)
+        if self.reveal_to_oracles and getattr(player, "omniscient", False) and see is not None:
+            # A reference for measuring (players.MEASURING): only hosts that ask show it the hands.
+            see(tuple(self.match.deal.held(s).mask for s in range(4)))
         seen = observation if observation is not None else self.match.observation(seat)
         return ask(player, seen, time=time, substitute_failures=self.substitute_failures)
 
@@ -426,15 +434,17 @@ def play_match(
     *,
     bot_budget: float = 1.5,
     time: float | None = None,
+    reveal_to_oracles: bool = False,
 ) -> MatchResult:
     """Play ``match`` to its end with ``players[seat]`` deciding for each seat.
 
     Players may be given as specs (built here, seeded from the match when they have no seed,
     and closed at the end). An open-ended match stops after as many deals as a five-deal
     match plays. ``time`` limits each decision of our own players (remote bots keep their
-    budget per round).
+    budget per round). ``reveal_to_oracles`` shows every hand to an ``oracle`` (see
+    :class:`Seating`).
     """
-    seating = Seating(match, players, bot_budget=bot_budget)
+    seating = Seating(match, players, bot_budget=bot_budget, reveal_to_oracles=reveal_to_oracles)
     try:
         return seating.play(time=time)
     finally:

@@ -21,6 +21,7 @@ from callbreak.players.base import Event, Fault, Player, PlayerError, decide, su
 
 __all__ = [
     "LEVELS",
+    "MEASURING",
     "Event",
     "Fault",
     "Player",
@@ -46,6 +47,13 @@ LEVELS: dict[str, str | Factory] = {
 }
 
 
+MEASURING: dict[str, str | Factory] = {
+    "oracle": "callbreak.players.oracle:OraclePlayer",
+}
+"""Players for measuring only, never offered as opponents (no menu lists them): ``oracle``
+sees every hand when a host shows them (the arena does)."""
+
+
 def register(name: str, factory: str | Factory) -> None:
     """Make ``name`` a level: ``factory`` is a class (or 'module:Class') taking options."""
     LEVELS[name.lower()] = factory
@@ -53,7 +61,7 @@ def register(name: str, factory: str | Factory) -> None:
 
 def _factory(name: str) -> Factory:
     try:
-        target = LEVELS[name]
+        target = LEVELS[name] if name in LEVELS else MEASURING[name]
     except KeyError:
         raise PlayerError(f"unknown player {name!r}: players are {', '.join(LEVELS)}") from None
     if isinstance(target, str):

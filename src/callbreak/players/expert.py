@@ -76,7 +76,7 @@ stopping early once its best card is clear."""
 DECISIONS_PER_DEAL = 14
 SETTLED_Z = 3.0
 """A decision is clear when the best card beats each other by this many standard errors."""
-INFERENCE = ("none", "calls", "plays")
+INFERENCE = ("rules", "calls", "plays")
 """What weights the sampled worlds: nothing beyond the rules, the calls, or the calls and every
 play (a model of sensible play, :mod:`callbreak.players.inference`)."""
 
@@ -457,7 +457,7 @@ class ExpertPlayer:
         if len(pool) == 0:  # should not happen; fall back to the voids alone
             voids = [knowledge.unseen & ~_void_mask(knowledge.voids, s) for s in range(4)]
             pool = sample(np.array(voids, dtype=np.int64))
-        if self.inference == "none":
+        if self.inference == "rules":
             weights = np.ones(len(pool))
         else:
             weights = self._call_weights(pool, observation, knowledge)

@@ -1,0 +1,149 @@
+"""An all-seeing reference: a player that knows every hand, for measuring only.
+
+It is the ceiling the expert is measured against: how much of the gap between the
+intermediate player and perfect knowledge of the cards does the expert close? It is never
+offered as an opponent (it is not in ``players.LEVELS``, so no menu lists it), and only a host
+that chooses to (the arena) shows it the hands: :class:`callbreak.seating.Seating` calls
+:meth:`OraclePlayer.see` with every seat's hand before each of its decisions when built with
+``reveal_to_oracles``. Anywhere else it refuses to play.
+
+With every hand known, a card's value is found in the one true world: the deal is played out
+by the policy many times after each candidate card (the other seats playing as the policy
+does), or solved exactly by max^n search once ``solve_below`` cards or fewer are left in its
+hand. Calls are simulated the same way in the true deal.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from callbreak.cards import Card
+from callbreak.game import Observation
+from callbreak.players import kernel
+from callbreak.players.base import PlayerError
+from callbreak.players.calling import call_table, expected_tricks
+from callbreak.players.expert import TT_BITS, call_lookup
+from callbreak.players.knowledge import Knowledge
+from callbreak.spec import format_spec
+
+__all__ = ["OraclePlayer"]
+
+
+class OraclePlayer:
+    """Knows every hand (for measuring only); plays by policy playouts and exact solves."""
+
+    omniscient = True
+    """Marks the player a host must show every hand to (see ``see``)."""
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        rollouts: int = 200,
+        eps: float = 0.1,
+        solve_below: int = 6,
+    ) -> None:
+        self.seed = random.getrandbits(48) if seed is None else seed
+        self.rng = random.Random(self.seed)
+        if not 1 <= rollouts <= 100_000:
+            raise ValueError(f"rollouts must be 1-100000, not {rollouts}")
+        self.rollouts = rollouts
+        self.eps = eps
+        self.solve_below = solve_below
+        options: dict[str, object] = {}
+        if seed is not None:
+            options["seed"] = seed
+        if rollouts != 200:
+            options["rollouts"] = rollouts
+        if eps != 0.1:
+            options["eps"] = eps
+        if solve_below != 6:
+            options["solve_below"] = solve_below
+        self.spec = format_spec("oracle", options)
+        self._hands: tuple[int, ...] | None = None
+
+    def see(self, hands: tuple[int, ...]) -> None:
+        """Every seat's hand now, as card masks (the host shows them before each decision)."""
+        self._hands = tuple(hands)
+
+    def _world(self, observation: Observation) -> np.ndarray:
+        hands = self._hands
+        if hands is None or hands[observation.seat] != observation.hand.mask:
+            raise PlayerError(
+                "the oracle sees every hand: only a host that shows it the hands (the arena) "
+                "can seat it"
+            )
+        return np.array([hands], dtype=np.int64)
+
+    def call(self, observation: Observation, *, time: float | None = None) -> int:
+        """The call with the best expected score over policy playouts of the true deal."""
+        world = self._world(observation)
+        rules = observation.rules
+        estimate = expected_tricks(observation.hand.mask)
+        candidates = [c for c in rules.call_range() if abs(c - estimate) <= 3.5] or [rules.min_call]
+        known = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
+        calls = kernel.world_calls(world, known, np.zeros(4, dtype=np.int64), call_lookup(rules))
+        flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
+        leader = (observation.dealer + 1) % 4
+        best, best_value = candidates[0], -1e9
+        for call in candidates:
+            calls[:, observation.seat] = call
+            won = kernel.simulate(
+                world,
+                leader,
+                calls,
+                flags,
+                scoring,
+                self.rollouts,
+                self.eps,
+                self.rng.getrandbits(48),
+            )
+            histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
+            value = dict(call_table(list(histogram / histogram.sum()), rules))[call]
+            if value > best_value + 1e-9:
+                best, best_value = call, value
+        return best
+
+    def play(self, observation: Observation, *, time: float | None = None) -> Card:
+        """The card with the best value in the true deal."""
+        world = self._world(observation)
+        legal = observation.legal_cards
+        if len(legal) == 1:
+            return next(iter(legal))
+        knowledge = Knowledge.from_observation(observation)
+        candidates = np.array(sorted(int(card) for card in legal), dtype=np.int64)
+        exact = len(observation.hand) <= self.solve_below
+        worlds = world if exact else np.repeat(world, self.rollouts // 8 or 1, axis=0)
+        trick = observation.trick
+        cards_in = np.zeros(4, dtype=np.int64)
+        for position, card in enumerate(trick.cards):
+            cards_in[position] = card
+        rules = observation.rules
+        values, _nodes = kernel.evaluate(
+            worlds,
+            candidates,
+            observation.seat,
+            trick.leader,
+            cards_in,
+            len(trick.cards),
+            not observation.tricks,
+            knowledge.gone,
+            knowledge.done,
+            knowledge.voids,
+            np.array([c or 0 for c in observation.calls], dtype=np.int64),
+            np.array(observation.won, dtype=np.int64),
+            kernel.flags_of(rules),
+            kernel.scoring_of(rules),
+            8,
+            self.eps,
+            self.solve_below,
+            0.0,
+            self.rng.getrandbits(48),
+            TT_BITS + 4,
+            1,
+        )
+        means = values.mean(axis=0)
+        best = max(range(len(candidates)), key=lambda i: (round(means[i], 9), -candidates[i]))
+        return Card(int(candidates[best]))

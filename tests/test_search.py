@@ -1,0 +1,273 @@
+"""The searching players beyond the expert's defaults: IS-MCTS, inference from plays, the call
+model, time shared by difficulty and the all-seeing oracle. Legal play, determinism for a
+seed, and no hidden card reaching a player (the oracle aside, which only the arena shows
+them)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from callbreak.arena import compare
+from callbreak.game import Match, Observation
+from callbreak.players import LEVELS, MEASURING, PlayerError, kernel
+from callbreak.players.calling import (
+    first_place_chance,
+    first_place_chance_ahead,
+    model_distribution,
+    normal_distribution,
+)
+from callbreak.players.expert import ExpertPlayer
+from callbreak.players.inference import play_events, play_log_likelihoods
+from callbreak.players.ismcts import IsmctsPlayer
+from callbreak.players.knowledge import Knowledge
+from callbreak.players.timing import EXPECTED_PLAY_WEIGHT, decision_weight, share
+from callbreak.record import Record, check
+from callbreak.seating import make_player, play_match
+from tests.helpers import swap_hidden
+
+
+def _midway(rules: str = "strict", seed: int = 21, tricks: int = 5) -> Match:
+    """A match some tricks into its first deal, played by intermediates."""
+    match = Match(rules, seed=seed)
+    players = [make_player(f"intermediate(seed={s})") for s in range(4)]
+    while len(match.deal.tricks) < tricks or match.deal.trick.cards:
+        seat = match.deal.turn
+        assert seat is not None
+        seen = match.observation(seat)
+        if seen.legal_calls:
+            match.call(players[seat].call(seen))
+        else:
+            match.play(players[seat].play(seen))
+    # one card into the trick, so that the position has a trick in progress
+    seat = match.deal.turn
+    assert seat is not None
+    match.play(players[seat].play(match.observation(seat)))
+    return match
+
+
+def _seen(match: Match) -> Observation:
+    seat = match.deal.turn
+    assert seat is not None
+    return match.observation(seat)
+
+
+# --- IS-MCTS ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", ["strict", "bhoos", "pagat", "classic(free_following=true)"])
+def test_ismcts_plays_a_whole_match_legally(rules: str) -> None:
+    match = Match(rules, seed=4)
+    players = [make_player("ismcts(time=0.02, seed=1)")] + [
+        make_player(f"intermediate(seed={seat})") for seat in range(3)
+    ]
+    play_match(match, players)  # decide() refuses any illegal answer
+    assert match.is_over and check(Record.from_match(match)).valid
+
+
+def test_ismcts_is_deterministic_for_a_seed_and_rebuilds_from_its_spec() -> None:
+    seen = _seen(_midway())
+    first = IsmctsPlayer(time=0.05, seed=3, deadline=False, threads=2)
+    second = make_player(first.spec)
+    assert first.spec == "ismcts(time=0.05, seed=3, deadline=false)"
+    assert isinstance(second, IsmctsPlayer)
+    ranked = first.rank_cards(seen)
+    assert ranked == second.rank_cards(seen)
+    assert {card for card, _, _ in ranked} == set(seen.legal_cards)
+    assert sum(visits for _, visits, _ in ranked) > 0
+    opening = Match("strict", seed=2)
+    seen_call = _seen(opening)
+    calls = [IsmctsPlayer(time=0.05, seed=4, deadline=False).call(seen_call) for _ in range(2)]
+    assert calls[0] == calls[1] and calls[0] in seen_call.legal_calls
+
+
+def test_ismcts_sees_nothing_of_other_hands() -> None:
+    match = _midway(seed=5)
+    seen = _seen(match)
+    before = IsmctsPlayer(time=0.03, seed=1, deadline=False).rank_cards(seen)
+    swap_hidden(match.deal, seen.seat)
+    after = IsmctsPlayer(time=0.03, seed=1, deadline=False).rank_cards(_seen(match))
+    assert before == after
+
+
+def test_deal_world_keeps_every_constraint() -> None:
+    seen = _seen(_midway(seed=9, tricks=6))
+    knowledge = Knowledge.from_observation(seen)
+    allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
+    sizes = np.array(knowledge.sizes, dtype=np.int64)
+    cards, starts = kernel.prepare_deals(seen.seat, knowledge.unseen, allowed)
+    hands = np.empty(4, dtype=np.int64)
+    rng = kernel.seed_state(7)
+    for _ in range(200):
+        hand = knowledge.hand
+        assert kernel.deal_world(seen.seat, hand, cards, starts, allowed, sizes, rng, hands)
+        assert hands[seen.seat] == knowledge.hand
+        together = 0
+        for seat in range(4):
+            assert bin(int(hands[seat])).count("1") == sizes[seat]
+            if seat != seen.seat:
+                assert int(hands[seat]) & ~allowed[seat] == 0
+            assert together & int(hands[seat]) == 0
+            together |= int(hands[seat])
+        assert together == knowledge.unseen | knowledge.hand
+
+
+# --- inference from plays --------------------------------------------------------------------
+
+
+def test_play_events_hold_each_seats_hand_at_the_time() -> None:
+    match = _midway(seed=3, tricks=4)
+    seen = _seen(match)
+    events, won = play_events(seen, everyone=True)
+    assert len(events) == 17 and won.shape == (17, 4)
+    played = [card for trick in [*seen.tricks, seen.trick] for card in trick.cards]
+    assert [int(card) for card in events[:, 11]] == played
+    for row in events:
+        seat, card, later = int(row[0]), int(row[11]), int(row[12])
+        assert later >> card & 1
+        # its hand then: what it holds now and what it played from then on
+        assert later & match.deal.held(seat).mask == 0
+    others, _ = play_events(seen)
+    assert seen.seat not in set(int(s) for s in others[:, 0])
+
+
+def test_the_true_world_is_likelier_than_most_under_the_model_of_play() -> None:
+    match = _midway(seed=11, tricks=7)
+    seen = _seen(match)
+    knowledge = Knowledge.from_observation(seen)
+    allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
+    sizes = np.array(knowledge.sizes, dtype=np.int64)
+    pool = kernel.sample_worlds(400, seen.seat, knowledge.hand, knowledge.unseen, allowed, sizes, 1)
+    truth = np.array([[match.deal.held(s).mask for s in range(4)]], dtype=np.int64)
+    pool_values = play_log_likelihoods(pool, seen)
+    true_value = play_log_likelihoods(truth, seen)[0]
+    # intermediates play the policy: the model of play should rate their real hands highly
+    assert (pool_values < true_value).mean() > 0.8
+
+
+def test_inference_uses_only_what_the_seat_may_know() -> None:
+    match = _midway(seed=13, tricks=6)
+    seen = _seen(match)
+    player = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays")
+    knowledge = Knowledge.from_observation(seen)
+    events, won = play_events(seen)
+    worlds = player._worlds(seen, knowledge, 64)
+    ranked = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays").rank_cards(seen)
+    swap_hidden(match.deal, seen.seat)
+    changed = _seen(match)
+    assert changed == seen
+    again, again_won = play_events(changed)
+    assert np.array_equal(events, again) and np.array_equal(won, again_won)
+    fresh = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays")
+    assert np.array_equal(fresh._worlds(changed, Knowledge.from_observation(changed), 64), worlds)
+    replay = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays")
+    assert replay.rank_cards(changed) == ranked
+
+
+# --- the expert's options ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "inference=plays",
+        "inference=rules",
+        "calls=model, situation=every",
+        "calls=blend, spend=deal",
+        "spend=deal, inference=plays, calls=model",
+    ],
+)
+def test_expert_options_play_legally_and_repeat(options: str) -> None:
+    def run() -> list[int]:
+        match = Match("bhoos(deals=2)", seed=6)
+        players = [make_player(f"expert(time=0.02, seed=1, deadline=false, {options})")] + [
+            make_player(f"intermediate(seed={seat})") for seat in range(3)
+        ]
+        play_match(match, players)
+        assert check(Record.from_match(match)).valid
+        return match.totals()
+
+    assert run() == run()
+
+
+def test_todays_expert_is_the_default_and_options_show_in_the_spec() -> None:
+    assert make_player("expert(time=0.5, seed=1)").spec == "expert(time=0.5, seed=1)"
+    spec = "expert(time=0.5, inference=plays, calls=model, situation=every, spend=deal)"
+    assert make_player(spec).spec == spec
+    with pytest.raises(PlayerError, match="inference must be one of rules, calls, plays"):
+        make_player("expert(inference=cards)")
+    with pytest.raises(PlayerError, match="spend must be"):
+        make_player("expert(spend=all)")
+
+
+def test_call_model_and_the_match_situation() -> None:
+    seen = _seen(Match("strict", seed=2))
+    distribution = model_distribution(seen.hand.mask, seen)
+    assert abs(sum(distribution) - 1) < 1e-9 and len(distribution) == 14
+    last = dataclasses.replace(seen, deal_number=5, calls=(None, 3, 3, 3))
+    spread = normal_distribution(4.0, 1.2)
+    # with no deal left it is the exact chance of finishing first
+    assert first_place_chance_ahead(spread, 4, last) == first_place_chance(spread, 4, last)
+    rival = (seen.seat + 1) % 4
+    calls = tuple(None if s == seen.seat else 3 for s in range(4))
+    trailing = tuple(80 if s == rival else 0 for s in range(4))
+    leading = tuple(80 if s == seen.seat else 0 for s in range(4))
+    behind = dataclasses.replace(seen, deal_number=3, calls=calls, totals=trailing)
+    ahead = dataclasses.replace(behind, totals=leading)
+    assert first_place_chance_ahead(spread, 4, behind) < first_place_chance_ahead(spread, 4, ahead)
+    early = dataclasses.replace(behind, deal_number=1)
+    # more deals to come: a deficit matters less
+    assert first_place_chance_ahead(spread, 4, early) > first_place_chance_ahead(spread, 4, behind)
+
+
+# --- time ------------------------------------------------------------------------------------
+
+
+def test_a_rounds_budget_goes_where_decisions_are_hard() -> None:
+    match = Match("bhoos", seed=1)
+    seen = _seen(match)
+    assert decision_weight(seen) > max(EXPECTED_PLAY_WEIGHT)
+    call_share = share(seen, 1.5)
+    assert 1.5 / 14 < call_share < 1.5 / 2
+    for _ in range(4):
+        match.call(2)
+    first_card = _seen(match)
+    assert share(first_card, 1.0, choices=1) == 0.0  # a forced card costs nothing
+    # a decision never takes more than is left, and a hard one more than an even split
+    assert share(first_card, 1.0, choices=4) < 1.0
+    assert share(first_card, 1.0, choices=4) > 1.0 / 13
+
+
+def test_spending_by_the_deal_never_exceeds_the_deals_budget() -> None:
+    match = Match("strict(deals=1)", seed=3)
+    expert = ExpertPlayer(time=0.05, seed=1, deadline=False, spend="deal")
+    allotted: list[tuple[float, float]] = []
+    original = expert._allot
+
+    def tracked(observation: Observation, choices: int) -> float:
+        value = original(observation, choices)
+        allotted.append((value, expert._bank))
+        return value
+
+    expert._allot = tracked  # type: ignore[method-assign]
+    players = [expert] + [make_player(f"intermediate(seed={s})") for s in range(3)]
+    play_match(match, players)
+    assert len(allotted) > 5
+    # each decision gets at most what is left (a floor of 10 ms aside), and the deal's total
+    # charged stays within 14 times the budget per decision
+    assert all(value <= max(bank, 0.01) + 1e-9 for value, bank in allotted)
+    assert expert._bank >= -0.01 * len(allotted)
+
+
+# --- the oracle ------------------------------------------------------------------------------
+
+
+def test_the_oracle_is_for_measuring_only() -> None:
+    assert "oracle" in MEASURING and "oracle" not in LEVELS
+    match = Match("strict", seed=1)
+    with pytest.raises(PlayerError, match="sees every hand"):
+        play_match(match, ["oracle(seed=1)", "random", "random", "random"])
+    result = compare("oracle(rollouts=16)", "random", rules="strict(deals=1)", sets=1, workers=1)
+    assert result.sets == 1 and result.mean_diff > 0
