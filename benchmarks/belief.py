@@ -1,6 +1,7 @@
 """How much the expert's belief knows: the probability it gives the true holder of each card.
 
-Run: ``python benchmarks/belief.py RECORD_DIR [--deals N] [--worlds W] [--temperatures 1,2]``.
+Run: ``python benchmarks/belief.py RECORD_DIR [--deals N] [--worlds W] [--temperatures 1,2]
+[--extra SPEC]``.
 At every card decision of every seat in the records' deals (each seat's view, rebuilt from the
 record: only its own hand and the public plays), the expert's sampler draws ``W`` worlds with
 each kind of inference: the rules alone (``inference=rules``), the calls (``calls``, today's
@@ -21,6 +22,7 @@ from callbreak.game import Deal
 from callbreak.players.expert import ExpertPlayer
 from callbreak.players.knowledge import Knowledge
 from callbreak.record import load
+from callbreak.seating import make_player
 
 
 def views(folder: str, deals: int) -> list[tuple[object, list[int]]]:
@@ -67,6 +69,9 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, default=2000)
     parser.add_argument("--pool", type=int, default=3)
     parser.add_argument("--temperatures", default="1")
+    parser.add_argument(
+        "--extra", action="append", default=[], help="another expert spec to measure"
+    )
     args = parser.parse_args()
     kinds: list[tuple[str, ExpertPlayer]] = [
         ("rules", ExpertPlayer(seed=1, inference="rules", pool=args.pool)),
@@ -78,6 +83,10 @@ def main() -> None:
             seed=1, inference="plays", play_temperature=temperature, pool=args.pool
         )
         kinds.append((f"plays T={temperature:g}", player))
+    for spec in args.extra:
+        built = make_player(spec)
+        assert isinstance(built, ExpertPlayer)
+        kinds.append((spec, built))
     table: dict[str, list[list[float]]] = {name: [[] for _ in range(13)] for name, _ in kinds}
     found = views(args.folder, args.deals)
     for seen, truth in found:

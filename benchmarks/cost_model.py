@@ -6,6 +6,10 @@ tree runs a fixed number of iterations and its CPU time (``time.process_time``, 
 work on a shared machine counts less) is divided by the iterations. A least-squares line
 ``seconds = a + b * cards_left`` is printed: ``a`` and ``b`` are the constants of
 ``callbreak.players.ismcts``.
+
+With ``--compare SPEC [SPEC ...]``, each player decides at the same positions in turn and the
+CPU seconds per decision of each are printed: players given the same ``time`` should spend
+about the same.
 """
 
 from __future__ import annotations
@@ -93,8 +97,14 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=120)
     parser.add_argument("--iterations", type=int, default=20_000)
     parser.add_argument("--rules", default="strict")
+    parser.add_argument(
+        "--compare", nargs="+", metavar="SPEC", help="CPU per decision of these players instead"
+    )
     args = parser.parse_args()
     warm_up()
+    if args.compare:
+        compare_players(args.compare, args.positions, args.rules)
+        return
     found = positions(args.positions, args.rules)
     rows = [iteration_seconds(seen, args.iterations) for seen in found]
     cards = np.array([r[0] for r in rows], dtype=float)
@@ -107,6 +117,26 @@ def main() -> None:
         if len(part):
             print(f"  {low:2d}-{low + 7:2d} cards left: {part.mean() * 1e6:.2f} us per iteration")
     print(f"fit: seconds per iteration = {a:.3g} + {b:.3g} * cards left")
+
+
+def compare_players(specs: list[str], count: int, rules: str) -> None:
+    """CPU seconds per searched decision of each player at the same positions, the players
+    taking turns at each position (so that a busy machine slows them alike)."""
+    from callbreak.seating import make_player
+
+    players = [make_player(spec) for spec in specs]
+    totals = [0.0 for _ in specs]
+    seen_count = 0
+    for seen in positions(count, rules):
+        for index, player in enumerate(players):
+            started = time.process_time()
+            player.play(seen)  # type: ignore[arg-type]
+            totals[index] += time.process_time() - started
+        seen_count += 1
+    for spec, total in zip(specs, totals, strict=True):
+        print(
+            f"{spec}: {total / seen_count * 1000:.1f} ms CPU per decision ({seen_count} positions)"
+        )
 
 
 if __name__ == "__main__":

@@ -149,11 +149,11 @@ CALL_FEATURES = (
 #: its tricks around that mean as ``spread[0] + spread[1] * mean``: fitted on the expert's own
 #: self-play by benchmarks/fit_call_model.py (its output is in docs/strength.md).
 CALL_MODEL = {
-    "mean": (0.0, 1.0, 0.0, 0.0, 0.0, 0.0),
-    "spread": (0.95, 0.0),
+    "mean": (-0.3554, 1.1121, 0.1092, 0.4621, 0.9681, -0.1036),
+    "spread": (0.8560, 0.0506),
 }
 
-DEAL_SCORE_SPREAD = 4.0
+DEAL_SCORE_SPREAD = 2.35
 """The spread (standard deviation, in points) of one seat's score in one deal, for the chance
 of finishing first when deals remain (measured with the call model's fit)."""
 

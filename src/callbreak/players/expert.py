@@ -62,7 +62,7 @@ CHUNKS = 16  # looks at the clock per search: the search stops if the next chunk
 MIN_CHUNK = 32
 # The model of play costs this much per world and per play of another seat it weighs (one
 # thread; measured like the rest, see docs/benchmarks.md).
-SECONDS_PER_PLAY_WEIGHED = 150e-9
+SECONDS_PER_PLAY_WEIGHED = 180e-9
 
 CALLS = ("simulate", "model", "blend")
 """How a call's trick distribution is found: by policy playouts of sampled worlds, by the call
@@ -110,7 +110,7 @@ class ExpertPlayer:
         win_weight: float = 4.0,
         call_spread: float = 1.5,
         inference: str = "calls",
-        play_temperature: float = 1.0,
+        play_temperature: float = 0.5,
         pool: int = 3,
         calls: str = "simulate",
         situation: str = "last",

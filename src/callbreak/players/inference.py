@@ -26,7 +26,9 @@ __all__ = ["PLAY_FLOOR", "PLAY_WEIGHTS", "play_events", "play_log_likelihoods"]
 
 #: Weights of ``kernel.PLAY_FEATURES``, fitted by benchmarks/fit_play_model.py (its output is in
 #: docs/strength.md).
-PLAY_WEIGHTS = np.array([2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+PLAY_WEIGHTS = np.array(
+    [0.499, 0.000, -0.357, 0.842, -1.130, 0.716, 1.375, 2.035, 0.896, 0.390, -0.153]
+)
 PLAY_FLOOR = 0.02
 """The share of a uniform choice among the classes in the model of play."""
 

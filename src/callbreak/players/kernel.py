@@ -1345,6 +1345,9 @@ PLAY_FEATURES = (
     "spade",
     "master, leading",
     "length of its suit",
+    "lowest of its suit",
+    "leading a suit someone has shown out of",
+    "rank, still short of the call",
 )
 MAX_CLASSES = 13
 
@@ -1423,6 +1426,7 @@ def fill_play_features(
         0.0,
     )
     live = FULL & ~gone & ~hand
+    short = won[seat] < calls[seat]
     chosen = -1
     for k in range(count):
         members = classes[k]
@@ -1443,6 +1447,13 @@ def fill_play_features(
             out[k, 4] = rank
         out[k, 5] = 1.0 if suit == 0 else 0.0
         out[k, 7] = popcount(hand & SUIT[suit]) / 13.0
+        out[k, 8] = 1.0 if members & (hand & SUIT[suit]) & -(hand & SUIT[suit]) else 0.0
+        if n == 0 and suit != 0:
+            for other in range(4):
+                if other != seat and voids >> (4 * other + suit) & 1:
+                    out[k, 9] = 1.0
+        if short:
+            out[k, 10] = rank
         if members >> card & 1:
             chosen = k
     return count, chosen

@@ -132,9 +132,18 @@ class IntermediatePlayer:
 
 
 def policy_card(
-    observation: Observation, knowledge: Knowledge, rng: np.ndarray, eps: float = 0.0
+    observation: Observation,
+    knowledge: Knowledge,
+    rng: np.ndarray,
+    eps: float = 0.0,
+    *,
+    gone: int | None = None,
+    voids: int | None = None,
 ) -> int:
-    """The kernel policy's choice for the seat of ``observation``."""
+    """The kernel policy's choice for the seat of ``observation``; ``gone`` and ``voids``
+    replace what the seat remembers of the cards played and the suits shown out of."""
+    gone = knowledge.gone if gone is None else gone
+    voids = knowledge.voids if voids is None else voids
     trick = observation.trick
     led, high_led, high_spade, win_seat = trick_state([int(c) for c in trick.cards], trick.leader)
     calls = np.array([c or 0 for c in observation.calls], dtype=np.int64)
@@ -150,8 +159,8 @@ def policy_card(
             high_spade,
             win_seat,
             not observation.tricks,
-            knowledge.gone,
-            knowledge.voids,
+            gone,
+            voids,
             calls,
             won,
             kernel.flags_of(observation.rules),
@@ -160,3 +169,65 @@ def policy_card(
             eps,
         )
     )
+
+
+HONOURS = sum(1 << (13 * suit + rank - 2) for suit in range(4) for rank in range(11, 15))
+"""Jacks, queens, kings and aces: the cards a casual player remembers seeing."""
+
+MEMORIES = ("all", "honours", "trick")
+CALLINGS = ("strength", "count")
+
+
+class CasualPlayer:
+    """The policy with a person's weaknesses: a memory of only some of the cards played
+    (``memory``: every card, the honours and the current trick, or the current trick alone),
+    voids noticed or not (``voids``), and calls from the hand's strength or from a count of
+    sure tricks (``calls``)."""
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        memory: str = "all",
+        voids: bool = True,
+        calls: str = "strength",
+        optimism: float = 0.0,
+        name: str = "casual",
+    ) -> None:
+        if memory not in MEMORIES:
+            raise ValueError(f"memory must be one of {', '.join(MEMORIES)}, not {memory!r}")
+        if calls not in CALLINGS:
+            raise ValueError(f"calls must be one of {', '.join(CALLINGS)}, not {calls!r}")
+        self.memory, self.voids, self.calls = memory, voids, calls
+        self.optimism = optimism
+        self.spec = name if seed is None else f"{name}(seed={seed})"
+        self.rng = np.empty(1, dtype=np.uint64)
+        self.rng[:] = kernel.seed_state(random.getrandbits(63) if seed is None else seed)
+
+    def call(self, observation: Observation, *, time: float | None = None) -> int:
+        """The best call for the trick count the hand seems worth."""
+        hand = observation.hand.mask
+        if self.calls == "count":
+            mean, spread = sure_tricks(hand) + 0.5, BeginnerPlayer.spread
+        else:
+            mean, spread = expected_tricks(hand), IntermediatePlayer.spread
+        mean += self.optimism
+        return best_call(normal_distribution(mean, spread), observation)[0]
+
+    def claim_redeal(self, observation: Observation) -> bool:
+        """A spadeless hand asks for a new deal unless it seems worth three tricks."""
+        return expected_tricks(observation.hand.mask) < 3
+
+    def play(self, observation: Observation, *, time: float | None = None) -> Card:
+        """The policy's card for what this player remembers."""
+        knowledge = Knowledge.from_observation(observation)
+        on_table = 0
+        for card in observation.trick.cards:
+            on_table |= 1 << card
+        gone = knowledge.gone
+        if self.memory == "honours":
+            gone = (gone & HONOURS) | on_table
+        elif self.memory == "trick":
+            gone = on_table
+        voids = knowledge.voids if self.voids else 0
+        return Card(policy_card(observation, knowledge, self.rng, gone=gone, voids=voids))
