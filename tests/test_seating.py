@@ -13,7 +13,7 @@ from callbreak.errors import CallbreakError
 from callbreak.game import Call, Match, Observation, Play
 from callbreak.players import Event, PlayerError
 from callbreak.players.expert import ExpertPlayer
-from callbreak.players.simple import IntermediatePlayer
+from callbreak.players.simple import AdvancedPlayer
 from callbreak.record import check, dumps
 from callbreak.seating import (
     PlayerSpec,
@@ -81,7 +81,7 @@ def test_seeds_are_derived_from_the_match_seed_and_the_seat() -> None:
 # --- the step --------------------------------------------------------------------------------
 
 
-class Follower(IntermediatePlayer):
+class Follower(AdvancedPlayer):
     """An intermediate player that writes down every event it is told of."""
 
     def __init__(self) -> None:
@@ -112,7 +112,7 @@ def test_a_seat_changes_hands_between_decisions() -> None:
     with pytest.raises(CallbreakError, match="a person's"):
         seating.decide()
     seating.apply(Call(2))  # the person calls
-    stand_in = IntermediatePlayer(seed=2)
+    stand_in = AdvancedPlayer(seed=2)
     assert seating.sit(0, stand_in) is None
     stand_in_turns = sum(seating.step().seat == 0 for _ in range(20))  # the person is away
     assert stand_in_turns > 0
@@ -149,7 +149,7 @@ def test_a_failing_player_stops_the_match_unless_the_host_substitutes() -> None:
     assert played.record().deals[0].faults[0]["detail"] == "out of order"
 
 
-class Timed(IntermediatePlayer):
+class Timed(AdvancedPlayer):
     """Remembers the limits it was given."""
 
     def __init__(self) -> None:
@@ -169,8 +169,9 @@ def test_a_limit_reaches_the_player_through_the_interface() -> None:
     ask(player, seen, time=0.2)
     assert player.limits == [None, 0.2]
     expert = ExpertPlayer(time=1.0, seed=1, deadline=False)
+    # No wall-clock assert: on a busy machine a search may take longer than its cost model.
     expert.call(seen, time=0.05)
-    assert expert.last_search["seconds"] < 1.0 and expert.time == 1.0
+    assert expert.time == 1.0  # the limit holds for this decision only
     quick = expert.last_search["worlds"]
     expert.call(seen)
     assert expert.last_search["worlds"] > quick  # the cost model sized the search to the limit
@@ -191,7 +192,7 @@ def test_the_bot_server_limits_the_expert_per_request_not_by_changing_it() -> No
 # --- fairness --------------------------------------------------------------------------------
 
 
-class Recorder(IntermediatePlayer):
+class Recorder(AdvancedPlayer):
     def __init__(self) -> None:
         super().__init__(seed=1)
         self.seen: list[str] = []

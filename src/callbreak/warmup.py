@@ -21,21 +21,21 @@ NO_KERNEL = frozenset({"random"})
 
 def warm_up() -> float:
     """Play one short seeded deal with a small expert (inferring from plays), a small IS-MCTS
-    player and two intermediates, which calls every kernel function the players call (calling,
+    player and two advanced players, which calls every kernel function the players call (calling,
     world sampling, playouts, the exact solver, the card policy, the model of play, the tree
     search); return the seconds it took."""
     from callbreak.game import Match
     from callbreak.players.expert import ExpertPlayer
     from callbreak.players.ismcts import IsmctsPlayer
-    from callbreak.players.simple import IntermediatePlayer
+    from callbreak.players.simple import AdvancedPlayer
     from callbreak.seating import play_match
 
     started = time.perf_counter()
     players: list[Player] = [
         ExpertPlayer(time=0.02, seed=0, deadline=False, inference="plays"),
-        IntermediatePlayer(seed=1),
+        AdvancedPlayer(seed=1),
         IsmctsPlayer(time=0.02, seed=2, deadline=False),
-        IntermediatePlayer(seed=3),
+        AdvancedPlayer(seed=3),
     ]
     play_match(Match("strict(deals=1)", seed="warm-up"), players)
     return time.perf_counter() - started

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from callbreak.players.base import Event, Fault, Player, PlayerError, decide, substitute
 
 __all__ = [
+    "DESCRIPTIONS",
     "LEVELS",
     "MEASURING",
     "Event",
@@ -42,6 +43,7 @@ LEVELS: dict[str, str | Factory] = {
     "random": "callbreak.players.simple:RandomPlayer",
     "beginner": "callbreak.players.simple:BeginnerPlayer",
     "intermediate": "callbreak.players.simple:IntermediatePlayer",
+    "advanced": "callbreak.players.simple:AdvancedPlayer",
     "expert": "callbreak.players.expert:ExpertPlayer",
     "ismcts": "callbreak.players.ismcts:IsmctsPlayer",
 }
@@ -52,6 +54,17 @@ MEASURING: dict[str, str | Factory] = {
 }
 """Players for measuring only, never offered as opponents (no menu lists them): ``oracle``
 sees every hand when a host shows them (the arena does)."""
+
+
+DESCRIPTIONS = {
+    "random": "plays any legal card",
+    "beginner": "forgets the cards gone and hopes for more tricks than its hand holds",
+    "intermediate": "remembers the high cards and calls a little hopefully",
+    "advanced": "remembers every card and void and calls soundly",
+    "expert": "searches thousands of possible deals, reading every call and card",
+    "ismcts": "a tree search over what it cannot see (information-set MCTS)",
+}
+"""One line about each level, for menus."""
 
 
 def register(name: str, factory: str | Factory) -> None:

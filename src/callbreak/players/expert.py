@@ -40,7 +40,7 @@ from callbreak.players.calling import (
 )
 from callbreak.players.inference import play_log_likelihoods
 from callbreak.players.knowledge import Knowledge
-from callbreak.players.simple import IntermediatePlayer
+from callbreak.players.simple import AdvancedPlayer
 from callbreak.players.timing import share
 from callbreak.rules import Rules
 from callbreak.spec import format_spec
@@ -497,10 +497,10 @@ def threads_of(threads: int) -> Iterator[None]:
 
 @functools.cache
 def call_lookup(rules: Rules) -> np.ndarray:
-    """The call a hand of strength ``i / 20`` makes, as the intermediate player calls."""
+    """The call a hand of strength ``i / 20`` makes, as the advanced player calls."""
     calls = []
     for index in range(14 * 20):
-        table = call_table(normal_distribution(index / 20, IntermediatePlayer.spread), rules)
+        table = call_table(normal_distribution(index / 20, AdvancedPlayer.spread), rules)
         calls.append(max(table, key=lambda item: (item[1], -item[0]))[0])
     return np.array(calls, dtype=np.int64)
 

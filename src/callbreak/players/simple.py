@@ -1,4 +1,10 @@
-"""The random, beginner and intermediate players."""
+"""The random, beginner, intermediate and advanced players.
+
+The advanced player plays the search kernel's policy with everything the rules have revealed
+and calls well. The beginner and intermediate players are weaker the way people are: they
+forget cards that have gone and miss what a void means, and they call by feel, hoping for more
+tricks than their hand is worth (a broken call costs the whole call, so hope costs the most).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ import random
 
 import numpy as np
 
-from callbreak.cards import Card, CardSet
+from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.calling import (
@@ -16,9 +22,15 @@ from callbreak.players.calling import (
     sure_tricks,
 )
 from callbreak.players.knowledge import Knowledge
-from callbreak.rules import trick_state, trick_step
+from callbreak.rules import trick_state
 
-__all__ = ["BeginnerPlayer", "IntermediatePlayer", "RandomPlayer"]
+__all__ = [
+    "AdvancedPlayer",
+    "BeginnerPlayer",
+    "CasualPlayer",
+    "IntermediatePlayer",
+    "RandomPlayer",
+]
 
 
 class RandomPlayer:
@@ -37,70 +49,7 @@ class RandomPlayer:
         return self.rng.choice(list(observation.legal_cards))
 
 
-class BeginnerPlayer:
-    """Counts sure tricks, calls cautiously, wins and ducks cheaply.
-
-    Its count of sure tricks is the one the full-rules guide's tips for beginners teach. It
-    remembers nothing of the cards played: only aces are sure winners to it.
-    """
-
-    spread = 1.2
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.spec = "beginner" if seed is None else f"beginner(seed={seed})"
-        self.rng = random.Random(seed)
-
-    def call(self, observation: Observation, *, time: float | None = None) -> int:
-        """The best call for a trick count around the sure tricks."""
-        mean = sure_tricks(observation.hand.mask) + 0.5
-        return best_call(normal_distribution(mean, self.spread), observation)[0]
-
-    def claim_redeal(self, observation: Observation) -> bool:
-        """A spadeless hand asks for a new deal when it holds fewer than two sure tricks."""
-        return sure_tricks(observation.hand.mask) < 2
-
-    def play(self, observation: Observation, *, time: float | None = None) -> Card:
-        """Win cheaply while short of the call, otherwise play low."""
-        legal = observation.legal_cards
-        if len(legal) == 1:
-            return next(iter(legal))
-        seat = observation.seat
-        need = (observation.calls[seat] or 0) > observation.won[seat]
-        trick = observation.trick.cards
-        if not trick:
-            aces = [card for card in legal if card.rank == 14 and card.suit != 0]
-            if need and aces:
-                return aces[0]
-            return _low_from_longest(legal)
-        winners = [card for card in legal if _beats(card, trick)]
-        if need and winners:
-            return min(winners, key=_cheapness)
-        losers = [card for card in legal if card not in winners]
-        return min(losers or list(legal), key=_cheapness)
-
-
-def _cheapness(card: Card) -> tuple[int, int]:
-    """Order for 'the cheapest card': low ranks first, spades last."""
-    return (card.suit == 0, card.rank)
-
-
-def _beats(card: Card, trick: tuple[Card, ...]) -> bool:
-    """Whether ``card`` would take the lead of ``trick`` now."""
-    position = len(trick)
-    return trick_step(*trick_state(trick), card, position)[3] == position
-
-
-def _low_from_longest(legal: CardSet) -> Card:
-    best = None
-    for suit in (1, 2, 3, 0):
-        part = legal.suit(suit)
-        if part and (best is None or len(part) > len(legal.suit(best.suit))):
-            best = part.lowest()
-    assert best is not None
-    return best
-
-
-class IntermediatePlayer:
+class AdvancedPlayer:
     """Remembers every card, tracks voids and masters, plays toward its call and breaks rivals.
 
     Calls from a finer count of the hand (the online game's guide counts half tricks) and the
@@ -111,7 +60,7 @@ class IntermediatePlayer:
     spread = 0.95  # the residual spread of hand_strength, from benchmarks/calibrate_hand.py
 
     def __init__(self, seed: int | None = None) -> None:
-        self.spec = "intermediate" if seed is None else f"intermediate(seed={seed})"
+        self.spec = "advanced" if seed is None else f"advanced(seed={seed})"
         self.rng = np.empty(1, dtype=np.uint64)
         self.rng[:] = kernel.seed_state(0 if seed is None else seed)
         if seed is None:
@@ -176,6 +125,8 @@ HONOURS = sum(1 << (13 * suit + rank - 2) for suit in range(4) for rank in range
 
 MEMORIES = ("all", "honours", "trick")
 CALLINGS = ("strength", "count")
+COUNT_SPREAD = 1.2
+"""The spread around a count of sure tricks when calling by that count."""
 
 
 class CasualPlayer:
@@ -208,9 +159,9 @@ class CasualPlayer:
         """The best call for the trick count the hand seems worth."""
         hand = observation.hand.mask
         if self.calls == "count":
-            mean, spread = sure_tricks(hand) + 0.5, BeginnerPlayer.spread
+            mean, spread = sure_tricks(hand) + 0.5, COUNT_SPREAD
         else:
-            mean, spread = expected_tricks(hand), IntermediatePlayer.spread
+            mean, spread = expected_tricks(hand), AdvancedPlayer.spread
         mean += self.optimism
         return best_call(normal_distribution(mean, spread), observation)[0]
 
@@ -231,3 +182,19 @@ class CasualPlayer:
             gone = on_table
         voids = knowledge.voids if self.voids else 0
         return Card(policy_card(observation, knowledge, self.rng, gone=gone, voids=voids))
+
+
+class IntermediatePlayer(CasualPlayer):
+    """Remembers the honours played (jacks and up) and notices voids; calls a trick more than
+    its hand is worth."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed, memory="honours", optimism=1.0, name="intermediate")
+
+
+class BeginnerPlayer(CasualPlayer):
+    """Remembers only the trick on the table and misses what a void means; calls a trick and a
+    half more than its hand is worth."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed, memory="trick", voids=False, optimism=1.5, name="beginner")
