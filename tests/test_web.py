@@ -75,12 +75,9 @@ def test_profiles_and_levels(client: TestClient) -> None:
     profiles = client.get("/api/profiles").json()
     assert [p["name"] for p in profiles] == ["strict", "classic", "online", "pagat", "bhoos"]
     assert all(p["summary"] for p in profiles)
-    assert client.get("/api/levels").json()["levels"] == [
-        "random",
-        "beginner",
-        "intermediate",
-        "expert",
-    ]
+    levels = client.get("/api/levels").json()
+    assert levels["levels"] == ["random", "beginner", "intermediate", "advanced", "expert"]
+    assert all(levels["descriptions"][level] for level in levels["levels"])
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ __all__ = [
     "DESCRIPTIONS",
     "LEVELS",
     "MEASURING",
+    "MENU",
     "Event",
     "Fault",
     "Player",
@@ -65,6 +66,10 @@ DESCRIPTIONS = {
     "ismcts": "a tree search over what it cannot see (information-set MCTS)",
 }
 """One line about each level, for menus."""
+
+MENU = ("random", "beginner", "intermediate", "advanced", "expert")
+"""The levels a menu offers as opponents: the ladder, each step clearly stronger (see
+docs/strength.md). ``ismcts`` is a level too, the expert's sparring partner."""
 
 
 def register(name: str, factory: str | Factory) -> None:

@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from callbreak.errors import CallbreakError
-from callbreak.players import LEVELS
+from callbreak.players import DESCRIPTIONS, MENU
 from callbreak.rules import PROFILES, Rules, format_tenths
 from callbreak.web import messages, rooms, sheets
 from callbreak.web.backend import Backend, LocalBackend
@@ -73,7 +73,13 @@ def create_app(
         )
 
     async def levels(_request: Request) -> JSONResponse:
-        return JSONResponse({"levels": list(LEVELS), "speeds": list(SPEEDS)})
+        return JSONResponse(
+            {
+                "levels": list(MENU),
+                "descriptions": {level: DESCRIPTIONS[level] for level in MENU},
+                "speeds": list(SPEEDS),
+            }
+        )
 
     async def new_match(request: Request) -> JSONResponse:
         try:

@@ -3,14 +3,15 @@
 import { api, el } from "./common.js";
 
 const LEVEL_LABELS = {
-  random: "Random (plays any legal card)",
+  random: "Random",
   beginner: "Beginner",
   intermediate: "Intermediate",
-  expert: "Expert (strongest)",
+  advanced: "Advanced",
+  expert: "Expert",
 };
 
 export async function render(view) {
-  const [profiles, { levels, speeds }] = await Promise.all([api("/api/profiles"), api("/api/levels")]);
+  const [profiles, { levels, descriptions, speeds }] = await Promise.all([api("/api/profiles"), api("/api/levels")]);
   const saved = JSON.parse(localStorage.getItem("callbreak:new") || "{}");
 
   const summary = el("p", { id: "profile-summary", class: "hint" });
@@ -26,7 +27,10 @@ export async function render(view) {
 
   const opponents = [0, 1, 2].map((index) => {
     const select = el("select", { id: `opponent-${index}`, name: `opponent-${index}` },
-      ...levels.map((level) => el("option", { value: level, text: LEVEL_LABELS[level] || level })));
+      ...levels.map((level) => el("option", {
+        value: level,
+        text: `${LEVEL_LABELS[level] || level}: ${(descriptions || {})[level] || ""}`.replace(/: $/, ""),
+      })));
     select.value = (saved.opponents && saved.opponents[index]) || "expert";
     return select;
   });
