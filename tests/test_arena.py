@@ -194,3 +194,14 @@ def test_a_bot_that_goes_away_ends_the_arena_with_a_report() -> None:
     result = holder["result"]
     assert result.sets == 1 and result.interrupted and "cannot reach the bot" in result.error
     assert any("plays several seats" in note for note in result.notes)
+
+
+def test_report_pairs_sets_and_counts_broken_calls() -> None:
+    result = compare("intermediate", "beginner", sets=3, seed=5, workers=1)
+    data = result.to_json()
+    assert len(data["set_diffs"]) == 3
+    assert sum(data["set_diffs"]) / 3 == pytest.approx(data["mean_diff"], abs=1e-3)
+    # Broken calls cost something, made ones nothing: the loss is a call's size at most.
+    for side in ("a", "b"):
+        made = data[f"{side}_calls_made"]
+        assert 0 < data[f"{side}_broken_loss"] <= (1 - made) * 13

@@ -28,7 +28,7 @@ from typing import Any
 from callbreak.errors import CallbreakError
 from callbreak.game import Match
 from callbreak.record import dumps
-from callbreak.rules import Rules, made
+from callbreak.rules import Rules, made, score_deal
 from callbreak.seating import MatchResult, PlayerSpec, close, derive_seed, play_match
 from callbreak.warmup import needs_kernel, warm_up
 
@@ -46,6 +46,8 @@ class SideStats:
     calls: list[int] = dataclasses.field(default_factory=list)
     tricks: list[int] = dataclasses.field(default_factory=list)
     made: list[bool] = dataclasses.field(default_factory=list)
+    lost: list[int] = dataclasses.field(default_factory=list)
+    """Per deal, the tenths a broken call cost (minus its score; 0 for a made call)."""
     times: list[float] = dataclasses.field(default_factory=list)
     faults: int = 0
     """Remote bots' faults (late, silent, malformed or illegal answers) on this side."""
@@ -55,6 +57,7 @@ class SideStats:
         self.calls += other.calls
         self.tricks += other.tricks
         self.made += other.made
+        self.lost += other.lost
         self.times += other.times
         self.faults += other.faults
 
@@ -66,6 +69,7 @@ class SideStats:
             "calls_made": _mean([float(ok) for ok in self.made]),
             "mean_call": _mean([float(c) for c in self.calls]),
             "mean_overtricks": _mean([float(o) for o in overtricks]),
+            "broken_loss": _mean([lost / 10 for lost in self.lost]),
             "move_time_mean": _mean(self.times),
             "move_time_p95": _percentile(self.times, 0.95),
             "faults": float(self.faults),
@@ -110,6 +114,9 @@ class Result:
     error: str | None = None
     """Why the comparison stopped early, when something failed (a remote bot went away)."""
     notes: tuple[str, ...] = ()
+    set_diffs: tuple[float, ...] = ()
+    """A's mean paired difference on each set, in set order (to pair two comparisons made
+    with the same seed)."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report."""
@@ -130,12 +137,13 @@ class Result:
         }
         for side, stats in (("a", self.a_stats), ("b", self.b_stats)):
             data[f"{side}_faults"] = int(stats["faults"] or 0)
-            for key in ("mean_call", "mean_overtricks", "move_time_mean"):
+            for key in ("mean_call", "mean_overtricks", "broken_loss", "move_time_mean"):
                 data[f"{side}_{key}"] = _round(stats[key], 6 if key.startswith("move") else 4)
         data["command"] = self.command
         data["interrupted"] = self.interrupted
         data["error"] = self.error
         data["notes"] = list(self.notes)
+        data["set_diffs"] = [_round(diff) for diff in self.set_diffs]
         return data
 
 
@@ -276,7 +284,9 @@ def _side_stats(played: MatchResult, seats: Sequence[int] | range) -> SideStats:
             assert call is not None
             stats.calls.append(call)
             stats.tricks.append(deal.won[seat])
-            stats.made.append(made(match.rules, call, deal.won[seat]))
+            ok = made(match.rules, call, deal.won[seat])
+            stats.made.append(ok)
+            stats.lost.append(0 if ok else -score_deal(match.rules, call, deal.won[seat]))
     counts = played.fault_counts()
     for seat in seats:
         stats.times += played.times[seat]
@@ -464,4 +474,5 @@ def summarise(
         b_stats=b_stats.summary(),
         command=command,
         interrupted=interrupted,
+        set_diffs=tuple(diffs),
     )

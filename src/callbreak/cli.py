@@ -244,7 +244,8 @@ def _arena_report(console: object, result: object) -> None:
         calls = f"calls made {_pct(stats['calls_made'])}, mean call {_num(stats['mean_call'])}"
         faults = f", faults {int(stats['faults'] or 0)}" if stats["faults"] else ""
         console.print(
-            f"{name}: {calls}, mean overtricks {_num(stats['mean_overtricks'])}, decision time "
+            f"{name}: {calls}, mean overtricks {_num(stats['mean_overtricks'])}, lost to broken "
+            f"calls {_num(stats['broken_loss'])} per deal, decision time "
             f"mean {_ms(stats['move_time_mean'])}, 95th percentile {_ms(stats['move_time_p95'])}"
             f"{faults}"
         )
