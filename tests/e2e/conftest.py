@@ -73,9 +73,11 @@ def base_url(server: dict[str, object]) -> str:
     return str(server["url"])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[object]:
-    """Headless Chromium."""
+    """Headless Chromium, for the tests of this package only: Playwright's synchronous API runs
+    an event loop of its own until it stops, and the asynchronous tests that run after this
+    package (tests/test_rooms.py...) could not run theirs while it did."""
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium is missing at {CHROMIUM}: install Debian's chromium package")
     from playwright.sync_api import sync_playwright

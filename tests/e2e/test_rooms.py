@@ -119,7 +119,11 @@ def act(page: Any) -> str | None:
     turn = page.evaluate(TURN)
     try:
         if turn == "dialog":
-            page.locator("dialog.result[open] button.primary").click(timeout=5_000)
+            dialog = page.locator("dialog.result[open]")
+            assert "null" not in dialog.evaluate(
+                "d => [...d.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent)"
+            )
+            dialog.locator("button.primary").click(timeout=5_000)
         elif turn == "call":
             page.locator(".calling:not([hidden]) button.call").first.click(timeout=5_000)
         elif turn == "play":

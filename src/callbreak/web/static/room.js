@@ -46,6 +46,7 @@ class RoomPage {
       room: true,
       recordHref: `/api/rooms/${code}/record`,
       replayHash: `#/replay/room/${code}`,
+      againHash: "#/friends",
       seenKey: `callbreak:seen:room:${code}`,
       missing: "no such room",
       turnSeconds: () => this.lobby && this.lobby.turn_seconds,

@@ -21,7 +21,8 @@ export function render(view, [matchId]) {
 
 /**
  * The table drawn in `view`. Options:
- * - socketPath, recordHref, replayHash, seenKey (where deal results already shown are kept);
+ * - socketPath, recordHref, replayHash, againHash (a new game), seenKey (where the deal results
+ *   already shown are kept);
  * - missing: the server's error for an unknown table (the page then says so);
  * - hello(): the first message of every connection, for a room (its seat token);
  * - onMessage(message): sees every message first and returns true for those it handles;
@@ -449,10 +450,12 @@ export class TablePage {
     const close = el("button", { type: "button", class: "primary", text: final ? "Close" : "Continue",
       onclick: () => this.dialog.close() });
     const extra = final
-      ? el("p", {}, el("a", { href: "#/", text: "Play again" }), " · ", el("a", { href: this.options.replayHash, text: "Replay this match" }))
+      ? el("p", {}, el("a", { href: this.options.againHash || "#/", text: "Play again" }), " · ",
+        el("a", { href: this.options.replayHash, text: "Replay this match" }))
       : null;
-    this.dialog.replaceChildren(el("h2", { id: "result-title", text: title }),
-      el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)), extra, close);
+    // A null given to replaceChildren would show as the text "null": only what there is.
+    this.dialog.replaceChildren(...[el("h2", { id: "result-title", text: title }),
+      el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)), extra, close].filter(Boolean));
     if (!this.dialog.open) this.dialog.showModal();
     close.focus();
   }
