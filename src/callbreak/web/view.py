@@ -45,13 +45,23 @@ def private_view(table: Table, seat: int | None) -> dict[str, Any]:
         legal_calls = list(seen.legal_calls) if my_turn else []
         may_claim = bool(my_turn and seen.may_claim_redeal)
     reasons: dict[str, str] = {}
+    duties: dict[str, dict[str, str | None]] = {}
     if my_turn:
         reasons = {str(card): why for card, why in deal.explain_hand().items()}
+        duties = {
+            str(card): {
+                "duty": duty.kind,
+                "card": str(Card(duty.card)) if duty.card >= 0 else None,
+                "suit": "SHDC"[duty.suit] if duty.suit >= 0 else None,
+            }
+            for card, duty in deal.forbidden().items()
+        }
     return {
         "seat": seat,
         "hand": [str(card) for card in hand],
         "legal": legal_cards,
         "reasons": reasons,
+        "duties": duties,
         "legal_calls": legal_calls,
         "may_claim_redeal": may_claim,
     }
