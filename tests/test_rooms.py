@@ -2,7 +2,7 @@
 stale clicks, the turn clock, people going away and coming back, leaving, and a restart.
 
 Every message a seat or spectator receives is checked afterwards: no card of another seat's
-hand, ever (see ``rooms_client.hidden_cards_seen``)."""
+hand, ever (see ``fairness.hidden_cards_seen``)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
-from tests.helpers import running, swap_hidden
-from tests.rooms_client import Client, hidden_cards_seen, http
+from callbreak.web.client import Client, http
+from callbreak.web.limits import Limits
+from tests.fairness import hidden_cards_seen
+from tests.helpers import redis_server, running, swap_hidden
 
 pytestmark = pytest.mark.anyio
 
@@ -26,9 +29,31 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(scope="module")
+def redis_url() -> Any:
+    with redis_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def backend(request: Any, tmp_path: Path) -> Any:
+    """Where the rooms live: this process's SQLite, or a real Redis (flushed for each test)."""
+    if request.param == "sqlite":
+        return None
+    import redis
+
+    url = request.getfixturevalue("redis_url")
+    redis.Redis.from_url(url).flushdb()
+    return url
+
+
+# Scripted people play at machine speed, far above a person's message rate.
+FAST = Limits(messages_per_second=10_000, message_burst=10_000)
+
+
 @pytest.fixture
-def app(tmp_path: Path) -> Any:
-    return create_app(tmp_path / "db.sqlite")
+def app(tmp_path: Path, backend: str | None) -> Any:
+    return create_app(tmp_path / "db.sqlite", backend, FAST)
 
 
 @pytest.fixture
@@ -122,6 +147,21 @@ async def test_bad_requests_get_one_clear_error(
 async def test_creating_rooms_is_limited_per_address(base: str) -> None:
     statuses = [http("POST", f"{base}/api/rooms", {"name": "a"})[0] for _ in range(7)]
     assert statuses[:5] == [201] * 5 and statuses[-1] == 429
+
+
+async def test_a_connection_flooding_messages_is_refused_then_closed(tmp_path: Path) -> None:
+    with running(create_app(tmp_path / "db.sqlite")) as base:  # the default limits
+        code, creator = new_room(base)
+        client = await Client.open(base, code, creator)
+        for _ in range(150):
+            await client.send({"type": "sync"})
+        errors = 0
+        with pytest.raises(ConnectionClosed):
+            while True:
+                message = await client.next(timeout=10)
+                errors += message["type"] == "error" and message["message"] == "too many messages"
+        assert errors >= 1  # refused one by one (the last of them may be cut by the close)
+        assert client.socket.close_code == 4429
 
 
 # --- playing ---------------------------------------------------------------------------------
@@ -257,9 +297,11 @@ async def test_leaving_for_good_and_a_computer_seated_instead(app: Any, base: st
     await asha.close()
 
 
-async def test_a_restarted_server_goes_on_with_the_room(tmp_path: Path) -> None:
+async def test_a_restarted_server_goes_on_with_the_room(
+    tmp_path: Path, backend: str | None
+) -> None:
     database = tmp_path / "db.sqlite"
-    with running(create_app(database)) as base:
+    with running(create_app(database, backend)) as base:
         code, creator = new_room(
             base, seats=["random", "random", "random"], turn_seconds=60, speed="instant"
         )
@@ -272,7 +314,7 @@ async def test_a_restarted_server_goes_on_with_the_room(tmp_path: Path) -> None:
         assert state is not None
         deadline = state["clock"]["deadline"]
         await asha.close()
-    with running(create_app(database)) as base:
+    with running(create_app(database, backend)) as base:
         asha = await Client.open(base, code, creator)
         again = await asha.my_turn()
         assert again is not None and again["version"] == state["version"]
@@ -299,3 +341,92 @@ async def test_views_do_not_change_with_the_other_seats_hidden_cards(app: Any, b
         swap_hidden(table.match.deal, 0 if seat is None else seat)
         after = json.dumps([table.view(seat), table.lobby(), table.record()], sort_keys=True)
         assert after == before, f"seat {seat}"
+
+
+async def test_bad_socket_messages_get_one_error_and_the_room_goes_on(base: str) -> None:
+    from websockets.asyncio.client import connect
+
+    async with connect(base.replace("http://", "ws://") + "/ws/rooms/ZZZZZZ") as unknown:
+        assert json.loads(await unknown.recv())["message"] == "no such room"
+    code, creator = new_room(base, turn_seconds=0)  # four people: only they move the turn
+    _, joined = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    for name in ("Chandra", "Dipa"):
+        http("POST", f"{base}/api/rooms/{code}/join", {"name": name})
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    asha = await Client.open(base, code, creator)
+    bikash = await Client.open(base, code, joined["token"])
+    state = await asha.until(lambda m: m["type"] == "state")
+    turn = state["state"]["turn"]
+    waiting = asha if turn != 0 else bikash
+    for message, words in [
+        ("{nope", "not JSON"),
+        ('{"type": "dance"}', "unknown message type"),
+        ('{"type": "hello", "token": "x"}', "first message only"),
+        ('{"type": "call", "value": 2, "version": 0}', "turn, not yours"),
+        ("x" * 5000, "too long"),
+    ]:
+        await waiting.socket.send(message)
+        error = await waiting.until(lambda m: m["type"] == "error")
+        assert words in error["message"], (message, error)
+    assert turn is not None
+    # The room goes on: nothing was played, and the seat to act still can.
+    assert waiting.state is not None and waiting.state["version"] == 0
+    if turn in (0, 1):
+        actor = asha if turn == 0 else bikash
+        await actor.act(await actor.my_turn() or {})
+        await actor.until(lambda m: m["type"] == "state" and m["state"]["version"] == 1)
+    for client in (asha, bikash):
+        await client.close()
+
+
+# --- a connection's seat follows its token ---------------------------------------------------
+
+
+async def test_a_moved_person_gets_the_new_seat(app: Any, base: str) -> None:
+    code, creator = new_room(base, seats=[None, "random", None], turn_seconds=0)
+    _, bikash_seat = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    _, chandra_seat = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Chandra"})
+    assert (bikash_seat["seat"], chandra_seat["seat"]) == (1, 3)
+    bikash = await Client.open(base, code, bikash_seat["token"])
+    assert bikash.seat == 1
+    status, _ = http("POST", f"{base}/api/rooms/{code}/move", {"from": 1, "to": 3}, creator)
+    assert status == 200
+    welcome = await bikash.until(lambda m: m["type"] == "welcome")
+    assert welcome["seat"] == 3
+    bikash.seat = 3
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    state = await bikash.until(lambda m: m["type"] == "state")
+    assert state["state"]["seat"] == 3
+    assert_fair(app, code, bikash)
+    await bikash.close()
+
+
+async def test_the_creator_cannot_be_moved(base: str) -> None:
+    code, creator = new_room(base, turn_seconds=0)
+    http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    status, answer = http("POST", f"{base}/api/rooms/{code}/move", {"from": 0, "to": 1}, creator)
+    assert status == 409 and "creator" in answer["error"]
+
+
+async def test_a_person_who_left_watches_and_cannot_act(app: Any, base: str) -> None:
+    code, creator = new_room(base, seats=[None, "random", "random"], turn_seconds=0)
+    _, joined = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    bikash = await Client.open(base, code, joined["token"])
+    await bikash.until(lambda m: m["type"] == "state")
+    http("POST", f"{base}/api/rooms/{code}/leave", token=joined["token"])
+    welcome = await bikash.until(lambda m: m["type"] == "welcome")
+    assert welcome["seat"] is None
+    http("POST", f"{base}/api/rooms/{code}/seats/1", {"open": True}, creator)
+    _, dipa = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Dipa"})
+    assert dipa["seat"] == 1
+    bikash.received.clear()  # what came before, Bikash saw from his seat
+    bikash.seat = None
+    await bikash.send({"type": "sync"})
+    state = await bikash.until(lambda m: m["type"] == "state")
+    assert state["state"]["seat"] is None and state["state"]["hand"] == []
+    await bikash.send({"type": "call", "value": 1, "version": state["state"]["version"]})
+    error = await bikash.until(lambda m: m["type"] == "error")
+    assert "spectator" in error["message"]
+    assert_fair(app, code, bikash)
+    await bikash.close()

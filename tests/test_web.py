@@ -15,15 +15,21 @@ from starlette.websockets import WebSocketDisconnect
 from callbreak.cards import Card, parse_card
 from callbreak.game import Call, Play
 from callbreak.record import check, from_data
+from callbreak.rules import DUTY_TEXTS
 from callbreak.web.app import create_app
+from callbreak.web.limits import Limits
 from tests.helpers import swap_hidden
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 
 
+# These tests play at machine speed, far above a person's message rate.
+FAST = Limits(messages_per_second=10_000, message_burst=10_000)
+
+
 @pytest.fixture
 def client(tmp_path: Path) -> TestClient:
-    return TestClient(create_app(tmp_path / "db.sqlite"))
+    return TestClient(create_app(tmp_path / "db.sqlite", limits=FAST))
 
 
 def new_match(client: TestClient, **body: Any) -> str:
@@ -165,6 +171,7 @@ def play_to_the_end(client: TestClient, match_id: str) -> dict[str, Any]:
                 )
             raw = socket.receive_text()
             _assert_only_visible_cards(raw, app_tables.live[match_id])
+            assert json.loads(raw)["type"] == "state", raw
             state = json.loads(raw)["state"]
     return state
 
@@ -262,6 +269,11 @@ def test_binary_and_illegal_cards_are_refused(client: TestClient) -> None:
             state = wait_for_my_turn(socket, state)
             if state["reasons"]:
                 card, reason = next(iter(state["reasons"].items()))
+                # The same duties as data, for a page that words them in another language.
+                assert set(state["duties"]) == set(state["reasons"])
+                duty = state["duties"][card]
+                words = DUTY_TEXTS[duty["duty"]].split("{")[0]
+                assert reason.lower().startswith(words.lower())
                 socket.send_json({"type": "play", "card": card, "version": state["version"]})
                 answer = socket.receive_json()
                 assert answer == {"type": "error", "message": reason}

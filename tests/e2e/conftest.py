@@ -16,8 +16,8 @@ import pytest
 import uvicorn
 
 from callbreak.warmup import warm_up
-from callbreak.web import rooms
 from callbreak.web.app import create_app
+from callbreak.web.limits import Limits
 
 CHROMIUM = os.environ.get("CALLBREAK_CHROMIUM", "/usr/bin/chromium")
 SCREENS = Path(__file__).parent / "screens"
@@ -46,13 +46,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, objec
     warm_up()
     database = tmp_path_factory.mktemp("e2e") / "callbreak.db"
     # Every browser of these tests comes from 127.0.0.1: the per-address limit on creating and
-    # joining rooms (5 at once) would refuse the fifth person of a test. Lifted for this app only.
-    limits = rooms.CREATE_RATE, rooms.CREATE_BURST
-    rooms.CREATE_RATE, rooms.CREATE_BURST = 100.0, 1000.0
-    try:
-        app = create_app(database)
-    finally:
-        rooms.CREATE_RATE, rooms.CREATE_BURST = limits
+    # joining rooms (5 at once) would refuse the fifth person of a test.
+    app = create_app(database, limits=Limits(joins_per_minute=6000.0, join_burst=1000.0))
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     instance = uvicorn.Server(config)

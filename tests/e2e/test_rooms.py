@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.rooms_client import hidden_cards_seen
+from tests.fairness import hidden_cards_seen
 
 XSS = "<img src=x onerror=alert(1)>"
 DESKTOP = {"width": 1280, "height": 900}

@@ -45,7 +45,7 @@ from callbreak.web.model import (
     new_match,
     new_room,
 )
-from callbreak.web.view import lobby_json, seat_view
+from callbreak.web.view import lobby_json, private_view, public_view, seat_view
 
 __all__ = ["Connection", "Table", "Tables"]
 
@@ -81,6 +81,13 @@ class Connection:
                 await self.websocket.send_text(text)
             except Exception:  # gone: the receiving side notices and forgets the connection
                 return
+            finally:
+                self.outbox.task_done()
+
+    async def flush(self, seconds: float = 2.0) -> None:
+        """Wait (a little) for the queued messages to go out, before closing on purpose."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.outbox.join(), seconds)
 
     def close(self) -> None:
         """Stop sending, and close the socket (the client reconnects and resyncs)."""
@@ -110,6 +117,8 @@ class Table:
         self.away_since: dict[int, float] = {}
         self.present: set[int] = set()
         """Seats with a connection open in some process, as last heard."""
+        self._private: dict[tuple[int, int, int | None], str] = {}
+        """Each seat's own part of the view, as JSON text, for the current version."""
         self._rebuild(data)
 
     def _rebuild(self, data: TableData) -> None:
@@ -314,23 +323,32 @@ class Table:
         return result
 
     async def catch_up(self) -> None:
-        """Take the changes other processes stored since this copy was made."""
+        """Take the changes other processes stored since this copy was made, and show them
+        to this process's connections (whether or not an event announced them)."""
         async with self.lock:
-            await self._catch_up()
+            moved = await self._catch_up()
+        if moved and self.connections:
+            self.changed.set()
+            if self.is_room:
+                await self.send({"type": "room", "room": self.lobby()})
+            if self.status != LOBBY:
+                await self.broadcast()
 
-    async def _catch_up(self) -> None:
+    async def _catch_up(self) -> bool:
+        """Bring this copy up to the stored table; whether anything changed."""
         if not self.backend.shared:
-            return  # one process: this copy is the only writer
+            return False  # one process: this copy is the only writer
         fresh = await self.backend.load(self.id)
-        if fresh is None:
-            return
+        if fresh is None or (fresh.version, fresh.rev) == (self.version, self.data.rev):
+            return False
         mine = self.data.actions
         if fresh.actions[: len(mine)] != mine or fresh.seats != self.data.seats:
             self._rebuild(fresh)
-            return
+            return True
         for index in range(len(mine), len(fresh.actions)):
             self._apply_code(fresh.actions[index], fresh.faults.get(index, []))
         self.data = fresh
+        return True
 
     def cover(self, seat: int) -> Player:
         """The computer that plays for the person in ``seat`` when they are away or out of
@@ -358,6 +376,12 @@ class Table:
             if self.status != LOBBY:
                 await self.send({"type": "state", "state": self.view(seat)}, websocket)
         scheduler.start(self)
+
+    async def flush(self, websocket: WebSocket) -> None:
+        """Let the messages queued for a connection go out."""
+        connection = self.connections.get(websocket)
+        if connection is not None:
+            await connection.flush()
 
     async def part(self, websocket: WebSocket) -> None:
         """Forget a connection that went away."""
@@ -439,13 +463,26 @@ class Table:
             connection.put(text)
 
     async def broadcast(self) -> None:
-        """Send each connection its own seat's view."""
-        views: dict[int | None, str] = {}
+        """Send each connection its own seat's view.
+
+        The public part is the same for every seat: it is encoded once, and each seat's own
+        part (worked out once per version) is joined to it as text."""
+        if not self.connections:
+            return
+        public = json.dumps(public_view(self))[:-1]  # without its closing brace
+        texts: dict[int | None, str] = {}
         for connection in list(self.connections.values()):
             seat = connection.seat
-            if seat not in views:
-                views[seat] = json.dumps({"type": "state", "state": self.view(seat)})
-            connection.put(views[seat])
+            if seat not in texts:
+                # A seat's own part changes only with an action or a lobby change (the start).
+                key = (self.version, self.data.rev, seat)
+                private = self._private.get(key)
+                if private is None:
+                    private = json.dumps(private_view(self, seat))[1:]  # without its "{"
+                    self._private = {k: v for k, v in self._private.items() if k[:2] == key[:2]}
+                    self._private[key] = private
+                texts[seat] = '{"type": "state", "state": ' + public + ", " + private + "}"
+            connection.put(texts[seat])
 
     async def tell(self, text: str, kind: str = "error") -> None:
         """Tell every connection something in words (an error, or a notice)."""
