@@ -18,7 +18,6 @@ from gymnasium import spaces
 # PettingZoo is typed only in part (its base class leaves most attributes unannotated), so mypy
 # sees AECEnv as Any: the subclass below is checked, its base is not.
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from callbreak.cards import CardSet
 from callbreak.game import Phase
@@ -84,6 +83,15 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's AECEnv is untyped (
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in AGENTS}
         self._seeds = Seeds()
         self._episode: Episode | None = None
+        self._rewarded = False
+        # Before the first reset there are no agents; these make that an EnvError, not an
+        # AttributeError (PettingZoo's OrderEnforcingWrapper does the same at a cost per step).
+        self.agent_selection = ""
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict[str, Any]] = {}
 
     # --- the PettingZoo interface ----------------------------------------------------------
 
@@ -105,7 +113,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's AECEnv is untyped (
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
+        self.infos = {agent: {} for agent in AGENTS}
+        self._rewarded = False
         turn = self._episode.table.turn
         assert turn is not None
         self.agent_selection = AGENTS[turn]
@@ -130,26 +139,32 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's AECEnv is untyped (
     def step(self, action: Any) -> None:
         """Take ``action`` for the agent to act; an action the rules forbid raises
         IllegalCallError or IllegalPlayError naming the rule and the legal actions."""
+        episode = self.episode
         agent = self.agent_selection
         if self.terminations.get(agent) or self.truncations.get(agent):
             self._was_dead_step(action)
             return
-        episode = self.episode
+        if not self.agents:
+            raise EnvError("the match is over: call reset() to start another")
         table = episode.table
         episode.act(action)
         self._cumulative_rewards[agent] = 0.0
         scores = table.deal_scores
-        if self.reward == "deal" and scores is not None:
-            self.rewards = {a: scores[s] / 10 for s, a in enumerate(AGENTS)}
-        else:
+        if table.over and self.reward == "match":
+            self._reward(place_rewards(table.places()))
+        elif scores is not None and self.reward == "deal":
+            self._reward([score / 10 for score in scores])
+        elif self._rewarded:  # most steps: nothing to hand out, nothing to clear
             self.rewards = dict.fromkeys(AGENTS, 0.0)
+            self._rewarded = False
         if table.over:
-            if self.reward == "match":
-                self.rewards = dict(zip(AGENTS, place_rewards(table.places()), strict=True))
             self.terminations = dict.fromkeys(AGENTS, True)
         else:
-            assert table.turn is not None
-            self.agent_selection = AGENTS[table.turn]
+            self.agent_selection = AGENTS[table.turn]  # type: ignore[index]  # not over: a turn
+
+    def _reward(self, rewards: list[float]) -> None:
+        self.rewards = dict(zip(AGENTS, rewards, strict=True))
+        self._rewarded = True
         self._accumulate_rewards()
 
     def render(self) -> str | None:
@@ -218,7 +233,9 @@ def env(
     deals: int | None = None,
     reward: str = "deal",
     render_mode: str | None = None,
-) -> AECEnv:
-    """The AEC environment with PettingZoo's order check (reset before step, no step after
-    the end): ``raw_env`` wrapped in ``OrderEnforcingWrapper``."""
-    return wrappers.OrderEnforcingWrapper(raw_env(rules, deals, reward, render_mode))
+) -> raw_env:
+    """The AEC environment. It is ``raw_env`` itself: its own checks refuse what PettingZoo's
+    wrappers would (a step or an observation before ``reset``, an action outside the space or
+    the mask, an unknown agent) with one clear error each, and PettingZoo's
+    ``OrderEnforcingWrapper`` would cost a third of every step (``docs/benchmarks.md``)."""
+    return raw_env(rules, deals, reward, render_mode)

@@ -151,12 +151,14 @@ _WON_SLOTS = _seat_indices(WON, 14)
 _VOID_SLOTS = _seat_indices(VOIDS, 4)
 _TURN_SLOTS = _seat_indices(TURN, 1)[:, 0, :]
 _LEADER_SLOTS = _seat_indices(LEADER, 1)[:, 0, :]
-_BITS = np.arange(52, dtype=np.uint64)
+_WORD = np.zeros(1, dtype=np.uint64)
+_WORD_BYTES = _WORD.view(np.uint8)
 
 
 def _bits(mask: int) -> np.ndarray:
-    """A 52-bit mask as 52 zeros and ones."""
-    return ((np.uint64(mask) >> _BITS) & np.uint64(1)).astype(np.float32)
+    """A 52-bit mask as 52 zeros and ones (uint8), card index order."""
+    _WORD[0] = mask
+    return np.unpackbits(_WORD_BYTES, count=52, bitorder="little")
 
 
 def rule_features(rules: Rules) -> list[float]:
@@ -269,6 +271,8 @@ class Table:
         self.led, self.high_led, self.high_spade, self.winner = -1, -1, -1, self.leader
         self.turn: int | None = self.leader
         self.phase = CALLING
+        self._legal = -1
+        """The legal cards of the seat to act once computed, else -1."""
 
     def start(self, hands: list[int], dealer: int) -> None:
         """Deal ``hands`` (four 13-card masks by seat) with ``dealer`` dealing."""
@@ -314,9 +318,11 @@ class Table:
 
     def legal_cards(self) -> int:
         """The mask of cards the seat to act may play (0 outside play)."""
+        if self._legal >= 0:
+            return self._legal
         if self.phase != PLAYING or self.turn is None:
             return 0
-        return int(
+        self._legal = int(
             kernel.legal(
                 self.hands[self.turn],
                 self.led,
@@ -326,6 +332,7 @@ class Table:
                 self.flags,
             )
         )
+        return self._legal
 
     def legal_actions(self) -> list[int]:
         """The legal action numbers of the seat to act, in rising order."""
@@ -411,12 +418,14 @@ class Table:
         self.deal_scores = None
         self.thrown_in = False
         seat = self.turn
+        legal = self.legal_cards()
+        self._legal = -1
         if seat is None or isinstance(action, bool) or not isinstance(action, int | np.integer):
             raise self.refuse(action)
         action = int(action)
         if self.phase == PLAYING:
             card = action - CARD_BASE
-            if 0 <= card < 52 and self.legal_cards() >> card & 1:
+            if 0 <= card < 52 and legal >> card & 1:
                 self._play(seat, card)
                 return
         elif action in self.calls_allowed:
@@ -425,6 +434,7 @@ class Table:
         elif action == CLAIM and self.may_claim():
             self._throw_in()
             return
+        self._legal = legal  # refused: nothing changed
         raise self.refuse(action)
 
     def _set_turn(self, seat: int | None) -> None:
