@@ -22,7 +22,7 @@ from pettingzoo import AECEnv
 from callbreak.cards import CardSet
 from callbreak.game import Phase
 from callbreak.record import Record
-from callbreak.rules import Rules, format_tenths
+from callbreak.rules import Rules, format_tenths, score_deal
 
 from callbreak.env.episode import REWARDS, Episode, Seeds, episode_rules, place_rewards
 from callbreak.env.table import NUM_ACTIONS, OBS_SIZE, PLAYING, TOTALS, EnvError, action_name
@@ -32,12 +32,14 @@ __all__ = ["AGENTS", "observation_space", "raw_env", "env"]
 AGENTS = tuple(f"seat_{seat}" for seat in range(4))
 
 
-def observation_space() -> spaces.Dict:
-    """The observation space every environment here uses."""
+def observation_space(rules: Rules, deals: int) -> spaces.Dict:
+    """The observation space of a match of ``deals`` deals under ``rules``."""
     low = np.zeros(OBS_SIZE, dtype=np.float32)
     high = np.ones(OBS_SIZE, dtype=np.float32)
-    low[TOTALS : TOTALS + 4] = -np.inf  # totals in points / 100: a match may lose or win many
-    high[TOTALS : TOTALS + 4] = np.inf
+    # The totals (points / 100) are bounded by the best and worst deal scores, every deal.
+    scores = [score_deal(rules, c, t) for c in rules.call_range() for t in range(14)]
+    low[TOTALS : TOTALS + 4] = deals * min(scores) / 1000
+    high[TOTALS : TOTALS + 4] = deals * max(scores) / 1000
     return spaces.Dict(
         {
             "observation": spaces.Box(low, high, (OBS_SIZE,), np.float32),
@@ -79,7 +81,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's AECEnv is untyped (
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
-        self.observation_spaces = {agent: observation_space() for agent in AGENTS}
+        self.observation_spaces = {
+            agent: observation_space(self.rules, self.deals) for agent in AGENTS
+        }
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in AGENTS}
         self._seeds = Seeds()
         self._episode: Episode | None = None

@@ -14,7 +14,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
@@ -30,9 +30,32 @@ from callbreak.env.aec import check_common, observation_space, render_table
 from callbreak.env.episode import Episode, Seeds, episode_rules, place_rewards
 from callbreak.env.table import NUM_ACTIONS, EnvError
 
-__all__ = ["SingleAgentEnv", "single_agent"]
+__all__ = ["ILLEGAL", "SingleAgentEnv", "single_agent"]
+
+ILLEGAL = ("raise", "random")
+"""What a step does with an action the rules forbid: raise the rule's error (the default), or
+play a uniformly random legal action instead and say so in ``info["illegal"]`` (for code that
+samples actions without the mask, such as Gymnasium's ``check_env``)."""
 
 Observation = dict[str, np.ndarray]
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(66)`` whose ``sample()`` without a mask draws a legal action of the agent's
+    current position, so that code written for plain Gymnasium spaces (its own ``check_env``
+    among it) steps the game with legal actions; any other action is an error."""
+
+    def __init__(self, n: int, legal: Callable[[], np.ndarray]) -> None:
+        super().__init__(n)
+        self._legal = legal
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        """A uniformly random legal action (or as Discrete.sample with a mask given)."""
+        if mask is None and probability is None:
+            legal = self._legal()
+            if legal.any():
+                mask = legal
+        return super().sample(mask=mask, probability=probability)
 
 
 class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
@@ -49,8 +72,12 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         reward: str = "deal",
         render_mode: str | None = None,
         bot_budget: float = 1.5,
+        illegal: str = "raise",
     ) -> None:
         check_common(reward, render_mode)
+        if illegal not in ILLEGAL:
+            raise EnvError(f"illegal must be 'raise' or 'random', not {illegal!r}")
+        self.illegal = illegal
         if isinstance(seat, bool) or seat not in range(4):
             raise EnvError(f"seat must be 0-3, not {seat!r}")
         self.seat = seat
@@ -68,8 +95,8 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         self.reward = reward
         self.render_mode = render_mode
         self.bot_budget = bot_budget
-        self.observation_space = observation_space()
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = observation_space(self.rules, self.deals)
+        self.action_space = LegalDiscrete(NUM_ACTIONS, self._mask)
         self._seeds = Seeds()
         self._episode: Episode | None = None
 
@@ -101,12 +128,19 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         table = episode.table
         if table.over:
             raise EnvError("the match is over: call reset() to start another")
+        replaced = False
+        if self.illegal == "random" and table.problem(action) is not None:
+            action = int(self.np_random.choice(table.legal_actions()))
+            replaced = True
         episode.act(action)
         reward = self._reward()
         reward += self._others()
         if table.over and self.reward == "match":
             reward = place_rewards(table.places())[self.seat]
-        return self._observe(), reward, table.over, False, self._info()
+        info = self._info()
+        if replaced:
+            info["illegal"] = True
+        return self._observe(), reward, table.over, False, info
 
     def _reward(self) -> float:
         scores = self.episode.table.deal_scores
@@ -122,6 +156,11 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
             episode.decide()
             reward += self._reward()
         return reward
+
+    def _mask(self) -> np.ndarray:
+        if self._episode is None or self._episode.table.turn != self.seat:
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return self._episode.table.mask()
 
     def _observe(self) -> Observation:
         table = self.episode.table
@@ -167,7 +206,11 @@ def single_agent(
     reward: str = "deal",
     render_mode: str | None = None,
     bot_budget: float = 1.5,
+    illegal: str = "raise",
 ) -> SingleAgentEnv:
     """A Gymnasium environment for ``seat`` against ``opponents`` (one spec for the three
-    other seats, or three specs in seat order); the other arguments as for ``env``."""
-    return SingleAgentEnv(seat, opponents, rules, deals, reward, render_mode, bot_budget)
+    other seats, or three specs in seat order); ``bot_budget`` is a remote bot's seconds per
+    round, ``illegal`` see :data:`ILLEGAL`; the other arguments as for ``env``."""
+    return SingleAgentEnv(
+        seat, opponents, rules, deals, reward, render_mode, bot_budget, illegal
+    )

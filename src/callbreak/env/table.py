@@ -393,12 +393,15 @@ class Table:
         problem = self.problem(action) or "not allowed"
         if self.phase == OVER or self.turn is None:
             return EnvError(f"no action is possible: {problem}")
-        shown = action_name(int(action)) if isinstance(action, int | np.integer) else repr(action)
+        is_number = isinstance(action, int | np.integer) and not isinstance(action, bool)
+        shown = action_name(int(action)) if is_number else f"take {action!r}"  # type: ignore[arg-type]
+        if is_number and not action_name(int(action)).startswith("play"):  # type: ignore[arg-type]
+            shown = f"take {shown}"
         legal = tuple(self.legal_actions())
         if self.phase == CALLING:
             listed = ", ".join(f"{a} ({action_name(a)})" for a in legal)
             return IllegalCallError(
-                f"seat {self.turn} cannot take {shown}: {problem}; legal: {listed}",
+                f"seat {self.turn} cannot {shown}: {problem}; legal: {listed}",
                 reason=problem,
                 legal=legal,
             )
