@@ -12,7 +12,9 @@ Run (from the repository, after ``pip install -e '.[rl]'``)::
 
     python examples/train_policy.py --minutes 4 --out policies/default.npz --arena-sets 200
 
-``--arena-sets 0`` skips the arena; ``--arena-only`` measures weights written before.
+``--arena-sets 0`` skips the arena; ``--arena-only`` measures weights written before;
+``--updates N`` trains for exactly N updates (the same weights on any machine) instead of a
+time; ``--against SPEC`` names the arena's other player.
 """
 
 from __future__ import annotations
@@ -141,7 +143,9 @@ def train(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     update = 0
     seed = args.seed * 10_000_000
-    while time.perf_counter() - start < args.minutes * 60:
+    while (
+        update < args.updates if args.updates else time.perf_counter() - start < args.minutes * 60
+    ):
         batch = play_deals(env, network, args.batch, rng, seed)
         seed += args.batch
         optimiser.step(network.params, gradients(network, *batch[:4]))
@@ -160,16 +164,17 @@ def train(args: argparse.Namespace) -> None:
 
 
 def arena(args: argparse.Namespace) -> None:
-    """Compare ``policy(weights=NAME)`` with random on duplicate sets."""
+    """Compare ``policy(weights=NAME)`` with ``args.against`` on duplicate sets."""
     out = Path(args.out).resolve()
     os.environ["CALLBREAK_POLICIES"] = str(out.parent)  # the arena's workers inherit it
     spec = f"policy(weights={out.stem})"
-    result = compare(spec, "random", rules=args.rules, sets=args.arena_sets, seed=1,
-                     workers=args.workers)  # fmt: skip
+    sets, workers = args.arena_sets, args.workers
+    result = compare(spec, args.against, rules=args.rules, sets=sets, seed=1, workers=workers)
     low, high = result.ci95
     print(
-        f"{spec} vs random, {args.rules}, {result.sets} sets: mean diff {result.mean_diff:+.2f} "
-        f"points per match (95% CI {low:+.2f} to {high:+.2f}), first {100 * result.a_first_share:.1f}%"
+        f"{spec} vs {args.against}, {args.rules}, {result.sets} sets: mean diff {result.mean_diff:+.2f} "
+        f"points per match (95% CI {low:+.2f} to {high:+.2f}), "
+        f"first {100 * result.a_first_share:.1f}%, calls made {result.a_stats['calls_made']}"
     )
 
 
@@ -177,12 +182,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="strict")
     parser.add_argument("--minutes", type=float, default=4.0, help="training time")
+    parser.add_argument("--updates", type=int, default=0, help="stop after N updates instead")
     parser.add_argument("--batch", type=int, default=32, help="self-play deals per update")
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default="policies/mine.npz", help="where to write NAME.npz")
     parser.add_argument("--arena-sets", type=int, default=100, help="0: no arena")
+    parser.add_argument("--against", default="random", help="the arena's B player spec")
     parser.add_argument("--arena-only", action="store_true", help="measure --out, no training")
     parser.add_argument("--workers", type=int, default=None)
     args = parser.parse_args()

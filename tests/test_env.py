@@ -7,37 +7,34 @@ import random
 from pathlib import Path
 
 import numpy as np
+import pyspiel
 import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
 
-pytest.importorskip("pettingzoo")
-pytest.importorskip("pyspiel")
-
-import pyspiel  # noqa: E402
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
-
-import callbreak.env.openspiel  # noqa: E402, F401  (registers python_callbreak)
-from callbreak import cli  # noqa: E402
-from callbreak.cards import CardSet  # noqa: E402
-from callbreak.env import CLAIM, EnvError, env, raw_env, single_agent  # noqa: E402
-from callbreak.env.episode import Episode, episode_rules, place_rewards  # noqa: E402
-from callbreak.env.openspiel import _dealing_order  # noqa: E402
-from callbreak.env.table import (  # noqa: E402
+import callbreak.env.openspiel  # noqa: F401  (registers python_callbreak)
+from callbreak import cli
+from callbreak.cards import CardSet
+from callbreak.env import CLAIM, EnvError, env, raw_env, single_agent
+from callbreak.env.episode import Episode, episode_rules, place_rewards
+from callbreak.env.openspiel import _dealing_order
+from callbreak.env.table import (
     CARD_BASE,
     LAYOUT,
     OBS_SIZE,
+    OFFSET,
     Table,
     action_of,
     deal_hands,
     encode,
 )
-from callbreak.errors import IllegalCallError, IllegalPlayError, InvalidRulesError  # noqa: E402
-from callbreak.game import Match, Phase  # noqa: E402
-from callbreak.players import PlayerError  # noqa: E402
-from callbreak.record import check, dumps  # noqa: E402
-from callbreak.rules import PROFILES  # noqa: E402
-from callbreak.seating import play_match  # noqa: E402
-from tests.helpers import swap_hidden  # noqa: E402
+from callbreak.errors import IllegalCallError, IllegalPlayError, InvalidRulesError
+from callbreak.game import Match, Phase
+from callbreak.players import PlayerError
+from callbreak.record import check, dumps
+from callbreak.rules import PROFILES
+from callbreak.seating import play_match
+from tests.helpers import swap_hidden
 
 PROFILE_NAMES = sorted(PROFILES)
 # Thrown-in deals, spadeless claims and eight-wins are options no profile has on.
@@ -161,15 +158,12 @@ def test_spadeless_claim_redeals_with_the_same_dealer() -> None:
     table = episode.table
     dealer = table.dealer
     assert table.may_claim() and CLAIM in table.legal_actions() and table.mask()[CLAIM] == 1
-    assert table.obs[table.turn, LAYOUT_OFFSET["claim"]] == 1  # type: ignore[index]
+    assert table.obs[table.turn, OFFSET["claim"]] == 1  # type: ignore[index]
     episode.act(CLAIM)
     assert table.dealer == dealer and table.played == 0 and table.redeals == 1
     match = episode.sync().match
     assert match.deals[0].phase is Phase.THROWN_IN
     assert [hand.mask for hand in match.deal.hands] == table.dealt
-
-
-LAYOUT_OFFSET = {name: sum(size for _, size, _ in LAYOUT[:i]) for i, (name, _, _) in enumerate(LAYOUT)}
 
 
 def test_the_layout_adds_up() -> None:

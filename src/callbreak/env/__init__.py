@@ -8,11 +8,10 @@ the ``policy`` player level (a policy trained with these environments, see
 
 from __future__ import annotations
 
-from callbreak.players import register
-
 from callbreak.env.aec import AGENTS, env, raw_env
 from callbreak.env.gym import SingleAgentEnv, single_agent
 from callbreak.env.table import CALLS, CARD_BASE, CLAIM, LAYOUT, NUM_ACTIONS, OBS_SIZE, EnvError
+from callbreak.players import register
 
 __all__ = [
     "AGENTS",

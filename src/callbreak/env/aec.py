@@ -10,24 +10,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 
-# PettingZoo is typed only in part (its base class leaves most attributes unannotated), so mypy
-# sees AECEnv as Any: the subclass below is checked, its base is not.
+# PettingZoo ships no py.typed marker (see pyproject's mypy overrides): AECEnv is Any to mypy,
+# so the subclass below is checked while its base is not.
 from pettingzoo import AECEnv
 
 from callbreak.cards import CardSet
+from callbreak.env.episode import REWARDS, Episode, Seeds, episode_rules, place_rewards
+from callbreak.env.table import NUM_ACTIONS, OBS_SIZE, PLAYING, TOTALS, EnvError, action_name
 from callbreak.game import Phase
 from callbreak.record import Record
 from callbreak.rules import Rules, format_tenths, score_deal
 
-from callbreak.env.episode import REWARDS, Episode, Seeds, episode_rules, place_rewards
-from callbreak.env.table import NUM_ACTIONS, OBS_SIZE, PLAYING, TOTALS, EnvError, action_name
-
-__all__ = ["AGENTS", "observation_space", "raw_env", "env"]
+__all__ = ["AGENTS", "env", "observation_space", "raw_env"]
 
 AGENTS = tuple(f"seat_{seat}" for seat in range(4))
 
@@ -65,7 +64,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's AECEnv is untyped (
     :func:`~callbreak.env.episode.place_rewards`).
     """
 
-    metadata = {"render_modes": ["ansi"], "name": "callbreak_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "callbreak_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -134,11 +137,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's AECEnv is untyped (
         """What ``agent`` may know, and its legal actions (all zero when not its turn)."""
         table = self.episode.table
         seat = _seat(agent)
-        if table.turn == seat:
-            mask = table.mask()
-        else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": table.obs[seat].copy(), "action_mask": mask}
+        return {"observation": table.obs[seat].copy(), "action_mask": table.mask_of(seat)}
 
     def step(self, action: Any) -> None:
         """Take ``action`` for the agent to act; an action the rules forbid raises

@@ -14,13 +14,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 
-from callbreak.errors import CallbreakError
-from callbreak.game import Match
-from callbreak.players import Player
-from callbreak.record import Record
-from callbreak.rules import Rules
-from callbreak.seating import OPEN_ENDED_DEALS, PlayerSpec, Seating, derive_seed
-
 from callbreak.env.table import (
     EnvError,
     Table,
@@ -29,6 +22,12 @@ from callbreak.env.table import (
     engine_action,
     first_dealer,
 )
+from callbreak.errors import CallbreakError
+from callbreak.game import Match
+from callbreak.players import Player
+from callbreak.record import Record
+from callbreak.rules import Rules
+from callbreak.seating import OPEN_ENDED_DEALS, PlayerSpec, Seating, derive_seed
 
 __all__ = ["REWARDS", "Episode", "Seeds", "episode_rules", "place_rewards"]
 

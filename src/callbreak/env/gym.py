@@ -15,20 +15,19 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from callbreak.env.aec import check_common, observation_space, render_table
+from callbreak.env.episode import Episode, Seeds, episode_rules, place_rewards
+from callbreak.env.table import NUM_ACTIONS, EnvError
 from callbreak.errors import CallbreakError
 from callbreak.record import Record
 from callbreak.rules import Rules
 from callbreak.seating import PlayerSpec
-
-from callbreak.env.aec import check_common, observation_space, render_table
-from callbreak.env.episode import Episode, Seeds, episode_rules, place_rewards
-from callbreak.env.table import NUM_ACTIONS, EnvError
 
 __all__ = ["ILLEGAL", "SingleAgentEnv", "single_agent"]
 
@@ -61,7 +60,8 @@ class LegalDiscrete(spaces.Discrete):
 class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
     """Call Break from one seat against three of our players (see :func:`single_agent`)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    # Gymnasium declares metadata an instance variable of Env; ruff would have a ClassVar.
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012
 
     def __init__(
         self,
@@ -95,7 +95,10 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         self.reward = reward
         self.render_mode = render_mode
         self.bot_budget = bot_budget
-        self.observation_space = observation_space(self.rules, self.deals)
+        # Gymnasium types Dict spaces as Space[dict[str, Any]], wider than these observations.
+        self.observation_space = cast(
+            spaces.Space[Observation], observation_space(self.rules, self.deals)
+        )
         self.action_space = LegalDiscrete(NUM_ACTIONS, self._mask)
         self._seeds = Seeds()
         self._episode: Episode | None = None
@@ -164,11 +167,8 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
 
     def _observe(self) -> Observation:
         table = self.episode.table
-        if table.turn == self.seat:
-            mask = table.mask()
-        else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": table.obs[self.seat].copy(), "action_mask": mask}
+        seat = self.seat
+        return {"observation": table.obs[seat].copy(), "action_mask": table.mask_of(seat)}
 
     def _info(self) -> dict[str, Any]:
         table = self.episode.table
@@ -182,7 +182,7 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         """The legal actions as a boolean vector (the name sb3-contrib's MaskablePPO reads)."""
         return self._observe()["action_mask"].astype(bool)
 
-    def render(self) -> str | None:  # type: ignore[override]  # Gymnasium's RenderFrame union
+    def render(self) -> str | None:
         """The table as text (a spectator's view: every hand is shown)."""
         if self.render_mode is None:
             return None
@@ -211,6 +211,4 @@ def single_agent(
     """A Gymnasium environment for ``seat`` against ``opponents`` (one spec for the three
     other seats, or three specs in seat order); ``bot_budget`` is a remote bot's seconds per
     round, ``illegal`` see :data:`ILLEGAL`; the other arguments as for ``env``."""
-    return SingleAgentEnv(
-        seat, opponents, rules, deals, reward, render_mode, bot_budget, illegal
-    )
+    return SingleAgentEnv(seat, opponents, rules, deals, reward, render_mode, bot_budget, illegal)

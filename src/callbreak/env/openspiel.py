@@ -32,16 +32,11 @@ from typing import Any
 
 import numpy as np
 
-# pyspiel ships no type information: its classes are Any to mypy, so the subclasses below are
-# checked while their bases are not.
-import pyspiel  # type: ignore[import-untyped]
+# pyspiel ships no type information (see pyproject's mypy overrides): its classes are Any to
+# mypy, so the subclasses below are checked while their bases are not.
+import pyspiel
 
 from callbreak.cards import Card, CardSet
-from callbreak.game import Observation, Phase, Trick
-from callbreak.players import kernel
-from callbreak.players.knowledge import Knowledge
-from callbreak.rules import Rules, format_tenths, score_deal
-
 from callbreak.env.episode import episode_rules
 from callbreak.env.table import (
     CALLING,
@@ -53,8 +48,12 @@ from callbreak.env.table import (
     Table,
     action_name,
 )
+from callbreak.game import Observation, Phase, Trick
+from callbreak.players import kernel
+from callbreak.players.knowledge import Knowledge
+from callbreak.rules import Rules, format_tenths, score_deal
 
-__all__ = ["HISTORY_SIZE", "INFO_STATE_SIZE", "CallbreakGame", "CallbreakState", "NAME"]
+__all__ = ["HISTORY_SIZE", "INFO_STATE_SIZE", "NAME", "CallbreakGame", "CallbreakState"]
 
 NAME = "python_callbreak"
 HISTORY_SIZE = 13 * 4 * 52
@@ -103,7 +102,7 @@ class CallbreakGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel is untyped
     """The game: one match of ``deals`` deals under ``rules``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        given = dict(_PARAMETERS) | dict(params or {})
+        given: dict[str, Any] = dict(_PARAMETERS) | dict(params or {})
         unknown = set(given) - set(_PARAMETERS)
         if unknown:
             raise EnvError(f"unknown parameters {sorted(unknown)}: known are {list(_PARAMETERS)}")
@@ -124,7 +123,9 @@ class CallbreakGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel is untyped
             for call in self.rules.call_range()
             for tricks in range(14)
         ]
-        redeals = THROW_IN_ALLOWANCE if self.rules.min_total_calls or self.rules.spadeless_redeal else 0
+        redeals = (
+            THROW_IN_ALLOWANCE if self.rules.min_total_calls or self.rules.spadeless_redeal else 0
+        )
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=52,
@@ -336,10 +337,8 @@ class CallbreakState(pyspiel.State):  # type: ignore[misc]  # pyspiel is untyped
         worlds = kernel.sample_worlds(
             1, player, knowledge.hand, knowledge.unseen, allowed, sizes, rng.getrandbits(62)
         )
-        if worlds[0, 0] < 0:  # no consistent world found: keep the true one
-            held = list(table.hands)
-        else:
-            held = [int(worlds[0, s]) for s in range(4)]
+        found = worlds[0, 0] >= 0  # else no consistent world was found: keep the true one
+        held = [int(worlds[0, s]) for s in range(4)] if found else list(table.hands)
         return [held[s] | knowledge.played_by[s] for s in range(4)]
 
 

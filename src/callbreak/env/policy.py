@@ -18,15 +18,15 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from callbreak.cards import Card
+from callbreak.env.table import CARD_BASE, CLAIM, NUM_ACTIONS, OBS_SIZE, encode
 from callbreak.game import Observation
 from callbreak.players import PlayerError
 from callbreak.seating import OPEN_ENDED_DEALS
-
-from callbreak.env.table import CARD_BASE, CLAIM, NUM_ACTIONS, OBS_SIZE, encode
 
 __all__ = ["SHIPPED", "Network", "PolicyPlayer", "find_weights"]
 
@@ -51,17 +51,19 @@ class Network:
     def hidden(self, observations: np.ndarray) -> np.ndarray:
         """The hidden layer for a batch of observations."""
         p = self.params
-        return np.tanh(observations @ p["w1"] + p["b1"])  # type: ignore[no-any-return]
+        out: np.ndarray = np.tanh(observations @ p["w1"] + p["b1"])
+        return out
 
     def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Action logits for a batch; illegal actions get -1e9."""
         p = self.params
         out = self.hidden(observations) @ p["w2"] + p["b2"]
-        return np.where(masks > 0, out, np.float32(-1e9))  # type: ignore[no-any-return]
+        return np.where(masks > 0, out, np.float32(-1e9))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the weights to an .npz file."""
-        np.savez_compressed(path, **{k: v.astype(np.float16) for k, v in self.params.items()})
+        halves: dict[str, Any] = {k: v.astype(np.float16) for k, v in self.params.items()}
+        np.savez_compressed(path, **halves)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Network:
@@ -79,7 +81,9 @@ def find_weights(name: str) -> Path:
     """The file of the policy ``name``: in ``$CALLBREAK_POLICIES``, else shipped."""
     if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
         raise PlayerError(f"weights must be a policy's name such as 'default', not {name!r}")
-    folders = [Path(os.environ["CALLBREAK_POLICIES"])] if os.environ.get("CALLBREAK_POLICIES") else []
+    folders = (
+        [Path(os.environ["CALLBREAK_POLICIES"])] if os.environ.get("CALLBREAK_POLICIES") else []
+    )
     folders.append(SHIPPED)
     for folder in folders:
         path = folder / f"{name}.npz"

@@ -158,7 +158,8 @@ _WORD_BYTES = _WORD.view(np.uint8)
 def _bits(mask: int) -> np.ndarray:
     """A 52-bit mask as 52 zeros and ones (uint8), card index order."""
     _WORD[0] = mask
-    return np.unpackbits(_WORD_BYTES, count=52, bitorder="little")
+    bits: np.ndarray = np.unpackbits(_WORD_BYTES, count=52, bitorder="little")
+    return bits
 
 
 def rule_features(rules: Rules) -> list[float]:
@@ -337,7 +338,7 @@ class Table:
     def legal_actions(self) -> list[int]:
         """The legal action numbers of the seat to act, in rising order."""
         if self.phase == CALLING:
-            return self.calls_allowed + [CLAIM] if self.may_claim() else list(self.calls_allowed)
+            return [*self.calls_allowed, CLAIM] if self.may_claim() else list(self.calls_allowed)
         legal = self.legal_cards()
         out = []
         while legal:
@@ -356,6 +357,10 @@ class Table:
         elif self.phase == PLAYING:
             out[CARD_BASE : CARD_BASE + 52] = _bits(self.legal_cards())
         return out
+
+    def mask_of(self, seat: int) -> np.ndarray:
+        """``seat``'s legal actions as a 0/1 vector: :meth:`mask` on its turn, else zeros."""
+        return self.mask() if self.turn == seat else np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def problem(self, action: object) -> str | None:
         """Why ``action`` may not be taken now, in words; None when it may."""
@@ -393,10 +398,12 @@ class Table:
         problem = self.problem(action) or "not allowed"
         if self.phase == OVER or self.turn is None:
             return EnvError(f"no action is possible: {problem}")
-        is_number = isinstance(action, int | np.integer) and not isinstance(action, bool)
-        shown = action_name(int(action)) if is_number else f"take {action!r}"  # type: ignore[arg-type]
-        if is_number and not action_name(int(action)).startswith("play"):  # type: ignore[arg-type]
-            shown = f"take {shown}"
+        if isinstance(action, int | np.integer) and not isinstance(action, bool):
+            shown = action_name(int(action))
+            if not shown.startswith("play"):
+                shown = f"take {shown}"
+        else:
+            shown = f"take {action!r}"
         legal = tuple(self.legal_actions())
         if self.phase == CALLING:
             listed = ", ".join(f"{a} ({action_name(a)})" for a in legal)
@@ -521,7 +528,9 @@ class Table:
         self.obs[:, PHASE : PHASE + 2] = 0
         if rules.eight_wins:
             self.winners = [
-                s for s in range(4) if self.calls[s] >= 8 and made(rules, self.calls[s], self.won[s])
+                s
+                for s in range(4)
+                if self.calls[s] >= 8 and made(rules, self.calls[s], self.won[s])
             ]
         # The totals in each row stay those before this deal, as the engine's Observation has
         # them, until the next deal starts.
@@ -540,7 +549,8 @@ class Table:
 
     def observe(self, seat: int) -> np.ndarray:
         """A copy of ``seat``'s observation vector."""
-        return self.obs[seat].copy()
+        copy: np.ndarray = self.obs[seat].copy()
+        return copy
 
 
 def encode(observation: Observation, deals: int) -> np.ndarray:
