@@ -172,8 +172,8 @@ def arena(args: argparse.Namespace) -> None:
     result = compare(spec, args.against, rules=args.rules, sets=sets, seed=1, workers=workers)
     low, high = result.ci95
     print(
-        f"{spec} vs {args.against}, {args.rules}, {result.sets} sets: mean diff {result.mean_diff:+.2f} "
-        f"points per match (95% CI {low:+.2f} to {high:+.2f}), "
+        f"{spec} vs {args.against}, {args.rules}, {result.sets} sets: "
+        f"mean diff {result.mean_diff:+.2f} points per match (95% CI {low:+.2f} to {high:+.2f}), "
         f"first {100 * result.a_first_share:.1f}%, calls made {result.a_stats['calls_made']}"
     )
 
