@@ -139,3 +139,38 @@ def running(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A real redis-server (Debian's package; ``.ci/run`` installs it) on a free loopback
+    port, with nothing saved to disk; yields its URL."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    binary = shutil.which("redis-server")
+    assert binary, "redis-server is not installed: apt-get install redis-server (.ci/run does)"
+    port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        process = subprocess.Popen(
+            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", folder],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.2) as probe:
+                        probe.sendall(b"PING\r\n")
+                        if probe.recv(16).startswith(b"+PONG"):
+                            break
+                except OSError:
+                    pass
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            process.terminate()
+            process.wait(10)

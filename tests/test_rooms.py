@@ -12,11 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
-from tests.helpers import running, swap_hidden
-from tests.rooms_client import Client, hidden_cards_seen, http
+from callbreak.web.client import Client, http
+from callbreak.web.limits import Limits
+from tests.fairness import hidden_cards_seen
+from tests.helpers import redis_server, running, swap_hidden
 
 pytestmark = pytest.mark.anyio
 
@@ -26,9 +29,31 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(scope="module")
+def redis_url() -> Any:
+    with redis_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def backend(request: Any, tmp_path: Path) -> Any:
+    """Where the rooms live: this process's SQLite, or a real Redis (flushed for each test)."""
+    if request.param == "sqlite":
+        return None
+    import redis
+
+    url = request.getfixturevalue("redis_url")
+    redis.Redis.from_url(url).flushdb()
+    return url
+
+
+# Scripted people play at machine speed, far above a person's message rate.
+FAST = Limits(messages_per_second=10_000, message_burst=10_000)
+
+
 @pytest.fixture
-def app(tmp_path: Path) -> Any:
-    return create_app(tmp_path / "db.sqlite")
+def app(tmp_path: Path, backend: str | None) -> Any:
+    return create_app(tmp_path / "db.sqlite", backend, FAST)
 
 
 @pytest.fixture
@@ -122,6 +147,21 @@ async def test_bad_requests_get_one_clear_error(
 async def test_creating_rooms_is_limited_per_address(base: str) -> None:
     statuses = [http("POST", f"{base}/api/rooms", {"name": "a"})[0] for _ in range(7)]
     assert statuses[:5] == [201] * 5 and statuses[-1] == 429
+
+
+async def test_a_connection_flooding_messages_is_refused_then_closed(tmp_path: Path) -> None:
+    with running(create_app(tmp_path / "db.sqlite")) as base:  # the default limits
+        code, creator = new_room(base)
+        client = await Client.open(base, code, creator)
+        for _ in range(150):
+            await client.send({"type": "sync"})
+        errors = 0
+        with pytest.raises(ConnectionClosed):
+            while True:
+                message = await client.next(timeout=10)
+                errors += message["type"] == "error" and message["message"] == "too many messages"
+        assert errors >= 1  # refused one by one (the last of them may be cut by the close)
+        assert client.socket.close_code == 4429
 
 
 # --- playing ---------------------------------------------------------------------------------
@@ -257,9 +297,11 @@ async def test_leaving_for_good_and_a_computer_seated_instead(app: Any, base: st
     await asha.close()
 
 
-async def test_a_restarted_server_goes_on_with_the_room(tmp_path: Path) -> None:
+async def test_a_restarted_server_goes_on_with_the_room(
+    tmp_path: Path, backend: str | None
+) -> None:
     database = tmp_path / "db.sqlite"
-    with running(create_app(database)) as base:
+    with running(create_app(database, backend)) as base:
         code, creator = new_room(
             base, seats=["random", "random", "random"], turn_seconds=60, speed="instant"
         )
@@ -272,7 +314,7 @@ async def test_a_restarted_server_goes_on_with_the_room(tmp_path: Path) -> None:
         assert state is not None
         deadline = state["clock"]["deadline"]
         await asha.close()
-    with running(create_app(database)) as base:
+    with running(create_app(database, backend)) as base:
         asha = await Client.open(base, code, creator)
         again = await asha.my_turn()
         assert again is not None and again["version"] == state["version"]

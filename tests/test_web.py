@@ -16,14 +16,19 @@ from callbreak.cards import Card, parse_card
 from callbreak.game import Call, Play
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
+from callbreak.web.limits import Limits
 from tests.helpers import swap_hidden
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 
 
+# These tests play at machine speed, far above a person's message rate.
+FAST = Limits(messages_per_second=10_000, message_burst=10_000)
+
+
 @pytest.fixture
 def client(tmp_path: Path) -> TestClient:
-    return TestClient(create_app(tmp_path / "db.sqlite"))
+    return TestClient(create_app(tmp_path / "db.sqlite", limits=FAST))
 
 
 def new_match(client: TestClient, **body: Any) -> str:
@@ -165,6 +170,7 @@ def play_to_the_end(client: TestClient, match_id: str) -> dict[str, Any]:
                 )
             raw = socket.receive_text()
             _assert_only_visible_cards(raw, app_tables.live[match_id])
+            assert json.loads(raw)["type"] == "state", raw
             state = json.loads(raw)["state"]
     return state
 

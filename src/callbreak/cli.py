@@ -12,6 +12,7 @@ from callbreak.errors import CallbreakError
 from callbreak.game import Phase
 from callbreak.record import CheckResult, check, load
 from callbreak.rules import PROFILES, format_tenths
+from callbreak.web.limits import Limits
 
 EXIT_OK, EXIT_BROKEN, EXIT_UNREADABLE = 0, 1, 2
 
@@ -89,6 +90,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="keep matches and rooms in Redis (redis://HOST:PORT/N), shared by several processes",
     )
+    serve.add_argument(
+        "--join-rate",
+        type=float,
+        default=20.0,
+        metavar="N",
+        help="rooms created plus joins allowed per address per minute (default 20)",
+    )
+    serve.add_argument(
+        "--message-rate",
+        type=float,
+        default=20.0,
+        metavar="N",
+        help="socket messages allowed per connection per second (default 20)",
+    )
 
     commands.add_parser("rules", help="list the rule profiles", description="List the profiles.")
     return parser
@@ -107,7 +122,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bot":
             return run_bot(args.player, args.host, args.port, args.rules)
         if args.command == "serve":
-            return run_serve(args.host, args.port, args.db, args.redis)
+            limits = Limits(
+                joins_per_minute=args.join_rate,
+                messages_per_second=args.message_rate,
+                message_burst=max(60.0, 3 * args.message_rate),
+            )
+            return run_serve(args.host, args.port, args.db, args.redis, limits)
     except KeyboardInterrupt:
         print("callbreak: interrupted", file=sys.stderr)
         return 130
@@ -266,7 +286,13 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     return EXIT_OK
 
 
-def run_serve(host: str, port: int, db: str | None, redis_url: str | None = None) -> int:
+def run_serve(
+    host: str,
+    port: int,
+    db: str | None,
+    redis_url: str | None = None,
+    limits: Limits | None = None,
+) -> int:
     """Serve the web app until interrupted."""
     import sqlite3
     import threading
@@ -281,6 +307,9 @@ def run_serve(host: str, port: int, db: str | None, redis_url: str | None = None
     if not 0 < port < 65536:
         print(f"callbreak serve: the port must be 1-65535, not {port}", file=sys.stderr)
         return EXIT_UNREADABLE
+    if limits is not None and not (limits.joins_per_minute > 0 and limits.messages_per_second > 0):
+        print("callbreak serve: --join-rate and --message-rate must be above 0", file=sys.stderr)
+        return EXIT_UNREADABLE
     if redis_url is not None:
         import redis
 
@@ -290,7 +319,7 @@ def run_serve(host: str, port: int, db: str | None, redis_url: str | None = None
             print(f"callbreak serve: cannot use Redis at {redis_url}: {error}", file=sys.stderr)
             return EXIT_UNREADABLE
     try:
-        app = create_app(path, redis_url)
+        app = create_app(path, redis_url, limits or Limits())
     except (OSError, sqlite3.Error) as error:
         print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)
         return EXIT_UNREADABLE

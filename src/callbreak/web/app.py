@@ -30,6 +30,7 @@ from callbreak.web import messages, rooms, sheets
 from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.export import trick_winners
 from callbreak.web.http import BadRequest, error, read_json
+from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.model import DAMAGED, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.store import Store
 from callbreak.web.tables import Table, Tables
@@ -40,10 +41,13 @@ __all__ = ["create_app"]
 STATIC = Path(__file__).parent / "static"
 
 
-def create_app(db_path: str | os.PathLike[str], redis_url: str | None = None) -> Starlette:
+def create_app(
+    db_path: str | os.PathLike[str], redis_url: str | None = None, limits: Limits = DEFAULT
+) -> Starlette:
     """The ASGI app. Scoresheets (and, without ``redis_url``, matches and rooms) are kept in
     the SQLite file ``db_path``; with ``redis_url`` matches and rooms are kept in Redis, shared
-    with every server process that uses the same Redis."""
+    with every server process that uses the same Redis. ``limits`` bound what one address or
+    connection may ask."""
     store = Store(db_path)
     backend: Backend = LocalBackend(store)
     if redis_url is not None:
@@ -104,7 +108,10 @@ def create_app(db_path: str | os.PathLike[str], redis_url: str | None = None) ->
 
     async def match_of(request: Request) -> Table | None:
         table = await tables.get(request.path_params["id"])
-        return table if table is not None and table.data.kind == MATCH else None
+        if table is None or table.data.kind != MATCH:
+            return None
+        await table.catch_up()  # another process may have moved it on
+        return table
 
     async def match_record(request: Request) -> Response:
         table = await match_of(request)
@@ -124,10 +131,10 @@ def create_app(db_path: str | os.PathLike[str], redis_url: str | None = None) ->
         return JSONResponse({"record": record, "winners": trick_winners(record)})
 
     async def match_socket(socket: WebSocket) -> None:
-        await messages.connect(tables, socket, socket.path_params["id"], MATCH)
+        await messages.connect(tables, socket, socket.path_params["id"], MATCH, limits)
 
     async def room_socket(socket: WebSocket) -> None:
-        await messages.connect(tables, socket, socket.path_params["code"].upper(), ROOM)
+        await messages.connect(tables, socket, socket.path_params["code"].upper(), ROOM, limits)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -143,7 +150,7 @@ def create_app(db_path: str | os.PathLike[str], redis_url: str | None = None) ->
         Route("/api/matches/{id}/record", match_record),
         Route("/api/matches/{id}/replay", match_replay),
         WebSocketRoute("/ws/matches/{id}", match_socket),
-        *rooms.routes(tables),
+        *rooms.routes(tables, limits),
         WebSocketRoute("/ws/rooms/{code}", room_socket),
         *sheets.routes(store),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

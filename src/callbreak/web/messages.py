@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 import traceback
 import urllib.parse
 from typing import Any
@@ -24,39 +23,20 @@ from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Play
 from callbreak.web.actions import STOP
 from callbreak.web.hints import hint_message
+from callbreak.web.limits import DEFAULT, Bucket, Limits
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
 from callbreak.web.tables import Table, Tables
 
 __all__ = ["MAX_MESSAGE_BYTES", "connect", "handle"]
 
 MAX_MESSAGE_BYTES = 4_000
-RATE, BURST = 20.0, 40.0
-"""Messages a second a connection may send, and how many at once."""
-STRIKES = 20
-"""Messages over the rate a connection may send before it is closed."""
 HELLO_SECONDS = 10.0
 ACTIONS = ("call", "play", "redeal", "stop")
 
 
-class Bucket:
-    """A token bucket: ``rate`` a second, at most ``burst`` saved up."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self.level, self.stamp = burst, time.monotonic()
-
-    def take(self) -> bool:
-        """Whether one more is allowed now."""
-        now = time.monotonic()
-        self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.level < 1:
-            return False
-        self.level -= 1
-        return True
-
-
-async def connect(tables: Tables, socket: WebSocket, table_id: str, kind: str) -> None:
+async def connect(
+    tables: Tables, socket: WebSocket, table_id: str, kind: str, limits: Limits = DEFAULT
+) -> None:
     """Serve one connection to a match (``kind`` 'match') or a room until it goes away."""
     origin = socket.headers.get("origin")
     if origin and urllib.parse.urlsplit(origin).netloc != socket.headers.get("host"):
@@ -70,7 +50,7 @@ async def connect(tables: Tables, socket: WebSocket, table_id: str, kind: str) -
         await socket.close(code=4404)
         return
     seat: int | None = 0
-    bucket = Bucket(RATE, BURST)
+    bucket = Bucket(limits.messages_per_second, limits.message_burst)
     if kind == ROOM:
         seat = await _hello(table, socket)
     await table.join(socket, seat)
@@ -83,7 +63,8 @@ async def connect(tables: Tables, socket: WebSocket, table_id: str, kind: str) -
             if not bucket.take():
                 strikes += 1
                 await table.send({"type": "error", "message": "too many messages"}, socket)
-                if strikes > STRIKES:
+                if strikes > limits.strikes:
+                    await table.flush(socket)
                     await socket.close(code=4429)
                     break
                 continue

@@ -7,7 +7,6 @@ limited per address, so that nobody can fill a server with rooms or try codes qu
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +17,7 @@ from starlette.routing import Route
 from callbreak.errors import CallbreakError
 from callbreak.web.export import trick_winners
 from callbreak.web.http import BadRequest, error, read_json
+from callbreak.web.limits import DEFAULT, Limits, PerAddress
 from callbreak.web.model import (
     DEFAULT_COVER,
     DEFAULT_TURN_SECONDS,
@@ -31,36 +31,12 @@ from callbreak.web.model import (
 )
 from callbreak.web.tables import Table, Tables
 
-__all__ = ["RateLimit", "routes"]
-
-CREATE_RATE, CREATE_BURST = 20 / 60, 5
-"""Rooms created and joins per address: 20 a minute, 5 at once."""
+__all__ = ["routes"]
 
 
-class RateLimit:
-    """Token buckets per address: ``rate`` a second, at most ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self._buckets: dict[str, tuple[float, float]] = {}
-
-    def allow(self, address: str) -> bool:
-        """Whether ``address`` may make one more request now."""
-        now = time.monotonic()
-        level, stamp = self._buckets.get(address, (self.burst, now))
-        level = min(self.burst, level + (now - stamp) * self.rate)
-        if len(self._buckets) > 100_000:  # forget idle addresses rather than grow forever
-            self._buckets = {a: b for a, b in self._buckets.items() if now - b[1] < 600}
-        if level < 1:
-            self._buckets[address] = (level, now)
-            return False
-        self._buckets[address] = (level - 1, now)
-        return True
-
-
-def routes(tables: Tables, limit: RateLimit | None = None) -> list[Route]:
+def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
     """The ``/api/rooms`` routes over ``tables``."""
-    limit = limit or RateLimit(CREATE_RATE, CREATE_BURST)
+    limit = PerAddress(limits.joins_per_minute / 60, limits.join_burst)
 
     def limited(request: Request) -> None:
         address = request.client.host if request.client else "unknown"
@@ -71,6 +47,7 @@ def routes(tables: Tables, limit: RateLimit | None = None) -> list[Route]:
         table = await tables.get(request.path_params["code"].upper())
         if table is None or not table.is_room:
             raise RoomError("no such room", 404)
+        await table.catch_up()  # another process may have changed it
         return table
 
     def token_seat(request: Request, table: Table) -> int:

@@ -64,18 +64,26 @@ def _spawn(work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
 
 
 async def _listen(table: Table) -> None:
+    loop = asyncio.get_running_loop()
+    refreshed = loop.time()
     async with table.backend.events(table.id) as events:
         while True:
             try:
                 event = await asyncio.wait_for(events.get(), PRESENCE_REFRESH)
             except TimeoutError:
+                event = None
+            if loop.time() - refreshed >= PRESENCE_REFRESH:
+                # However busy the table, this process says again which seats it holds, and
+                # reads the table again: pub/sub may have dropped a message.
+                refreshed = loop.time()
                 await table.refresh_presence()
-                continue
-            if event.get("origin") == OWNER:
+                await table.catch_up()
+            if event is None or event.get("origin") == OWNER:
                 continue
             if event.get("type") in ("action", "lobby"):
-                await table.catch_up()
-            await table.hear(event)
+                await table.catch_up()  # read from the store, not from the message
+            else:
+                await table.hear(event)
 
 
 async def _wait(table: Table, seconds: float) -> None:

@@ -79,6 +79,13 @@ class Connection:
                 await self.websocket.send_text(text)
             except Exception:  # gone: the receiving side notices and forgets the connection
                 return
+            finally:
+                self.outbox.task_done()
+
+    async def flush(self, seconds: float = 2.0) -> None:
+        """Wait (a little) for the queued messages to go out, before closing on purpose."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.outbox.join(), seconds)
 
     def close(self) -> None:
         """Stop sending, and close the socket (the client reconnects and resyncs)."""
@@ -312,23 +319,32 @@ class Table:
         return result
 
     async def catch_up(self) -> None:
-        """Take the changes other processes stored since this copy was made."""
+        """Take the changes other processes stored since this copy was made, and show them
+        to this process's connections (whether or not an event announced them)."""
         async with self.lock:
-            await self._catch_up()
+            moved = await self._catch_up()
+        if moved and self.connections:
+            self.changed.set()
+            if self.is_room:
+                await self.send({"type": "room", "room": self.lobby()})
+            if self.status != LOBBY:
+                await self.broadcast()
 
-    async def _catch_up(self) -> None:
+    async def _catch_up(self) -> bool:
+        """Bring this copy up to the stored table; whether anything changed."""
         if not self.backend.shared:
-            return  # one process: this copy is the only writer
+            return False  # one process: this copy is the only writer
         fresh = await self.backend.load(self.id)
-        if fresh is None:
-            return
+        if fresh is None or (fresh.version, fresh.rev) == (self.version, self.data.rev):
+            return False
         mine = self.data.actions
         if fresh.actions[: len(mine)] != mine or fresh.seats != self.data.seats:
             self._rebuild(fresh)
-            return
+            return True
         for index in range(len(mine), len(fresh.actions)):
             self._apply_code(fresh.actions[index], fresh.faults.get(index, []))
         self.data = fresh
+        return True
 
     def cover(self, seat: int) -> Player:
         """The computer that plays for the person in ``seat`` when they are away or out of
@@ -355,6 +371,12 @@ class Table:
             if self.status != LOBBY:
                 await self.send({"type": "state", "state": self.view(seat)}, websocket)
         scheduler.start(self)
+
+    async def flush(self, websocket: WebSocket) -> None:
+        """Let the messages queued for a connection go out."""
+        connection = self.connections.get(websocket)
+        if connection is not None:
+            await connection.flush()
 
     async def part(self, websocket: WebSocket) -> None:
         """Forget a connection that went away."""

@@ -1,15 +1,14 @@
-"""A scripted client of the rooms API and socket, for tests and the load benchmark.
+"""A client of the rooms API and socket in Python, for scripts, tests and the load benchmark.
 
 It speaks only what docs/rooms.md documents: HTTP for the lobby, the WebSocket with a ``hello``
-first, actions with the version they were made on. Every message it receives is kept, so that
-a test can check afterwards that none held a card its seat may not see.
+first, actions with the version they were made on. Every message it receives is kept (a test
+checks afterwards that none held a card its seat may not see; a benchmark times them).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -17,11 +16,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from callbreak.cards import parse_card
-from callbreak.game import Match
-from callbreak.web.actions import STOP, decode
-
-CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
+__all__ = ["Client", "http"]
 
 
 def http(method: str, url: str, body: object = None, token: str | None = None) -> tuple[int, Any]:
@@ -52,7 +47,7 @@ class Client:
     async def open(cls, base: str, code: str, token: str | None = None) -> Client:
         """Connect to room ``code`` at ``base`` (http://host:port) and say hello."""
         address = base.replace("http://", "ws://") + f"/ws/rooms/{code}"
-        client = cls(await connect(address, origin=None, max_size=2**20))  # type: ignore[arg-type]
+        client = cls(await connect(address, max_size=2**20))
         hello: dict[str, Any] = {"type": "hello"}
         if token is not None:
             hello["token"] = token
@@ -128,39 +123,3 @@ class Client:
     async def close(self) -> None:
         """Go away."""
         await self.socket.close()
-
-
-def hidden_cards_seen(
-    received: list[str], seat: int | None, rules: str, seed: str, codes: list[str]
-) -> list[str]:
-    """The cards in any message of ``received`` that ``seat`` could not see at that version:
-    not in its hand, not played face up in the deal (or the last trick of the deal before)."""
-    seen_by_version: dict[int, set[str]] = {}
-    match = Match(rules, seed=seed)
-    for version in range(len(codes) + 1):
-        visible = set()
-        deal = match.deal
-        if seat is not None:
-            visible |= {str(card) for card in deal.held(seat)}
-        for earlier in match.deals[-2:]:
-            for trick in [*earlier.tricks, earlier.trick]:
-                visible |= {str(card) for card in trick.cards}
-        seen_by_version[version] = visible
-        if version < len(codes):
-            action = decode(codes[version])
-            if action == STOP:
-                match.stop()
-            else:
-                assert not isinstance(action, str)
-                match.apply(action)
-    leaks = []
-    for text in received:
-        message = json.loads(text)
-        if message["type"] != "state":
-            continue
-        visible = seen_by_version[message["state"]["version"]]
-        for card in CARD.findall(text):
-            parse_card(card)
-            if card not in visible:
-                leaks.append(f"version {message['state']['version']}: {card}")
-    return leaks
