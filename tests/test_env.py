@@ -4,6 +4,7 @@ observations against the engine, hidden information, records, rewards and bad in
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -450,3 +451,12 @@ def test_deals_come_from_the_match_seed() -> None:
     match = Match("strict", seed=77)
     deal = match.deal
     assert deal_hands(77, 0, 0, deal.dealer) == [hand.mask for hand in deal.hands]
+
+
+def test_the_examples_of_docs_env_md_run() -> None:
+    text = (Path(__file__).parent.parent / "docs" / "env.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 4
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block.replace(", 50,", ", 5,"), "docs/env.md", "exec"), namespace)
