@@ -26,10 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-import callbreak.env  # noqa: F401  (registers the "policy" player level, also in arena workers)
 from callbreak.arena import compare
 from callbreak.env import NUM_ACTIONS, raw_env
-from callbreak.env.policy import Network
+from callbreak.env.policy import Network, register
+
+register()  # the "policy" level, here and in the arena's workers (which import this file)
 
 
 class Adam:

@@ -19,6 +19,7 @@ from callbreak.cards import CardSet
 from callbreak.env import CLAIM, EnvError, env, raw_env, single_agent
 from callbreak.env.episode import Episode, episode_rules, place_rewards
 from callbreak.env.openspiel import _dealing_order
+from callbreak.env.policy import register
 from callbreak.env.table import (
     CARD_BASE,
     LAYOUT,
@@ -437,7 +438,11 @@ def test_a_finished_episode_refuses_more_steps() -> None:
 # --- the learned policy as a player ----------------------------------------------------------
 
 
-def test_the_shipped_policy_plays_matches_as_a_player() -> None:
+def test_the_shipped_policy_plays_matches_as_a_player(monkeypatch: pytest.MonkeyPatch) -> None:
+    from callbreak.players import LEVELS
+
+    monkeypatch.setattr("callbreak.players.LEVELS", dict(LEVELS))
+    register()
     result = play_match(Match("classic", seed=2), ["policy", "random", "random", "random"])
     assert result.match.is_over
     from callbreak.seating import make_player

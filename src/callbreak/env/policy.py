@@ -3,10 +3,11 @@
 The network reads the observation vector (:data:`callbreak.env.table.LAYOUT`), built here from
 the seat's :class:`~callbreak.game.Observation` by :func:`callbreak.env.table.encode` exactly
 as the environments built it during training, and scores the 66 actions; illegal actions are
-masked out. ``examples/train_policy.py`` trains one and writes its weights; importing
-:mod:`callbreak.env` registers the level, so that specs such as ``policy`` or
-``policy(weights=mine, greedy=false)`` seat it anywhere a player spec goes (the arena, the
-single-agent environment's opponents).
+masked out. ``examples/train_policy.py`` trains one and writes its weights; :func:`register` makes it the
+level ``policy``, so that specs such as ``policy`` or ``policy(weights=mine, greedy=false)``
+seat it anywhere a player spec goes (the arena, the single-agent environment's opponents).
+Registering is explicit, not a side effect of importing, because it changes the levels every
+menu lists (the browser's among them) for the whole process.
 
 Weights are ``NAME.npz`` files, looked for in the folder named by the environment variable
 ``CALLBREAK_POLICIES`` and then among the policies shipped in this package (``default`` is the
@@ -26,9 +27,12 @@ from callbreak.cards import Card
 from callbreak.env.table import CARD_BASE, CLAIM, NUM_ACTIONS, OBS_SIZE, encode
 from callbreak.game import Observation
 from callbreak.players import PlayerError
+from callbreak.players import register as register_level
 from callbreak.seating import OPEN_ENDED_DEALS
 
-__all__ = ["SHIPPED", "Network", "PolicyPlayer", "find_weights"]
+__all__ = ["LEVEL", "SHIPPED", "Network", "PolicyPlayer", "find_weights", "register"]
+
+LEVEL = "policy"
 
 SHIPPED = Path(__file__).parent / "policies"
 """The folder of the policies shipped with the package."""
@@ -138,3 +142,9 @@ class PolicyPlayer:
         for card in observation.legal_cards:
             mask[CARD_BASE + card] = 1
         return Card(self._choose(observation, mask) - CARD_BASE)
+
+
+def register(name: str = LEVEL) -> None:
+    """Make :class:`PolicyPlayer` the player level ``name`` in this process (a script that runs
+    the arena with workers must do it at import, since its workers import it again)."""
+    register_level(name, "callbreak.env.policy:PolicyPlayer")
