@@ -5,9 +5,9 @@ the seat's :class:`~callbreak.game.Observation` by :func:`callbreak.env.table.en
 as the environments built it during training, and scores the 66 actions; illegal actions are
 masked out. ``examples/train_policy.py`` trains one and writes its weights; :func:`register`
 makes it the level ``policy``, so that specs such as ``policy`` or ``policy(weights=mine,
-greedy=false)`` seat it anywhere a player spec goes (the arena, the single-agent environment's opponents).
-Registering is explicit, not a side effect of importing, because it changes the levels every
-menu lists (the browser's among them) for the whole process.
+greedy=false)`` seat it anywhere a player spec goes (the arena, the single-agent
+environment's opponents). Registering is explicit, not a side effect of importing, because it
+changes the levels every menu lists (the browser's among them) for the whole process.
 
 Weights are ``NAME.npz`` files, looked for in the folder named by the environment variable
 ``CALLBREAK_POLICIES`` and then among the policies shipped in this package (``default`` is the
