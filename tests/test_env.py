@@ -465,3 +465,18 @@ def test_the_examples_of_docs_env_md_run() -> None:
     namespace: dict[str, object] = {}
     for block in blocks:
         exec(compile(block.replace(", 50,", ", 5,"), "docs/env.md", "exec"), namespace)
+
+
+def test_a_remote_bot_can_hold_the_other_seats() -> None:
+    from callbreak.bots.server import create_app
+    from tests.helpers import running
+
+    with running(create_app("random(seed=1)")) as address:
+        game = single_agent(seat=0, opponents=address, rules="bhoos", deals=1)
+        observation, _ = game.reset(seed=6)
+        done = False
+        while not done:
+            action = int(np.argmax(observation["action_mask"]))
+            observation, _, done, _, _ = game.step(action)
+        assert check(game.record()).valid
+        game.close()

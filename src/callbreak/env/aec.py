@@ -240,5 +240,5 @@ def env(
     """The AEC environment. It is ``raw_env`` itself: its own checks refuse what PettingZoo's
     wrappers would (a step or an observation before ``reset``, an action outside the space or
     the mask, an unknown agent) with one clear error each, and PettingZoo's
-    ``OrderEnforcingWrapper`` would cost a third of every step (``docs/benchmarks.md``)."""
+    ``OrderEnforcingWrapper`` would cost about two fifths of every step (``docs/benchmarks.md``)."""
     return raw_env(rules, deals, reward, render_mode)
