@@ -341,3 +341,39 @@ async def test_views_do_not_change_with_the_other_seats_hidden_cards(app: Any, b
         swap_hidden(table.match.deal, 0 if seat is None else seat)
         after = json.dumps([table.view(seat), table.lobby(), table.record()], sort_keys=True)
         assert after == before, f"seat {seat}"
+
+
+async def test_bad_socket_messages_get_one_error_and_the_room_goes_on(base: str) -> None:
+    from websockets.asyncio.client import connect
+
+    async with connect(base.replace("http://", "ws://") + "/ws/rooms/ZZZZZZ") as unknown:
+        assert json.loads(await unknown.recv())["message"] == "no such room"
+    code, creator = new_room(base, turn_seconds=0)  # four people: only they move the turn
+    _, joined = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    for name in ("Chandra", "Dipa"):
+        http("POST", f"{base}/api/rooms/{code}/join", {"name": name})
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    asha = await Client.open(base, code, creator)
+    bikash = await Client.open(base, code, joined["token"])
+    state = await asha.until(lambda m: m["type"] == "state")
+    turn = state["state"]["turn"]
+    waiting = asha if turn != 0 else bikash
+    for message, words in [
+        ("{nope", "not JSON"),
+        ('{"type": "dance"}', "unknown message type"),
+        ('{"type": "hello", "token": "x"}', "first message only"),
+        ('{"type": "call", "value": 2, "version": 0}', "turn, not yours"),
+        ("x" * 5000, "too long"),
+    ]:
+        await waiting.socket.send(message)
+        error = await waiting.until(lambda m: m["type"] == "error")
+        assert words in error["message"], (message, error)
+    assert turn is not None
+    # The room goes on: nothing was played, and the seat to act still can.
+    assert waiting.state is not None and waiting.state["version"] == 0
+    if turn in (0, 1):
+        actor = asha if turn == 0 else bikash
+        await actor.act(await actor.my_turn() or {})
+        await actor.until(lambda m: m["type"] == "state" and m["state"]["version"] == 1)
+    for client in (asha, bikash):
+        await client.close()

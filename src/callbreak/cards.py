@@ -152,12 +152,12 @@ class Card(int):
     @property
     def suit(self) -> Suit:
         """This card's suit."""
-        return Suit(self // 13)
+        return _SUITS[self]
 
     @property
     def rank(self) -> Rank:
         """This card's rank."""
-        return Rank(self % 13 + 2)
+        return _RANKS[self]
 
     @property
     def bit(self) -> int:
@@ -177,7 +177,7 @@ class Card(int):
         return f"{self.rank.title} of {self.suit.plural}"
 
     def __str__(self) -> str:
-        return self.rank.letter + self.suit.letter
+        return _TEXTS[self]
 
     def __repr__(self) -> str:
         return f"Card.{self}"
@@ -185,6 +185,11 @@ class Card(int):
     def __reduce__(self) -> tuple[type[Card], tuple[int]]:
         return (Card, (int(self),))
 
+
+# Looked up, not computed: cards are named and sorted in every view a server sends.
+_SUITS: tuple[Suit, ...] = tuple(Suit(index // 13) for index in range(52))
+_RANKS: tuple[Rank, ...] = tuple(Rank(index % 13 + 2) for index in range(52))
+_TEXTS: tuple[str, ...] = tuple(_RANKS[i].letter + _SUITS[i].letter for i in range(52))
 
 for _index in range(52):
     _card = int.__new__(Card, _index)

@@ -369,7 +369,41 @@ class Deal:
         problem = self.play_problem(card)
         if problem is None:
             return None
+        return self._status_line(problem, self.legal_cards())
+
+    def explain_hand(self) -> dict[Card, str]:
+        """The status line of :meth:`explain` for every card of the seat to act that it may
+        not play, working the duties out once (a table shows them all at every turn).
+
+        >>> deal = Match("strict", seed=3).deal
+        >>> for _ in range(4):
+        ...     deal.call(2)
+        >>> deal.play(min(deal.legal_cards()))
+        >>> seat = deal.turn
+        >>> lines = {c: deal.explain(c) for c in deal.held(seat) if deal.explain(c)}
+        >>> deal.explain_hand() == lines and len(lines) > 0
+        True
+        """
+        forbidden = self.forbidden()
         legal = self.legal_cards()
+        return {card: self._status_line(duty.reason, legal) for card, duty in forbidden.items()}
+
+    def forbidden(self) -> dict[Card, Duty]:
+        """For each card of the seat to act that it may not play, the duty that forbids it
+        (as data: a front end words it in its own language)."""
+        if self.phase is not Phase.PLAYING:
+            return {}
+        steps = self._duties(self.trick.seat_of(len(self.trick.cards)))
+        found = {}
+        for card in self.held(self.trick.seat_of(len(self.trick.cards))):
+            for duty in steps:
+                if not duty.allowed >> card & 1:
+                    found[card] = duty
+                    break
+        return found
+
+    @staticmethod
+    def _status_line(problem: str, legal: CardSet) -> str:
         if not legal:
             return problem[0].upper() + problem[1:]
         return f"{problem[0].upper()}{problem[1:]}: play {describe_legal(legal.mask)}"

@@ -1,10 +1,11 @@
 """Where one server process keeps its matches, rooms and scoresheets: one SQLite file.
 
 A match or room is stored as what rebuilds it exactly (:class:`~callbreak.web.model.TableData`):
-its seats, rules, seed and settings, and the list of actions taken with the faults noted on
-them. An action is appended only on the version it was made on (the number of actions before
-it), so two hands can never both play the same turn. Rebuilding replays the actions through the
-engine, so a reload, a reconnect or a restarted server resumes where the match was.
+its seats, rules, seed and settings in one row, and the actions taken, one row each with the
+faults noted on it. An action is appended only on the version it was made on (the number of
+actions before it; the pair is the row's key), so two hands can never both play the same
+turn. Rebuilding replays the actions through the engine, so a reload, a reconnect or a
+restarted server resumes where the match was.
 
 Databases written before rooms existed (a ``matches`` table of one person against three
 computers) are read into the new form when the file is opened.
@@ -34,9 +35,14 @@ CREATE TABLE IF NOT EXISTS tables (
     updated REAL NOT NULL,
     status TEXT NOT NULL,
     rev INTEGER NOT NULL,
-    data TEXT NOT NULL,
-    actions TEXT NOT NULL,
-    faults TEXT NOT NULL
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS actions (
+    table_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    code TEXT NOT NULL,
+    faults TEXT,
+    PRIMARY KEY (table_id, version)
 );
 CREATE TABLE IF NOT EXISTS sheets (
     id TEXT PRIMARY KEY,
@@ -62,6 +68,12 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._connection = sqlite3.connect(str(path), check_same_thread=False)
         self._connection.row_factory = sqlite3.Row
+        if str(path) != ":memory:":
+            # Every action is a transaction: with a write-ahead log and no sync on each commit
+            # an action costs microseconds, not a disk flush; a crash of the process still
+            # loses nothing committed (a power cut may lose the last second).
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=NORMAL")
         self._lock = threading.Lock()
         with self.transaction() as db:
             db.executescript(SCHEMA)
@@ -88,7 +100,7 @@ class Store:
         """One stored match or room, or None."""
         with self.transaction() as db:
             row = db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
-        return None if row is None else _data(row)
+            return None if row is None else _data(db, row)
 
     def save(self, data: TableData) -> bool:
         """Store a lobby change made on revision ``data.rev`` (which it then bumps); False,
@@ -124,25 +136,24 @@ class Store:
         """Append an action made on ``version`` (with the faults noted on it), set the status
         and the clock's next deadline; False, storing nothing, when the match has moved on."""
         with self.transaction() as db:
-            row = db.execute(
-                "SELECT data, actions, faults FROM tables WHERE id = ?", (table_id,)
-            ).fetchone()
+            row = db.execute("SELECT data FROM tables WHERE id = ?", (table_id,)).fetchone()
             if row is None:
                 return False
-            actions = json.loads(row["actions"])
-            if len(actions) != version:
+            (count,) = db.execute(
+                "SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)
+            ).fetchone()
+            if count != version:
                 return False
-            actions.append(code)
-            noted = json.loads(row["faults"])
-            if faults:
-                noted[str(version)] = faults
+            db.execute(
+                "INSERT INTO actions VALUES (?, ?, ?, ?)",
+                (table_id, version, code, json.dumps(faults) if faults else None),
+            )
             data = json.loads(row["data"])
             now = time.time()
             data.update(status=status, deadline=deadline, updated=now)
             db.execute(
-                "UPDATE tables SET actions = ?, faults = ?, data = ?, status = ?, updated = ? "
-                "WHERE id = ?",
-                (json.dumps(actions), json.dumps(noted), json.dumps(data), status, now, table_id),
+                "UPDATE tables SET data = ?, status = ?, updated = ? WHERE id = ?",
+                (json.dumps(data), status, now, table_id),
             )
         return True
 
@@ -155,7 +166,7 @@ class Store:
             arguments = (kind,)
         with self.transaction() as db:
             rows = db.execute(query + " ORDER BY updated DESC", arguments).fetchall()
-        return [_data(row) for row in rows]
+            return [_data(db, row) for row in rows]
 
     # --- scoresheets -----------------------------------------------------------------------
 
@@ -192,7 +203,7 @@ class Store:
 
 def _insert(db: sqlite3.Connection, data: TableData) -> None:
     db.execute(
-        "INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
             data.id,
             data.kind,
@@ -201,15 +212,32 @@ def _insert(db: sqlite3.Connection, data: TableData) -> None:
             data.status,
             data.rev,
             json.dumps(data.to_json()),
-            json.dumps(data.actions),
-            json.dumps({str(index): notes for index, notes in data.faults.items()}),
         ),
+    )
+    db.executemany(
+        "INSERT INTO actions VALUES (?, ?, ?, ?)",
+        [
+            (
+                data.id,
+                version,
+                code,
+                json.dumps(data.faults[version]) if version in data.faults else None,
+            )
+            for version, code in enumerate(data.actions)
+        ],
     )
 
 
-def _data(row: sqlite3.Row) -> TableData:
-    faults = {int(index): notes for index, notes in json.loads(row["faults"]).items()}
-    return TableData.from_json(json.loads(row["data"]), json.loads(row["actions"]), faults)
+def _data(db: sqlite3.Connection, row: sqlite3.Row) -> TableData:
+    actions, faults = [], {}
+    for version, code, noted in db.execute(
+        "SELECT version, code, faults FROM actions WHERE table_id = ? ORDER BY version",
+        (row["id"],),
+    ):
+        actions.append(code)
+        if noted is not None:
+            faults[version] = json.loads(noted)
+    return TableData.from_json(json.loads(row["data"]), actions, faults)
 
 
 def _migrate_matches(db: sqlite3.Connection) -> None:

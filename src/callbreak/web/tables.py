@@ -45,7 +45,7 @@ from callbreak.web.model import (
     new_match,
     new_room,
 )
-from callbreak.web.view import lobby_json, seat_view
+from callbreak.web.view import lobby_json, private_view, public_view, seat_view
 
 __all__ = ["Connection", "Table", "Tables"]
 
@@ -115,6 +115,8 @@ class Table:
         self.away_since: dict[int, float] = {}
         self.present: set[int] = set()
         """Seats with a connection open in some process, as last heard."""
+        self._private: dict[tuple[int, int, int | None], str] = {}
+        """Each seat's own part of the view, as JSON text, for the current version."""
         self._rebuild(data)
 
     def _rebuild(self, data: TableData) -> None:
@@ -437,13 +439,26 @@ class Table:
             connection.put(text)
 
     async def broadcast(self) -> None:
-        """Send each connection its own seat's view."""
-        views: dict[int | None, str] = {}
+        """Send each connection its own seat's view.
+
+        The public part is the same for every seat: it is encoded once, and each seat's own
+        part (worked out once per version) is joined to it as text."""
+        if not self.connections:
+            return
+        public = json.dumps(public_view(self))[:-1]  # without its closing brace
+        texts: dict[int | None, str] = {}
         for connection in list(self.connections.values()):
             seat = connection.seat
-            if seat not in views:
-                views[seat] = json.dumps({"type": "state", "state": self.view(seat)})
-            connection.put(views[seat])
+            if seat not in texts:
+                # A seat's own part changes only with an action or a lobby change (the start).
+                key = (self.version, self.data.rev, seat)
+                private = self._private.get(key)
+                if private is None:
+                    private = json.dumps(private_view(self, seat))[1:]  # without its "{"
+                    self._private = {k: v for k, v in self._private.items() if k[:2] == key[:2]}
+                    self._private[key] = private
+                texts[seat] = '{"type": "state", "state": ' + public + ", " + private + "}"
+            connection.put(texts[seat])
 
     async def tell(self, text: str, kind: str = "error") -> None:
         """Tell every connection something in words (an error, or a notice)."""

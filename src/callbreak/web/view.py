@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from callbreak.cards import Card
-from callbreak.game import Phase, Trick
+from callbreak.game import Trick
 from callbreak.rules import format_tenths
 from callbreak.seating import is_remote
 from callbreak.web.model import COMPUTER, PLAYING
@@ -18,24 +18,59 @@ from callbreak.web.model import COMPUTER, PLAYING
 if TYPE_CHECKING:
     from callbreak.web.tables import Table
 
-__all__ = ["level_name", "lobby_json", "seat_view", "trick_json"]
+__all__ = ["level_name", "lobby_json", "private_view", "public_view", "seat_view", "trick_json"]
 
 
 def seat_view(table: Table, seat: int | None) -> dict[str, Any]:
     """The view of ``table`` from ``seat``: only what that seat may see (a spectator, None,
     sees what every seat sees)."""
+    return public_view(table) | private_view(table, seat)
+
+
+def private_view(table: Table, seat: int | None) -> dict[str, Any]:
+    """What only ``seat`` may see: its hand and, on its turn, what it may play and why not the
+    rest. A spectator's is empty."""
     match = table.match
     deal = match.deal
-    # A spectator's view is seat 0's with everything private left out: nothing of it is sent.
-    seen = match.observation(0 if seat is None else seat)
     my_turn = seat is not None and deal.turn == seat and table.status == PLAYING
-    hand = [] if seat is None else sorted(seen.hand, key=display_order)
+    if seat is None:
+        hand: list[Card] = []
+        legal_cards: list[str] = []
+        legal_calls: list[int] = []
+        may_claim = False
+    else:
+        seen = match.observation(seat)
+        hand = sorted(seen.hand, key=display_order)
+        legal_cards = [str(card) for card in seen.legal_cards] if my_turn else []
+        legal_calls = list(seen.legal_calls) if my_turn else []
+        may_claim = bool(my_turn and seen.may_claim_redeal)
     reasons: dict[str, str] = {}
-    if my_turn and deal.phase is Phase.PLAYING:
-        for card in hand:
-            why = deal.explain(card)
-            if why:
-                reasons[str(card)] = why
+    duties: dict[str, dict[str, str | None]] = {}
+    if my_turn:
+        reasons = {str(card): why for card, why in deal.explain_hand().items()}
+        duties = {
+            str(card): {
+                "duty": duty.kind,
+                "card": str(Card(duty.card)) if duty.card >= 0 else None,
+                "suit": "SHDC"[duty.suit] if duty.suit >= 0 else None,
+            }
+            for card, duty in deal.forbidden().items()
+        }
+    return {
+        "seat": seat,
+        "hand": [str(card) for card in hand],
+        "legal": legal_cards,
+        "reasons": reasons,
+        "duties": duties,
+        "legal_calls": legal_calls,
+        "may_claim_redeal": may_claim,
+    }
+
+
+def public_view(table: Table) -> dict[str, Any]:
+    """What every seat (and a spectator) sees of ``table``: no hand, no legal cards."""
+    match = table.match
+    deal = match.deal
     played = match.played_deals()
     last_trick = deal.tricks[-1] if deal.tricks else None
     if last_trick is None and len(match.deals) > 1:
@@ -62,18 +97,12 @@ def seat_view(table: Table, seat: int | None) -> dict[str, Any]:
             "deals": rules.deals,
             "calls": [rules.min_call, rules.max_call],
         },
-        "seat": seat,
         "names": table.names,
         "levels": [level_name(level) for level in table.levels],
         "deal_number": match.deal_number,
         "dealer": deal.dealer,
         "phase": deal.phase.value,
         "turn": None if match.is_over else deal.turn,
-        "hand": [str(card) for card in hand],
-        "legal": [str(card) for card in seen.legal_cards] if my_turn else [],
-        "reasons": reasons,
-        "legal_calls": list(seen.legal_calls) if my_turn else [],
-        "may_claim_redeal": bool(my_turn and seen.may_claim_redeal),
         "calls": list(deal.calls),
         "won": list(deal.won),
         "trick": trick_json(deal.trick),
