@@ -330,6 +330,7 @@ class Table:
         if moved and self.connections:
             self.changed.set()
             if self.is_room:
+                await self._reseat()  # a lobby change stored by another process
                 await self.send({"type": "room", "room": self.lobby()})
             if self.status != LOBBY:
                 await self.broadcast()
