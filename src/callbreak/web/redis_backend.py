@@ -182,47 +182,44 @@ class RedisBackend:
 
     @contextlib.asynccontextmanager
     async def events(self, table_id: str) -> AsyncIterator[asyncio.Queue[Event]]:
-        # One subscribing connection per process, whatever the number of tables: each table's
-        # listeners get their events from it through a queue.
+        # One subscription per process, to every table's channel by pattern, read by one task:
+        # a pub/sub connection must not be used by several tasks at once, and subscribing per
+        # table would have to. Each table's listeners get their events through a queue.
+        await self._start_reader()
         queue: asyncio.Queue[Event] = asyncio.Queue()
-        listeners = self._listeners.setdefault(table_id, set())
-        if not listeners:
-            await self._subscriber().subscribe(_key(table_id, "events"))
-        listeners.add(queue)
+        self._listeners.setdefault(table_id, set()).add(queue)
         try:
             yield queue
         finally:
-            listeners.discard(queue)
-            if not listeners:
-                with contextlib.suppress(Exception):
-                    await self._subscriber().unsubscribe(_key(table_id, "events"))
+            self._listeners[table_id].discard(queue)
 
-    def _subscriber(self) -> Any:
+    async def _start_reader(self) -> None:
+        if self._reader is not None and not self._reader.done():
+            return
         if self._pubsub is None:
             self._pubsub = self.client.pubsub(ignore_subscribe_messages=True)
-        if self._reader is None or self._reader.done():
-            self._reader = asyncio.get_running_loop().create_task(self._read())
-        return self._pubsub
+            await self._pubsub.psubscribe("cb:{*}:events")
+        self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
         while True:
-            if not self._pubsub.subscribed:
-                await asyncio.sleep(0.05)
-                continue
             try:
                 message = await self._pubsub.get_message(timeout=1.0)
             except (ConnectionError, redis.ConnectionError):
                 await asyncio.sleep(0.5)  # Redis restarting: the tables catch up when it is back
                 continue
-            if message is None or message.get("type") != "message":
+            if message is None or message.get("type") != "pmessage":
                 continue
             channel = str(message["channel"])
             table_id = channel[channel.index("{") + 1 : channel.index("}")]
+            listeners = self._listeners.get(table_id)
+            if not listeners:
+                continue  # a table this process does not serve now
             try:
                 event = json.loads(message["data"])
             except ValueError:
                 continue
-            for queue in list(self._listeners.get(table_id, ())):
+            for queue in list(listeners):
                 queue.put_nowait(event)
 
     # --- presence and leases ---------------------------------------------------------------

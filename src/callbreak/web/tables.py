@@ -231,7 +231,8 @@ class Table:
         CallbreakError saying why when it may not be taken, StaleAction when the table has
         moved on since that version."""
         async with self.lock:
-            await self._catch_up()
+            # No reading of the store first: the append below refuses an action on a version
+            # another process has moved past, and this copy then catches up.
             if type(version) is not int:
                 raise CallbreakError('an action needs the "version" of the state it was made on')
             if version != self.version:
