@@ -76,8 +76,15 @@ async def _listen(table: Table) -> None:
                 # However busy the table, this process says again which seats it holds, and
                 # reads the table again: pub/sub may have dropped a message.
                 refreshed = loop.time()
-                await table.refresh_presence()
-                await table.catch_up()
+                try:
+                    await table.refresh_presence()
+                    await table.catch_up()
+                except Exception:  # the shared store out of reach: tried again next time
+                    traceback.print_exc()
+                if table.driver is None or table.driver.done():
+                    # A driver stopped by a failure (the shared store out of reach for a
+                    # moment) starts again rather than leaving the table stuck.
+                    table.driver = _spawn(_drive(table))
             if event is None or event.get("origin") == OWNER:
                 continue
             if event.get("type") in ("action", "lobby"):

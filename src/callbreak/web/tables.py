@@ -340,7 +340,7 @@ class Table:
         """Bring this copy up to the stored table; whether anything changed."""
         if not self.backend.shared:
             return False  # one process: this copy is the only writer
-        fresh = await self.backend.load(self.id)
+        fresh = await self.backend.load(self.id, known=self.data)
         if fresh is None or (fresh.version, fresh.rev) == (self.version, self.data.rev):
             return False
         mine = self.data.actions
