@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="remote bots' time per round (default 1.5, 0 for no limit)",
     )
+    _add_ray(arena, "sets")
 
     bot = commands.add_parser(
         "bot",
@@ -107,6 +108,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("rules", help="list the rule profiles", description="List the profiles.")
     return parser
+
+
+def _add_ray(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help=f"play the {what} as Ray tasks: on the cluster at ADDRESS (HOST:PORT of its head, or "
+        "auto), or without ADDRESS on a local Ray started for the run (needs callbreak[cluster])",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -155,7 +167,7 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
         console=console,
         transient=True,
     ) as progress:
-        bar = progress.add_task("sets", total=args.sets, running="")
+        bar = progress.add_task("sets", total=args.sets, running="starting Ray" if args.ray else "")
 
         every = max(1, args.sets // 20)
 
@@ -182,6 +194,7 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
                 on_set=on_set,
                 command=command,
                 bot_budget=args.bot_budget,
+                ray=args.ray,
             )
         except CallbreakError as error:
             print(f"callbreak arena: {error}", file=sys.stderr)
