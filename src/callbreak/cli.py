@@ -177,6 +177,8 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
     if len(args.b) > 4:
         print("callbreak arena: give at most four B specs, one per seat", file=sys.stderr)
         return EXIT_UNREADABLE
+    if not _ray_address_ok("arena", args.ray):
+        return EXIT_UNREADABLE
     console = Console(stderr=True)
     command = "callbreak " + " ".join(_quote(a) for a in argv)
     with Progress(
@@ -243,6 +245,8 @@ def run_league(args: argparse.Namespace, argv: list[str]) -> int:
 
     from callbreak import league
 
+    if not _ray_address_ok("league", args.ray):
+        return EXIT_UNREADABLE
     console = Console(stderr=True)
     command = "callbreak " + " ".join(_quote(a) for a in argv)
     try:
@@ -355,6 +359,20 @@ def _signed(value: float) -> str:
     import math
 
     return f"{value:+.2f}" if math.isfinite(value) else "-"
+
+
+def _ray_address_ok(command: str, address: str | None) -> bool:
+    """Whether ``--ray``'s address has a usable form; if not, says so in one line."""
+    from callbreak.workers import check_address
+
+    if address is None:
+        return True
+    try:
+        check_address(address)
+    except CallbreakError as error:
+        print(f"callbreak {command}: {error}", file=sys.stderr)
+        return False
+    return True
 
 
 def _quote(text: str) -> str:
