@@ -236,7 +236,7 @@ def test_reports_json_markdown_and_svg(tmp_path: Path) -> None:
 def test_a_remote_bot_entrant_on_ray_gives_the_local_result(local_ray: str, tmp_path: Path) -> None:
     with running(create_app("beginner")) as address:
         text = (
-            "sets = 1\nbot_budget = 0\n"
+            'sets = 1\nbot_budget = 0\nrules = "bhoos"\n'
             '[[entrant]]\nlabel = "bot"\n'
             f'spec = "{address}"\n'
             '[[entrant]]\nlabel = "random"\nspec = "random"\n'
