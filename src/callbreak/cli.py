@@ -247,6 +247,9 @@ def run_league(args: argparse.Namespace, argv: list[str]) -> int:
 
     if not _ray_address_ok("league", args.ray):
         return EXIT_UNREADABLE
+    if args.sets is not None and not 1 <= args.sets <= 1_000_000:
+        print(f"callbreak league: --sets must be 1 to 1,000,000, not {args.sets}", file=sys.stderr)
+        return EXIT_UNREADABLE
     console = Console(stderr=True)
     command = "callbreak " + " ".join(_quote(a) for a in argv)
     try:
