@@ -129,8 +129,11 @@ def open_runner(*, workers: int | None = None, ray: str | None = None) -> Runner
 
 
 def threads_per_worker(workers: int) -> int:
-    """numba's threads for each of ``workers`` processes sharing this machine's cores."""
-    return max(1, (os.cpu_count() or 1) // workers)
+    """numba's threads for each of ``workers`` processes sharing this machine's cores, at
+    most ``NUMBA_NUM_THREADS`` when the environment sets it (a busy machine may want one)."""
+    share = max(1, (os.cpu_count() or 1) // workers)
+    given = os.environ.get("NUMBA_NUM_THREADS", "")
+    return min(share, int(given)) if given.isdigit() and int(given) >= 1 else share
 
 
 # --- scheduling, whatever runs the tasks -------------------------------------------------------
