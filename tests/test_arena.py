@@ -18,6 +18,7 @@ from callbreak.game import Observation
 from callbreak.players import LEVELS, register
 from callbreak.players.simple import IntermediatePlayer
 from callbreak.record import check, load
+from tests.ray_processes import descendants
 
 
 class MinimumCaller(IntermediatePlayer):
@@ -243,29 +244,7 @@ def test_ray_arena_equals_local_workers(
 
 def _busy_ray_workers() -> list[int]:
     """Ray worker processes of this test run playing a set now (their title says so)."""
-    import os
-
-    mine = os.getpid()
-    parents: dict[int, int] = {}
-    titles: dict[int, str] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            titles[int(entry.name)] = (entry / "cmdline").read_bytes().split(b"\0")[0].decode()
-        except (OSError, UnicodeDecodeError):
-            continue
-        parents[int(entry.name)] = int(stat.rpartition(")")[2].split()[1])
-
-    def descends(pid: int) -> bool:
-        while pid > 1:
-            if pid == mine:
-                return True
-            pid = parents.get(pid, 0)
-        return False
-
-    return [pid for pid, title in titles.items() if title == "ray::play_set" and descends(pid)]
+    return [pid for pid, line in descendants().items() if line[:1] == ["ray::play_set"]]
 
 
 def test_a_killed_ray_worker_set_is_played_again(

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from callbreak.errors import CallbreakError
-from callbreak.workers import WorkerError, _Schedule, check_address, open_runner
+from callbreak.workers import DEAD_PROXY, WorkerError, _Schedule, check_address, open_runner
+from tests.ray_processes import descendants, environment
 
 
 class Refused(CallbreakError):
@@ -60,3 +63,22 @@ def test_ray_tasks_and_their_errors(local_ray: str) -> None:
         assert sorted(runner.run(square, [2, 3])) == [(2, 4), (3, 9)]
         with pytest.raises(Refused, match=r"^no square of -2$"):
             list(runner.run(square, [-2]))
+
+
+def proxy(_task: int) -> str | None:
+    """The HTTP proxy a Ray task sees."""
+    return os.environ.get("http_proxy")
+
+
+def test_the_local_rays_api_server_cannot_reach_out(local_ray: str) -> None:
+    servers = [
+        pid
+        for pid, line in descendants().items()
+        if any(part.endswith("dashboard/dashboard.py") for part in line)
+    ]
+    assert servers, "no API server process found"
+    # Its usage module asks cloud metadata addresses whatever the settings: through a dead
+    # loopback proxy, and nowhere else.
+    assert all(environment(pid).get("http_proxy") == DEAD_PROXY for pid in servers)
+    with open_runner(ray="local") as runner:
+        assert list(runner.run(proxy, [0])) == [(0, os.environ.get("http_proxy"))]

@@ -294,15 +294,16 @@ class RayRunner(Runner):
             self.threads = threads_per_worker(cpus)
             _quiet_ray()
             try:
-                ray.init(
-                    address=LOCAL,
-                    num_cpus=cpus,
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    logging_level="warning",
-                    # Results are a few kilobytes: Ray's default takes 30% of the memory.
-                    object_store_memory=128 * 2**20,
-                )
+                with _offline_api_server(ray):
+                    ray.init(
+                        address=LOCAL,
+                        num_cpus=cpus,
+                        include_dashboard=False,
+                        log_to_driver=False,
+                        logging_level="warning",
+                        # Results are a few kilobytes: Ray's default takes 30% of the memory.
+                        object_store_memory=128 * 2**20,
+                    )
             except Exception as error:
                 raise WorkerError(f"cannot start a local Ray: {error}") from None
             self.started_here = True
@@ -398,6 +399,49 @@ def _quiet_ray() -> None:
     logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(
         logging.ERROR
     )
+
+
+DEAD_PROXY = "http://127.0.0.1:9"
+"""A proxy address where nothing listens (the discard port of loopback)."""
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy", "NO_PROXY")
+
+
+@contextlib.contextmanager
+def _offline_api_server(ray: Any) -> Iterator[None]:
+    """Start a local Ray's API server process with HTTP proxies that lead nowhere.
+
+    Even without its dashboard and with usage statistics off, Ray 2.60 starts an API server
+    whose usage module asks the cloud metadata addresses (169.254.169.254,
+    metadata.google.internal) which cloud it runs on. Through a dead loopback proxy those
+    requests fail at once, on this machine. Only that process gets the proxies: Ray's own
+    connections (gRPC, with proxies turned off by Ray) are unaffected, and the workers, which
+    call remote bots, keep the environment as it was. If Ray's internals change, Ray starts
+    as it would have.
+    """
+    services = getattr(getattr(ray, "_private", None), "services", None)
+    original = getattr(services, "start_api_server", None)
+    if services is None or original is None:
+        yield
+        return
+
+    def start(*args: Any, **kwargs: Any) -> Any:
+        saved = {name: os.environ.get(name) for name in PROXY_VARIABLES}
+        for name in PROXY_VARIABLES:
+            os.environ[name] = "" if name.lower() == "no_proxy" else DEAD_PROXY
+        try:
+            return original(*args, **kwargs)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+    services.start_api_server = start
+    try:
+        yield
+    finally:
+        services.start_api_server = original
 
 
 def _import_ray() -> Any:
