@@ -8,6 +8,7 @@ import pytest
 
 from callbreak.errors import CallbreakError
 from callbreak.workers import DEAD_PROXY, WorkerError, _Schedule, check_address, open_runner
+from tests.helpers import free_port
 from tests.ray_processes import descendants, environment
 
 
@@ -55,6 +56,9 @@ def test_bad_settings() -> None:
         open_runner(ray="expert")
     with pytest.raises(WorkerError, match="workers must be 1 or more"):
         open_runner(workers=0)
+    port = free_port()
+    with pytest.raises(WorkerError, match=f"cannot reach the Ray head at 127.0.0.1:{port}: "):
+        open_runner(ray=f"127.0.0.1:{port}")
 
 
 def test_ray_tasks_and_their_errors(local_ray: str) -> None:

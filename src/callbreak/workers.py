@@ -28,6 +28,7 @@ import os
 import queue
 import re
 import signal
+import socket
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from types import TracebackType
@@ -284,8 +285,10 @@ class RayRunner(Runner):
     def __init__(self, address: str, workers: int | None) -> None:
         ray = _import_ray()
         self.workers = workers
-        self.started_here = False
+        self.connected_here = False
         self._asked = 0.0
+        if address != LOCAL:
+            _check_reachable(address)
         if ray.is_initialized():
             # Someone (a test, a script under Ray) connected this process already: use that.
             self.threads = 1
@@ -306,7 +309,7 @@ class RayRunner(Runner):
                     )
             except Exception as error:
                 raise WorkerError(f"cannot start a local Ray: {error}") from None
-            self.started_here = True
+            self.connected_here = True
         else:
             # Every task on a cluster takes one CPU, so each uses one thread.
             self.threads = 1
@@ -315,6 +318,7 @@ class RayRunner(Runner):
                 ray.init(address=address, log_to_driver=False, logging_level="warning")
             except Exception as error:
                 raise WorkerError(f"cannot join the Ray cluster at {address}: {error}") from None
+            self.connected_here = True
         self.slots = self._slots()
 
     def _slots(self) -> int:
@@ -367,9 +371,9 @@ class RayRunner(Runner):
                     ray.cancel(handle, force=True)
 
     def close(self) -> None:
-        """Stop the local Ray this runner started."""
-        if self.started_here:
-            self.started_here = False
+        """Stop the local Ray this runner started, or leave the cluster it joined."""
+        if self.connected_here:
+            self.connected_here = False
             _import_ray().shutdown()
 
 
@@ -389,6 +393,19 @@ def _result(ray: Any, handle: Any, task: object) -> Any:
         raise
     except ray.exceptions.RayError as error:
         raise WorkerError(f"a task could not be played ({task}): {error}") from None
+
+
+def _check_reachable(address: str) -> None:
+    """WorkerError unless a head's ``HOST:PORT`` accepts a connection within a few seconds
+    (Ray itself retries an absent head for minutes before it gives up)."""
+    host, _, port = address.rpartition(":")
+    if not host or "://" in address or not port.isdigit():
+        return  # auto, or a ray:// client address: Ray finds or reports those itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as error:
+        reason = error.strerror or str(error) or type(error).__name__
+        raise WorkerError(f"cannot reach the Ray head at {address}: {reason}") from None
 
 
 def _quiet_ray() -> None:
