@@ -451,8 +451,13 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     if needs_kernel([spec]):
         # Before serving: the host polls /hi until the bot is ready, and a kernel still loading
         # at the first request would eat the round's time budget.
-        print("callbreak bot: loading the search kernel...", file=sys.stderr, flush=True)
-        warm_up()
+        print(
+            "callbreak bot: loading the search kernel (a fresh install compiles it once: about "
+            "a minute); /hi answers when it is ready...",
+            file=sys.stderr,
+            flush=True,
+        )
+        print(f"callbreak bot: ready ({warm_up():.0f} s)", file=sys.stderr, flush=True)
     try:
         serve(spec, host, port, rules)
     except OSError as error:
@@ -477,7 +482,6 @@ def run_serve(
 
     import uvicorn
 
-    from callbreak.warmup import warm_up
     from callbreak.web.app import create_app
     from callbreak.web.store import default_path
 
@@ -505,7 +509,7 @@ def run_serve(
     print(f"Call Break is at http://{host}:{port}/ ({kept}); Ctrl-C stops it", flush=True)
     # The computer players' compiled kernel loads in the background, so the first match does
     # not stall on it (on a fresh install it is compiled once, which takes a while).
-    threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
+    threading.Thread(target=_announced_warm_up, name="warm-up", daemon=True).start()
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning")
     except OSError as error:
@@ -515,6 +519,18 @@ def run_serve(
         )
         return EXIT_UNREADABLE
     return EXIT_OK
+
+
+def _announced_warm_up() -> None:
+    """Load the kernel, saying so: on a fresh install the first computer move waits on it."""
+    from callbreak.warmup import warm_up
+
+    print(
+        "Loading the computer players (a fresh install compiles them once: about a minute; "
+        "their first moves wait until then)...",
+        flush=True,
+    )
+    print(f"The computer players are ready ({warm_up():.0f} s)", flush=True)
 
 
 def run_rules() -> int:

@@ -9,6 +9,7 @@ neither, so servers (and the arena's workers, whose decision times are reported)
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable
 
@@ -19,10 +20,27 @@ NO_KERNEL = frozenset({"random"})
 """Levels that never call the kernel."""
 
 
+_warming = threading.Event()
+
+
+def preparing() -> bool:
+    """Whether this process is loading (or, on a fresh install, compiling) the kernel now: a
+    page says so rather than only "thinking" while a computer's first decision waits on it."""
+    return _warming.is_set()
+
+
 def warm_up() -> float:
     """Play one short seeded deal with two small experts and two intermediates, which calls
     every kernel function the players call (calling, world sampling, playouts, the exact solver,
     the card policy); return the seconds it took."""
+    _warming.set()
+    try:
+        return _play_warm_up()
+    finally:
+        _warming.clear()
+
+
+def _play_warm_up() -> float:
     from callbreak.game import Match
     from callbreak.players.expert import ExpertPlayer
     from callbreak.players.simple import IntermediatePlayer

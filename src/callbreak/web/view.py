@@ -13,6 +13,7 @@ from callbreak.cards import Card
 from callbreak.game import Trick
 from callbreak.rules import format_tenths
 from callbreak.seating import is_remote
+from callbreak.warmup import preparing
 from callbreak.web.model import COMPUTER, PLAYING
 
 if TYPE_CHECKING:
@@ -123,6 +124,7 @@ def public_view(table: Table) -> dict[str, Any]:
         "seats": lobby_json(table)["seats"] if table.is_room else None,
         "covered": table.covered(),
         "clock": _clock(table),
+        "preparing": preparing(),
     }
 
 
