@@ -452,8 +452,8 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
         # Before serving: the host polls /hi until the bot is ready, and a kernel still loading
         # at the first request would eat the round's time budget.
         print(
-            "callbreak bot: loading the search kernel (a fresh install compiles it once: about "
-            "a minute); /hi answers when it is ready...",
+            "callbreak bot: loading the search kernel (a fresh install compiles it once, in "
+            "about half a minute); /hi answers when it is ready...",
             file=sys.stderr,
             flush=True,
         )
@@ -526,7 +526,7 @@ def _announced_warm_up() -> None:
     from callbreak.warmup import warm_up
 
     print(
-        "Loading the computer players (a fresh install compiles them once: about a minute; "
+        "Loading the computer players (a fresh install compiles them once, in about half a minute; "
         "their first moves wait until then)...",
         flush=True,
     )
