@@ -65,7 +65,8 @@ def start_server(
     ]
     if redis_url:
         command += ["--redis", redis_url]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = open(folder / f"{name}.log", "wb")  # noqa: SIM115  # kept for a failing run
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while True:
@@ -243,9 +244,11 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=1.0, help="seconds a person thinks, about")
     parser.add_argument("--deals", type=int, default=1, help="deals per room's match")
     parser.add_argument("--seconds", type=float, default=120.0, help="stop after this long")
+    parser.add_argument("--keep", metavar="DIR", help="keep the servers' logs and files here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
-        folder = Path(name)
+        folder = Path(args.keep or name)
+        folder.mkdir(parents=True, exist_ok=True)
         processes = []
         redis_url = None
         redis_process = None

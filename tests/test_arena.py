@@ -18,6 +18,7 @@ from callbreak.game import Observation
 from callbreak.players import LEVELS, register
 from callbreak.players.simple import AdvancedPlayer
 from callbreak.record import check, load
+from tests.ray_processes import descendants
 
 
 class MinimumCaller(AdvancedPlayer):
@@ -205,3 +206,119 @@ def test_report_pairs_sets_and_counts_broken_calls() -> None:
     for side in ("a", "b"):
         made = data[f"{side}_calls_made"]
         assert 0 < data[f"{side}_broken_loss"] <= (1 - made) * 13
+
+
+# --- on Ray ------------------------------------------------------------------------------------
+
+RAY_SETS = dict(a="beginner", b="intermediate", rules="strict", sets=12, seed=3)
+TIMED = ("a_move_time_p95", "b_move_time_p95", "a_move_time_mean", "b_move_time_mean")
+
+
+def _figures(result: Any) -> dict[str, Any]:
+    """The report's JSON without what depends on the clock or the command."""
+    data = dict(result.to_json())
+    for key in (*TIMED, "command"):
+        del data[key]
+    return data
+
+
+@pytest.fixture(scope="module")
+def played_locally(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    """The reference: RAY_SETS played in this process, with its records."""
+    folder = tmp_path_factory.mktemp("local-records")
+    result = compare(**RAY_SETS, workers=1, records=folder)  # type: ignore[arg-type]
+    return _figures(result), folder
+
+
+def _same_records(one: Path, other: Path) -> None:
+    names = sorted(path.name for path in one.iterdir())
+    assert names == sorted(path.name for path in other.iterdir()) and len(names) == 12 * 5
+    for name in names:
+        assert (one / name).read_bytes() == (other / name).read_bytes(), name
+
+
+def test_ray_arena_equals_local_workers(
+    local_ray: str, played_locally: tuple[dict[str, Any], Path], tmp_path: Path
+) -> None:
+    figures, records = played_locally
+    finished: list[int] = []
+    result = compare(
+        **RAY_SETS,  # type: ignore[arg-type]
+        ray="local",
+        records=tmp_path,
+        on_set=lambda played, _so_far: finished.append(played.index),
+    )
+    assert _figures(result) == figures
+    assert sorted(finished) == list(range(12))
+    _same_records(records, tmp_path)
+
+
+def _busy_ray_workers() -> list[int]:
+    """Ray worker processes of this test run playing a set now (their title says so)."""
+    return [pid for pid, line in descendants().items() if line[:1] == ["ray::play_set"]]
+
+
+def test_a_killed_ray_worker_set_is_played_again(
+    local_ray: str, played_locally: tuple[dict[str, Any], Path], tmp_path: Path
+) -> None:
+    import os
+    import signal
+    import time
+
+    figures, records = played_locally
+    killed: list[int] = []
+    first = threading.Event()
+
+    def kill_one_mid_run() -> None:
+        first.wait(300)
+        deadline = time.monotonic() + 60
+        while not killed and time.monotonic() < deadline:
+            for pid in _busy_ray_workers():
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                break
+            time.sleep(0.005)
+
+    killer = threading.Thread(target=kill_one_mid_run, daemon=True)
+    killer.start()
+    result = compare(
+        **RAY_SETS,  # type: ignore[arg-type]
+        ray="local",
+        records=tmp_path,
+        on_set=lambda _played, _so_far: first.set(),
+    )
+    killer.join(60)
+    assert killed, "no worker was caught playing a set"
+    assert not result.interrupted and result.error is None
+    assert _figures(result) == figures
+    _same_records(records, tmp_path)
+
+
+def test_cli_arena_joins_a_running_ray(
+    local_ray: str, played_locally: tuple[dict[str, Any], Path], tmp_path: Path
+) -> None:
+    figures, _ = played_locally
+    report = tmp_path / "report.json"
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "callbreak", "arena", "beginner", "intermediate"),
+            *("--sets", "12", "--seed", "3", "--json", str(report), "--ray", local_ray),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(report.read_text())
+    assert {key: data[key] for key in figures} == figures
+
+
+def test_cli_arena_bad_ray_address_is_one_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "callbreak", "arena", "beginner", "random", "--ray", "nowhere"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "not a Ray address: 'nowhere'" in result.stderr

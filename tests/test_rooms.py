@@ -2,7 +2,7 @@
 stale clicks, the turn clock, people going away and coming back, leaving, and a restart.
 
 Every message a seat or spectator receives is checked afterwards: no card of another seat's
-hand, ever (see ``rooms_client.hidden_cards_seen``)."""
+hand, ever (see ``fairness.hidden_cards_seen``)."""
 
 from __future__ import annotations
 
@@ -377,3 +377,56 @@ async def test_bad_socket_messages_get_one_error_and_the_room_goes_on(base: str)
         await actor.until(lambda m: m["type"] == "state" and m["state"]["version"] == 1)
     for client in (asha, bikash):
         await client.close()
+
+
+# --- a connection's seat follows its token ---------------------------------------------------
+
+
+async def test_a_moved_person_gets_the_new_seat(app: Any, base: str) -> None:
+    code, creator = new_room(base, seats=[None, "random", None], turn_seconds=0)
+    _, bikash_seat = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    _, chandra_seat = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Chandra"})
+    assert (bikash_seat["seat"], chandra_seat["seat"]) == (1, 3)
+    bikash = await Client.open(base, code, bikash_seat["token"])
+    assert bikash.seat == 1
+    status, _ = http("POST", f"{base}/api/rooms/{code}/move", {"from": 1, "to": 3}, creator)
+    assert status == 200
+    welcome = await bikash.until(lambda m: m["type"] == "welcome")
+    assert welcome["seat"] == 3
+    bikash.seat = 3
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    state = await bikash.until(lambda m: m["type"] == "state")
+    assert state["state"]["seat"] == 3
+    assert_fair(app, code, bikash)
+    await bikash.close()
+
+
+async def test_the_creator_cannot_be_moved(base: str) -> None:
+    code, creator = new_room(base, turn_seconds=0)
+    http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    status, answer = http("POST", f"{base}/api/rooms/{code}/move", {"from": 0, "to": 1}, creator)
+    assert status == 409 and "creator" in answer["error"]
+
+
+async def test_a_person_who_left_watches_and_cannot_act(app: Any, base: str) -> None:
+    code, creator = new_room(base, seats=[None, "random", "random"], turn_seconds=0)
+    _, joined = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    bikash = await Client.open(base, code, joined["token"])
+    await bikash.until(lambda m: m["type"] == "state")
+    http("POST", f"{base}/api/rooms/{code}/leave", token=joined["token"])
+    welcome = await bikash.until(lambda m: m["type"] == "welcome")
+    assert welcome["seat"] is None
+    http("POST", f"{base}/api/rooms/{code}/seats/1", {"open": True}, creator)
+    _, dipa = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Dipa"})
+    assert dipa["seat"] == 1
+    bikash.received.clear()  # what came before, Bikash saw from his seat
+    bikash.seat = None
+    await bikash.send({"type": "sync"})
+    state = await bikash.until(lambda m: m["type"] == "state")
+    assert state["state"]["seat"] is None and state["state"]["hand"] == []
+    await bikash.send({"type": "call", "value": 1, "version": state["state"]["version"]})
+    error = await bikash.until(lambda m: m["type"] == "error")
+    assert "spectator" in error["message"]
+    assert_fair(app, code, bikash)
+    await bikash.close()

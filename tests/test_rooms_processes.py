@@ -145,3 +145,32 @@ async def _play(url: str, first: subprocess.Popen[bytes], a: str, b: str) -> Non
     for name, messages in received.items():
         leaks = hidden_cards_seen(messages, seats[name], data.rules, data.seed, data.actions)
         assert leaks == [], f"{name} saw {leaks[:5]}"
+
+
+async def test_reading_from_a_known_copy_gives_the_whole_table(tmp_path: Path) -> None:
+    """A process catching up reads only the actions after its copy's: the answer must be the
+    table as a whole read gives it, through new actions, their faults and a lobby change."""
+    from callbreak.web.model import new_match
+
+    with redis_server() as url:
+        backend = RedisBackend(url)
+        try:
+            data = new_match("strict", "Asha", ["beginner"] * 3, "7", {})
+            await backend.create(data)
+            known = await backend.load(data.id)
+            assert known is not None
+            fault = [{"seat": 1, "fault": "timeout"}]
+            for version, code in enumerate(["3", "2", "4"]):
+                assert await backend.append(data.id, version, code, fault, "playing", 12.5)
+            assert not await backend.append(data.id, 1, "5", [], "playing", None)  # stale
+            whole = await backend.load(data.id)
+            assert await backend.load(data.id, known=known) == whole
+            assert whole is not None and whole.actions == ["3", "2", "4"] and whole.faults[2]
+            assert known.actions == []  # the known copy is left as it was
+            whole.seats[1].name = "Bina"  # a lobby change: the whole table is read again
+            assert await backend.save(whole)
+            again = await backend.load(data.id, known=known)
+            assert again is not None and again.seats[1].name == "Bina"
+            assert again == await backend.load(data.id)
+        finally:
+            await backend.close()

@@ -135,7 +135,7 @@ def test_a_body_that_is_not_json_or_too_big_is_refused(client: TestClient) -> No
     assert response.status_code == 400 and "Content-Type" in response.json()["error"]
     huge = json.dumps({"names": ["x" * 70_000, "b", "c", "d"]})
     response = client.post("/api/sheets", content=huge)
-    assert response.status_code == 400
+    assert response.status_code == 413
     assert "over 64000 bytes" in response.json()["error"]
     assert client.get("/api/sheets").json() == []
 

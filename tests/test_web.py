@@ -15,6 +15,7 @@ from starlette.websockets import WebSocketDisconnect
 from callbreak.cards import Card, parse_card
 from callbreak.game import Call, Play
 from callbreak.record import check, from_data
+from callbreak.rules import DUTY_TEXTS
 from callbreak.web.app import create_app
 from callbreak.web.limits import Limits
 from tests.helpers import swap_hidden
@@ -265,6 +266,11 @@ def test_binary_and_illegal_cards_are_refused(client: TestClient) -> None:
             state = wait_for_my_turn(socket, state)
             if state["reasons"]:
                 card, reason = next(iter(state["reasons"].items()))
+                # The same duties as data, for a page that words them in another language.
+                assert set(state["duties"]) == set(state["reasons"])
+                duty = state["duties"][card]
+                words = DUTY_TEXTS[duty["duty"]].split("{")[0]
+                assert reason.lower().startswith(words.lower())
                 socket.send_json({"type": "play", "card": card, "version": state["version"]})
                 answer = socket.receive_json()
                 assert answer == {"type": "error", "message": reason}

@@ -17,9 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-import multiprocessing
 import os
-import signal
 import statistics
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -29,10 +27,11 @@ from callbreak.errors import CallbreakError
 from callbreak.game import Match
 from callbreak.record import dumps
 from callbreak.rules import Rules, made, score_deal
-from callbreak.seating import MatchResult, PlayerSpec, close, derive_seed, play_match
+from callbreak.seating import MatchResult, PlayerSpec, close, derive_seed, is_remote, play_match
 from callbreak.warmup import needs_kernel, warm_up
+from callbreak.workers import Runner, WorkerError, open_runner
 
-__all__ = ["ArenaError", "Result", "compare", "t_quantile"]
+__all__ = ["ArenaError", "Result", "SetResult", "SetTask", "compare", "play_set", "t_quantile"]
 
 
 class ArenaError(CallbreakError):
@@ -75,6 +74,21 @@ class SideStats:
             "faults": float(self.faults),
         }
 
+    def to_json(self) -> dict[str, Any]:
+        """The figures as JSON (floats keep every digit)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SideStats:
+        """The figures :meth:`to_json` wrote."""
+        return cls(
+            [int(c) for c in data["calls"]],
+            [int(t) for t in data["tricks"]],
+            [bool(m) for m in data["made"]],
+            [float(t) for t in data["times"]],
+            int(data["faults"]),
+        )
+
 
 @dataclasses.dataclass
 class SetResult:
@@ -87,11 +101,34 @@ class SetResult:
     """A's share of first places over its four matches (a shared first counts as a share)."""
     a: SideStats
     b: SideStats
+    records: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The set's game records by file name, when the task asked for them."""
 
     @property
     def diff(self) -> float:
         """A's mean paired difference on this set."""
         return sum(self.diffs) / len(self.diffs)
+
+    def to_json(self) -> dict[str, Any]:
+        """The set's figures as JSON, without its records."""
+        return {
+            "index": self.index,
+            "diffs": self.diffs,
+            "first_share": self.first_share,
+            "a": self.a.to_json(),
+            "b": self.b.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SetResult:
+        """The set :meth:`to_json` wrote."""
+        return cls(
+            int(data["index"]),
+            [float(d) for d in data["diffs"]],
+            float(data["first_share"]),
+            SideStats.from_json(data["a"]),
+            SideStats.from_json(data["b"]),
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -226,37 +263,51 @@ def check_spec(spec: str) -> PlayerSpec:
 
 
 @dataclasses.dataclass(frozen=True)
-class _Task:
+class SetTask:
+    """One set to play: its index (which names its deals), A, the four B seats, the rules."""
+
     index: int
     a: str
     b: tuple[str, ...]
     rules: str
     seed: int
-    records: str | None
+    records: bool = False
+    """Whether the set's game records come back with its result."""
     bot_budget: float = 1.5
     clock: float | None = None
     """Seconds of wall clock each decision of our players may take (None: the cost models)."""
 
+    def remotes(self) -> set[str]:
+        """The remote bots' addresses this set plays with (one set at a time each)."""
+        return {spec for spec in (self.a, *self.b) if is_remote(spec)}
 
-def _play(task: _Task, specs: Sequence[PlayerSpec], name: str, sides: Sequence[str]) -> MatchResult:
+
+def _play(
+    task: SetTask,
+    specs: Sequence[PlayerSpec],
+    name: str,
+    sides: Sequence[str],
+    records: dict[str, str],
+) -> MatchResult:
     match = Match(task.rules, seed=f"arena/{task.seed}/{task.index}", players=tuple(sides))
     # An oracle (for measuring only) is shown every hand here.
     result = play_match(
         match, specs, bot_budget=task.bot_budget, time=task.clock, reveal_to_oracles=True
     )
     if task.records:
-        path = Path(task.records) / f"set{task.index:05d}-{name}.json"
-        path.write_text(dumps(dataclasses.replace(result.record(), meta={"arena": name})))
+        record = dataclasses.replace(result.record(), meta={"arena": name})
+        records[f"set{task.index:05d}-{name}.json"] = dumps(record)
     return result
 
 
-def play_set(task: _Task) -> SetResult:
+def play_set(task: SetTask) -> SetResult:
     """Play one set: the baseline, then A from each seat."""
+    records: dict[str, str] = {}
     b_specs = [
         arena_spec(task.b[s], derive_seed(task.seed, task.index, "b", s), task.clock)
         for s in range(4)
     ]
-    baseline = _play(task, b_specs, "baseline", [f"B{s}" for s in range(4)])
+    baseline = _play(task, b_specs, "baseline", [f"B{s}" for s in range(4)], records)
     b_totals = baseline.match.totals()
     b_stats = _side_stats(baseline, range(4))
     a_stats = SideStats()
@@ -266,13 +317,13 @@ def play_set(task: _Task) -> SetResult:
         specs[seat] = arena_spec(task.a, derive_seed(task.seed, task.index, "a", seat), task.clock)
         names = [f"B{s}" for s in range(4)]
         names[seat] = "A"
-        played = _play(task, specs, f"a{seat}", names)
+        played = _play(task, specs, f"a{seat}", names, records)
         diffs.append((played.match.totals()[seat] - b_totals[seat]) / 10)
         places = played.match.places()
         if places[seat] == 1:
             first += 1 / places.count(1)
         a_stats.extend(_side_stats(played, [seat]))
-    return SetResult(task.index, diffs, first / 4, a_stats, b_stats)
+    return SetResult(task.index, diffs, first / 4, a_stats, b_stats, records)
 
 
 def _side_stats(played: MatchResult, seats: Sequence[int] | range) -> SideStats:
@@ -309,13 +360,19 @@ def compare(
     on_set: Callable[[SetResult, Sequence[SetResult]], None] | None = None,
     command: str = "",
     bot_budget: float = 1.5,
+    ray: str | None = None,
     clock: float | None = None,
 ) -> Result:
     """Compare player A with player B over ``sets`` duplicate sets.
 
     ``b`` is one spec, or up to four (one per seat; the last one fills the remaining seats).
-    ``on_set(result, so_far)`` is called after each set in set order. Ctrl-C (KeyboardInterrupt)
-    stops the comparison and returns the result of the sets played so far.
+    ``on_set(result, so_far)`` is called as each set finishes (sets may finish out of order;
+    the result does not depend on the order). Ctrl-C (KeyboardInterrupt) stops the comparison
+    and returns the result of the sets played so far.
+
+    ``ray`` runs the sets as Ray tasks: ``"local"`` on a Ray started for the run with
+    ``workers`` CPUs, or the address of a running cluster (``HOST:PORT``, ``auto``) with at most
+    ``workers`` sets at once (default: its CPUs). The result is the same as with local workers.
 
     With ``clock``, each decision of our own players is held to ``clock`` seconds of wall
     clock, as in a competition (each worker's players get one core: run with as many workers
@@ -326,64 +383,91 @@ def compare(
     matches are then played one at a time, so no address ever serves two matches at once. One
     address may serve several seats of a match when the bot keeps no state between requests (as
     ``callbreak bot`` does); a bot that keeps the state of one game needs one address per seat:
-    give B as four addresses. The result notes any address that plays several seats.
+    give B as four addresses. The result notes any address that plays several seats. On Ray,
+    the node that plays a set calls the bot: its address must be reachable from every node.
 
-    With more than one worker the sets run in spawned processes, which import the caller's main
-    module: a script that calls ``compare`` must do so under ``if __name__ == "__main__":``.
-    A failure that stops the comparison (a remote bot gone away) ends it like Ctrl-C, with the
-    sets played so far and the reason in ``error``.
+    With more than one local worker the sets run in spawned processes, which import the
+    caller's main module: a script that calls ``compare`` must do so under
+    ``if __name__ == "__main__":``. A failure that stops the comparison (a remote bot gone away)
+    ends it like Ctrl-C, with the sets played so far and the reason in ``error``.
     """
     b_specs = _b_specs(b)
     everyone = [check_spec(spec) for spec in (a, *b_specs)]
-    try:
-        parsed = Rules.parse(rules)
-    except CallbreakError as error:
-        raise ArenaError(str(error)) from None
-    if parsed.deals is None:
-        parsed = parsed.replace(deals=5)  # an open-ended profile: a set is five deals
+    parsed = check_rules(rules)
     if not 1 <= sets <= 1_000_000:
         raise ArenaError(f"sets must be 1 or more, not {sets}")
     if workers is not None and workers < 1:
         raise ArenaError(f"workers must be 1 or more, not {workers}")
     remote = [str(spec) for spec in everyone if spec.remote]
-    workers = 1 if remote else (workers or os.cpu_count() or 1)
+    if remote and ray is None:
+        workers = 1
     notes = tuple(
         f"{address} plays several seats of a match: that works only for a bot that keeps no "
         f"state between requests, such as callbreak bot"
         for address in sorted(set(remote))
         if remote.count(address) > 1
     )
-    if records is not None:
-        folder = Path(records)
+    folder = None if records is None else Path(records)
+    if folder is not None:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ArenaError(f"cannot create the records folder {folder}: {error}") from None
-    if not math.isfinite(bot_budget) or not 0 <= bot_budget <= 3600:
-        raise ArenaError(
-            f"the bots' budget per round is 0 (none) to 3600 seconds, not {bot_budget}"
-        )
+    check_budget(bot_budget)
     if clock is not None and not (math.isfinite(clock) and 0.01 <= clock <= 600):
         raise ArenaError(f"the clock per decision is 0.01 to 600 seconds, not {clock}")
-    folder_name = None if records is None else str(records)
     tasks = [
-        _Task(i, a, tuple(b_specs), str(parsed), seed, folder_name, bot_budget, clock)
+        SetTask(i, a, tuple(b_specs), str(parsed), seed, folder is not None, bot_budget, clock)
         for i in range(sets)
     ]
     results: list[SetResult] = []
     interrupted = False
     failure = None
     try:
-        for played in _run(tasks, workers):
-            results.append(played)
-            if on_set is not None:
-                on_set(played, results)
+        with _one_thread_each(clock is not None), open_runner(workers=workers, ray=ray) as runner:
+            for _, played in run_sets(runner, tasks):
+                if folder is not None:
+                    write_records(folder, played)
+                results.append(played)
+                if on_set is not None:
+                    on_set(played, results)
     except KeyboardInterrupt:
         interrupted = True
+    except WorkerError as error:
+        if not results:
+            raise ArenaError(str(error)) from None  # Ray missing or out of reach
+        interrupted, failure = True, str(error)
     except CallbreakError as error:
         interrupted, failure = True, str(error)
+    results.sort(key=lambda result: result.index)
     verdict = summarise(a, b_specs, str(parsed), seed, results, command, interrupted)
     return dataclasses.replace(verdict, error=failure, notes=notes)
+
+
+def check_rules(rules: str) -> Rules:
+    """The rules of a set; ArenaError for a bad text. An open-ended profile plays five deals."""
+    try:
+        parsed = Rules.parse(rules)
+    except CallbreakError as error:
+        raise ArenaError(str(error)) from None
+    return parsed.replace(deals=5) if parsed.deals is None else parsed
+
+
+def check_budget(bot_budget: float) -> None:
+    """ArenaError unless ``bot_budget`` is 0 (none) to 3600 seconds."""
+    if not math.isfinite(bot_budget) or not 0 <= bot_budget <= 3600:
+        raise ArenaError(
+            f"the bots' budget per round is 0 (none) to 3600 seconds, not {bot_budget}"
+        )
+
+
+def run_sets(runner: Runner, tasks: Sequence[SetTask]) -> Iterator[tuple[SetTask, SetResult]]:
+    """Play ``tasks`` with ``runner``, each set with its result as it finishes.
+
+    Every process that plays loads the compiled kernel first, so that loading it is not
+    counted as a player's decision time, and sets with a remote bot never overlap."""
+    warm = bool(tasks) and needs_kernel({spec for task in tasks for spec in (task.a, *task.b)})
+    return runner.run(play_set, tasks, setup=warm_up if warm else None, keys=SetTask.remotes)
 
 
 def _b_specs(b: str | Sequence[str]) -> list[str]:
@@ -393,55 +477,27 @@ def _b_specs(b: str | Sequence[str]) -> list[str]:
     return specs + [specs[-1]] * (4 - len(specs))
 
 
-def _run(tasks: Sequence[_Task], workers: int) -> Iterator[SetResult]:
-    # Every process that plays loads the compiled kernel first, so that loading it is not
-    # counted as a player's decision time.
-    warm = bool(tasks) and needs_kernel([tasks[0].a, *tasks[0].b])
-    if workers == 1:
-        if warm:
-            warm_up()
-        for task in tasks:
-            yield play_set(task)
-        return
-    # Each worker gets its share of the cores for numba's threads, decided before it imports
-    # numba; "spawn" keeps the workers free of the parent's threads.
-    threads = max(1, (os.cpu_count() or 1) // workers)
-    if tasks[0].clock is not None:
-        threads = 1  # a competition's clock: one core per player
+@contextlib.contextmanager
+def _one_thread_each(clock: bool) -> Iterator[None]:
+    """Under a competition's clock each worker's players get one core: numba's threads set to
+    one for the workers started meanwhile (the workers honour NUMBA_NUM_THREADS)."""
     previous = os.environ.get("NUMBA_NUM_THREADS")
-    os.environ["NUMBA_NUM_THREADS"] = str(threads)
-    context = multiprocessing.get_context("spawn")
-    pool = context.Pool(workers, initializer=_start_worker, initargs=(warm,))
+    if clock:
+        os.environ["NUMBA_NUM_THREADS"] = "1"
     try:
-        results = pool.imap(play_set, tasks)
-        for _ in tasks:
-            while True:
-                try:
-                    # A bounded wait: an unbounded one would not notice Ctrl-C.
-                    yield results.next(timeout=0.2)
-                    break
-                except multiprocessing.TimeoutError:
-                    continue
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
+        yield
     finally:
-        pool.join()
         if previous is None:
             os.environ.pop("NUMBA_NUM_THREADS", None)
         else:
             os.environ["NUMBA_NUM_THREADS"] = previous
 
 
-def _start_worker(warm: bool) -> None:
-    # Ctrl-C goes to the whole process group; only the parent should act on it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if warm:
-        # A failing initializer makes the pool start workers forever; the sets meet the same
-        # problem in play_set, where it is reported.
-        with contextlib.suppress(Exception):
-            warm_up()
+def write_records(folder: Path, played: SetResult) -> None:
+    """Write a set's game records into ``folder`` and let the result forget them."""
+    for name, text in played.records.items():
+        (folder / name).write_text(text)
+    played.records.clear()
 
 
 def summarise(

@@ -72,6 +72,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="hold each decision of our players to this wall-clock time, one core each, as a "
         "competition does (default: their cost models, independent of the machine's load)",
     )
+    _add_ray(arena, "sets")
+
+    league = commands.add_parser(
+        "league",
+        help="every player against every other, with ratings",
+        description="Play a league file's entrants against each other in duplicate sets (each "
+        "pair both ways on shared deals), keep every finished set in a SQLite file (a league "
+        "run again plays only the sets it lacks), and write the ratings and every pair's edge "
+        "as JSON, Markdown and an SVG chart.",
+    )
+    league.add_argument("file", metavar="FILE.toml", help="the league file (see docs/leagues.md)")
+    league.add_argument("--sets", type=int, help="sets per pair (default: the file's)")
+    league.add_argument(
+        "--out",
+        metavar="DIR",
+        help="folder of the results and reports (default: the file's name beside it, "
+        "without .toml)",
+    )
+    league.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    _add_ray(league, "sets")
 
     bot = commands.add_parser(
         "bot",
@@ -117,6 +137,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_ray(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help=f"play the {what} as Ray tasks: on the cluster at ADDRESS (HOST:PORT of its head, or "
+        "auto), or without ADDRESS on a local Ray started for the run (needs callbreak[cluster])",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
@@ -127,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_rules()
         if args.command == "arena":
             return run_arena(args, list(argv) if argv is not None else sys.argv[1:])
+        if args.command == "league":
+            return run_league(args, list(argv) if argv is not None else sys.argv[1:])
         if args.command == "bot":
             return run_bot(args.player, args.host, args.port, args.rules)
         if args.command == "serve":
@@ -152,6 +185,8 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
     if len(args.b) > 4:
         print("callbreak arena: give at most four B specs, one per seat", file=sys.stderr)
         return EXIT_UNREADABLE
+    if not _ray_address_ok("arena", args.ray):
+        return EXIT_UNREADABLE
     console = Console(stderr=True)
     command = "callbreak " + " ".join(_quote(a) for a in argv)
     with Progress(
@@ -163,7 +198,7 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
         console=console,
         transient=True,
     ) as progress:
-        bar = progress.add_task("sets", total=args.sets, running="")
+        bar = progress.add_task("sets", total=args.sets, running="starting Ray" if args.ray else "")
 
         every = max(1, args.sets // 20)
 
@@ -191,6 +226,7 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
                 command=command,
                 bot_budget=args.bot_budget,
                 clock=args.clock,
+                ray=args.ray,
             )
         except CallbreakError as error:
             print(f"callbreak arena: {error}", file=sys.stderr)
@@ -207,6 +243,148 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
     if result.error:
         return EXIT_BROKEN
     return 130 if result.interrupted else EXIT_OK
+
+
+def run_league(args: argparse.Namespace, argv: list[str]) -> int:
+    """Run a league with a progress bar, print the standings and write the reports."""
+    from pathlib import Path
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from callbreak import league
+
+    if not _ray_address_ok("league", args.ray):
+        return EXIT_UNREADABLE
+    if args.sets is not None and not 1 <= args.sets <= 1_000_000:
+        print(f"callbreak league: --sets must be 1 to 1,000,000, not {args.sets}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    console = Console(stderr=True)
+    command = "callbreak " + " ".join(_quote(a) for a in argv)
+    try:
+        entrants = league.load_league(args.file)
+        out = Path(args.out) if args.out else Path(args.file).with_suffix("")
+        if out.exists() and not out.is_dir():
+            raise league.LeagueError(f"the output folder {out} is a file")
+        store = league.ResultsStore(out / "results.sqlite")
+    except CallbreakError as error:
+        print(f"callbreak league: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    with Progress(
+        TextColumn("[bold]sets"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[running]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        bar = progress.add_task("sets", total=None, running="")
+        done = [0, 1]
+
+        def on_start(to_play: int, kept: int) -> None:
+            done[1] = max(1, to_play)
+            kept_text = f"{kept} kept from before" if kept else ""
+            starting = ", starting Ray" if args.ray and to_play else ""
+            progress.update(bar, total=to_play, running=f"{kept_text}{starting}".strip(", "))
+            if kept:
+                print(f"{kept} arena sets kept from before", file=sys.stderr, flush=True)
+
+        def on_set(key: tuple[str, str, int], _result: object) -> None:
+            done[0] += 1
+            a, b, index = key
+            progress.update(bar, advance=1, running=f"{a} against {b}, set {index + 1}")
+            every = max(1, done[1] // 20)
+            if not console.is_terminal and done[0] % every == 0:
+                print(f"arena sets {done[0]}/{done[1]}", file=sys.stderr, flush=True)
+
+        try:
+            result = league.run_league(
+                entrants,
+                store,
+                sets=args.sets,
+                workers=args.workers,
+                ray=args.ray,
+                on_start=on_start,
+                on_set=on_set,
+                command=command,
+            )
+        except CallbreakError as error:
+            print(f"callbreak league: {error}", file=sys.stderr)
+            return EXIT_UNREADABLE
+        finally:
+            store.close()
+    _league_report(Console(highlight=False, soft_wrap=True), result)
+    try:
+        written = result.write(out)
+    except CallbreakError as error:
+        print(f"callbreak league: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(f"written: {', '.join(str(path) for path in written)}", flush=True)
+    if result.error:
+        return EXIT_BROKEN
+    return 130 if result.interrupted else EXIT_OK
+
+
+def _league_report(console: object, result: object) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from callbreak.league import Standings
+
+    assert isinstance(console, Console) and isinstance(result, Standings)
+    if result.error:
+        console.print(f"[red]stopped: {result.error}[/]")
+    if result.interrupted:
+        console.print("[yellow]interrupted: the standings cover the sets finished[/]")
+    league = result.league
+    console.print(
+        f"league {league.name}: rules {league.rules}, seed {league.seed}, {result.sets} sets per "
+        f"pair both ways, {result.played} arena sets played"
+    )
+    table = Table(title="ratings (OpenSkill) and edges in points per match")
+    for column in ("rank", "entrant", "rating", "95% interval", "edge", "calls made"):
+        table.add_column(column, justify="left" if column == "entrant" else "right")
+    for rank, rating in enumerate(result.ratings, 1):
+        low, high = rating.interval
+        table.add_row(
+            str(rank),
+            rating.label,
+            f"{rating.mu:.2f}",
+            f"{low:.2f} to {high:.2f}",
+            _signed(rating.edge),
+            _pct(rating.calls_made),
+        )
+    console.print(table)
+    pairs = Table(title="pairs: X's edge over Y per match, both ways on the same deals")
+    for column in ("X", "Y", "sets", "X's edge", "95% CI"):
+        pairs.add_column(column, justify="left" if column in "XY" else "right")
+    for pair in result.pairs:
+        low, high = pair.ci95
+        interval = f"{_signed(low)} to {_signed(high)}" if pair.sets > 1 else "-"
+        pairs.add_row(pair.x, pair.y, str(pair.sets), _signed(pair.mean), interval)
+    console.print(pairs)
+    console.print(f"reproduce: {result.command}")
+
+
+def _signed(value: float) -> str:
+    import math
+
+    return f"{value:+.2f}" if math.isfinite(value) else "-"
+
+
+def _ray_address_ok(command: str, address: str | None) -> bool:
+    """Whether ``--ray``'s address has a usable form; if not, says so in one line."""
+    from callbreak.workers import check_address
+
+    if address is None:
+        return True
+    try:
+        check_address(address)
+    except CallbreakError as error:
+        print(f"callbreak {command}: {error}", file=sys.stderr)
+        return False
+    return True
 
 
 def _quote(text: str) -> str:
@@ -283,8 +461,13 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     if needs_kernel([spec]):
         # Before serving: the host polls /hi until the bot is ready, and a kernel still loading
         # at the first request would eat the round's time budget.
-        print("callbreak bot: loading the search kernel...", file=sys.stderr, flush=True)
-        warm_up()
+        print(
+            "callbreak bot: loading the search kernel (a fresh install compiles it once, in "
+            "about half a minute); /hi answers when it is ready...",
+            file=sys.stderr,
+            flush=True,
+        )
+        print(f"callbreak bot: ready ({warm_up():.0f} s)", file=sys.stderr, flush=True)
     try:
         serve(spec, host, port, rules)
     except OSError as error:
@@ -309,7 +492,6 @@ def run_serve(
 
     import uvicorn
 
-    from callbreak.warmup import warm_up
     from callbreak.web.app import create_app
     from callbreak.web.store import default_path
 
@@ -337,7 +519,7 @@ def run_serve(
     print(f"Call Break is at http://{host}:{port}/ ({kept}); Ctrl-C stops it", flush=True)
     # The computer players' compiled kernel loads in the background, so the first match does
     # not stall on it (on a fresh install it is compiled once, which takes a while).
-    threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
+    threading.Thread(target=_announced_warm_up, name="warm-up", daemon=True).start()
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning")
     except OSError as error:
@@ -347,6 +529,18 @@ def run_serve(
         )
         return EXIT_UNREADABLE
     return EXIT_OK
+
+
+def _announced_warm_up() -> None:
+    """Load the kernel, saying so: on a fresh install the first computer move waits on it."""
+    from callbreak.warmup import warm_up
+
+    print(
+        "Loading the computer players (a fresh install compiles them once, in about half a minute; "
+        "their first moves wait until then)...",
+        flush=True,
+    )
+    print(f"The computer players are ready ({warm_up():.0f} s)", flush=True)
 
 
 def run_rules() -> int:

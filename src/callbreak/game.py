@@ -384,18 +384,23 @@ class Deal:
         >>> deal.explain_hand() == lines and len(lines) > 0
         True
         """
+        forbidden = self.forbidden()
+        legal = self.legal_cards()
+        return {card: self._status_line(duty.reason, legal) for card, duty in forbidden.items()}
+
+    def forbidden(self) -> dict[Card, Duty]:
+        """For each card of the seat to act that it may not play, the duty that forbids it
+        (as data: a front end words it in its own language)."""
         if self.phase is not Phase.PLAYING:
             return {}
-        seat = self.trick.seat_of(len(self.trick.cards))
-        steps = self._duties(seat)
-        legal = CardSet(steps[-1].allowed)
-        lines = {}
-        for card in self.held(seat):
+        steps = self._duties(self.trick.seat_of(len(self.trick.cards)))
+        found = {}
+        for card in self.held(self.trick.seat_of(len(self.trick.cards))):
             for duty in steps:
                 if not duty.allowed >> card & 1:
-                    lines[card] = self._status_line(duty.reason, legal)
+                    found[card] = duty
                     break
-        return lines
+        return found
 
     @staticmethod
     def _status_line(problem: str, legal: CardSet) -> str:

@@ -29,6 +29,7 @@ from callbreak.spec import SpecError, format_spec, parse_spec
 __all__ = [
     "BHOOS",
     "CLASSIC",
+    "DUTY_TEXTS",
     "ONLINE",
     "PAGAT",
     "PROFILES",
@@ -268,13 +269,39 @@ def _known_profiles() -> str:
 # --- legality -------------------------------------------------------------------------------
 
 
+DUTY_TEXTS: dict[str, str] = {
+    "hold": "you may play only a card you hold",
+    "no_spade_lead": "lead a non-spade to the first trick unless you hold only spades",
+    "follow": "must follow suit, since {suit} were led",
+    "beat_spade_lead": "must beat the {card} when spades are led",
+    "beat": "must beat the {card} while {suit} are not trumped",
+    "trump": "must trump, holding no {suit}",
+    "overtrump": "must overtrump the {card}, holding no {suit} but a higher spade",
+    "low_spade": "must still play a spade, holding no {suit} (no free discard while you hold a "
+    "spade)",
+}
+"""Each duty's words in English, with the card to beat and the led suit as blanks. Front ends
+in other languages word the same ``kind``, ``card`` and ``suit`` themselves."""
+
+
 class Duty(NamedTuple):
     """One rule that narrows the cards a player may play, and the cards it leaves."""
 
     allowed: int
     """The mask of cards this duty still allows (a subset of the previous duty's)."""
-    reason: str
-    """The duty in words: 'must beat the 10♥ while hearts are not trumped'."""
+    kind: str
+    """Which duty: a key of ``DUTY_TEXTS``."""
+    card: int = -1
+    """The card to beat or overtrump (-1 for none)."""
+    suit: int = -1
+    """The suit led (-1 for none)."""
+
+    @property
+    def reason(self) -> str:
+        """The duty in words: 'must beat the 10♥ while hearts are not trumped'."""
+        card = Card(self.card).pretty() if self.card >= 0 else ""
+        suit = Suit(self.suit).plural if self.suit >= 0 else ""
+        return DUTY_TEXTS[self.kind].format(card=card, suit=suit)
 
 
 def _above(card: int) -> int:
@@ -289,49 +316,43 @@ def duties(hand: int, trick: Sequence[int], first_trick: bool, rules: Rules) -> 
     legal cards are the last entry's ``allowed``; an illegal card is forbidden by the first
     entry that no longer allows it.
     """
-    steps = [Duty(hand, "you may play only a card you hold")]
+    steps = [Duty(hand, "hold")]
     if not trick:
         non_spades = hand & ~SPADE_MASK
         if first_trick and rules.no_spade_first_lead and non_spades:
-            reason = "lead a non-spade to the first trick unless you hold only spades"
-            steps.append(Duty(non_spades, reason))
+            steps.append(Duty(non_spades, "no_spade_lead"))
         return steps
 
-    led = Suit(trick[0] // 13)
+    led = trick[0] // 13
     follow = hand & SUIT_MASKS[led]
     spades_played = [card for card in trick if card < 13]
     if follow:
-        steps.append(Duty(follow, f"must follow suit, since {led.plural} were led"))
+        steps.append(Duty(follow, "follow", suit=led))
         if rules.free_following:
             return steps
         if led == Suit.SPADES:
-            top = max(spades_played)
-            reason = f"must beat the {Card(top).pretty()} when spades are led"
+            top, kind = max(spades_played), "beat_spade_lead"
         elif spades_played:
             return steps  # trumped: no heart can win, so any card of the led suit will do
         else:
-            top = max(card for card in trick if card // 13 == led)
-            reason = f"must beat the {Card(top).pretty()} while {led.plural} are not trumped"
+            top, kind = max(card for card in trick if card // 13 == led), "beat"
         higher = follow & _above(top)
         if higher:
-            steps.append(Duty(higher, reason))
+            steps.append(Duty(higher, kind, top, led))
         return steps
 
     spades = hand & SPADE_MASK
     if not spades:
         return steps
     if not spades_played:
-        reason = f"must trump, holding no {led.plural}"
-        steps.append(Duty(spades, reason))
+        steps.append(Duty(spades, "trump", suit=led))
         return steps
     top = max(spades_played)
     higher = spades & _above(top)
     if higher:
-        reason = f"must overtrump the {Card(top).pretty()}, holding no {led.plural}"
-        steps.append(Duty(higher, reason + " but a higher spade"))
+        steps.append(Duty(higher, "overtrump", top, led))
     elif rules.forced_low_spade:
-        reason = f"must still play a spade, holding no {led.plural} (no free discard"
-        steps.append(Duty(spades, reason + " while you hold a spade)"))
+        steps.append(Duty(spades, "low_spade", top, led))
     return steps
 
 

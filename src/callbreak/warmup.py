@@ -1,14 +1,16 @@
 """Load the search's compiled kernel before anyone waits on it.
 
 numba compiles each kernel function at its first call and keeps the machine code in a cache on
-disk. On a fresh install compiling them all takes about a minute on the 2-core project machine
-(54 s for this warm-up, measured idle), and even from the cache loading them takes a moment
-(0.7 s). A person at a browser table or a remote host counting a bot's time budget should pay
-neither, so servers (and the arena's workers, whose decision times are reported) warm up first.
+disk. On a fresh install compiling them all takes about half a minute of CPU on the 2-core
+project machine (34 s for this warm-up; ``benchmarks/compile.py``, ``docs/benchmarks.md``),
+and even from the cache loading them takes a moment (0.7 s). A person at a browser table or a
+remote host counting a bot's time budget should pay neither, so servers (and the arena's
+workers, whose decision times are reported) warm up first.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable
 
@@ -19,11 +21,28 @@ NO_KERNEL = frozenset({"random"})
 """Levels that never call the kernel."""
 
 
+_warming = threading.Event()
+
+
+def preparing() -> bool:
+    """Whether this process is loading (or, on a fresh install, compiling) the kernel now: a
+    page says so rather than only "thinking" while a computer's first decision waits on it."""
+    return _warming.is_set()
+
+
 def warm_up() -> float:
     """Play one short seeded deal with a small expert (inferring from plays), a small IS-MCTS
     player and two advanced players, which calls every kernel function the players call (calling,
     world sampling, playouts, the exact solver, the card policy, the model of play, the tree
     search); return the seconds it took."""
+    _warming.set()
+    try:
+        return _play_warm_up()
+    finally:
+        _warming.clear()
+
+
+def _play_warm_up() -> float:
     from callbreak.game import Match
     from callbreak.players.expert import ExpertPlayer
     from callbreak.players.ismcts import IsmctsPlayer

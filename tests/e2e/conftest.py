@@ -17,6 +17,7 @@ import uvicorn
 
 from callbreak.warmup import warm_up
 from callbreak.web.app import create_app
+from callbreak.web.limits import Limits
 
 CHROMIUM = os.environ.get("CALLBREAK_CHROMIUM", "/usr/bin/chromium")
 SCREENS = Path(__file__).parent / "screens"
@@ -44,7 +45,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, objec
     # fresh clone the kernel is compiled here, which can take longer than a page's wait.
     warm_up()
     database = tmp_path_factory.mktemp("e2e") / "callbreak.db"
-    app = create_app(database)
+    # Every browser of these tests comes from 127.0.0.1: the per-address limit on creating and
+    # joining rooms (5 at once) would refuse the fifth person of a test.
+    app = create_app(database, limits=Limits(joins_per_minute=6000.0, join_burst=1000.0))
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     instance = uvicorn.Server(config)
@@ -65,9 +68,11 @@ def base_url(server: dict[str, object]) -> str:
     return str(server["url"])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[object]:
-    """Headless Chromium."""
+    """Headless Chromium, for the tests of this package only: Playwright's synchronous API runs
+    an event loop of its own until it stops, and the asynchronous tests that run after this
+    package (tests/test_rooms.py...) could not run theirs while it did."""
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium is missing at {CHROMIUM}: install Debian's chromium package")
     from playwright.sync_api import sync_playwright

@@ -918,6 +918,12 @@ def _utility(packed: int, seat: int, rival_weight: float) -> float:
     return unpack(packed, seat) - rival_weight * rivals / 3.0
 
 
+# Below, constant arguments are passed as typed values (``int(np.int64(0))``), not literals:
+# numba compiles a function once more for each literal argument it is called with, which made
+# the kernel's first compile seconds longer (a helper returning its argument would not do: it
+# returns the literal's type).
+
+
 @njit(cache=True)
 def _solve_after(
     hands: np.ndarray,
@@ -941,15 +947,16 @@ def _solve_after(
         for position in range(4):
             played |= 1 << trick[position]
         won[win_seat] += 1
-        value = solve(
+        none, no_card, no = int(np.int64(0)), int(np.int64(-1)), bool(np.bool_(False))
+        value = solve(  # typed arguments, not literals (see above)
             hands,
             win_seat,
-            0,
-            -1,
-            -1,
-            -1,
+            none,
+            no_card,
+            no_card,
+            no_card,
             win_seat,
-            False,
+            no,
             done | played,
             calls,
             won,
@@ -982,6 +989,18 @@ def _solve_after(
 
 
 # --- sampling hidden hands ------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _order_by(keys: np.ndarray, order: np.ndarray) -> None:
+    """``order`` = the indices of ``keys`` in increasing order, by insertion (at most 39 keys):
+    compiling numpy's argsort took seconds of the kernel's first compile."""
+    for i in range(keys.shape[0]):
+        j = i
+        while j > 0 and keys[order[j - 1]] > keys[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
 
 
 @njit(cache=True)
@@ -1025,7 +1044,7 @@ def sample_worlds(
             keys = np.empty(total)
             for i in range(total):
                 keys[i] = options[i] + rand_float(rng)
-            order[:] = np.argsort(keys)
+            _order_by(keys, order)
             for s in range(4):
                 room[s] = sizes[s]
                 worlds[w, s] = 0
@@ -1074,6 +1093,7 @@ def simulate(
     """
     count = worlds.shape[0]
     result = np.zeros((count * rollouts, 4), dtype=np.int64)
+    start, first = int(np.int64(0)), bool(np.bool_(True))  # not literals (see _solve_after)
     for w in prange(count):
         rng = np.empty(1, dtype=np.uint64)
         rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(w * 104729 + 1)
@@ -1086,7 +1106,21 @@ def simulate(
             for s in range(4):
                 hands[s] = worlds[w, s]
                 won[s] = 0
-            playout(hands, leader, trick, 0, True, 0, 0, calls[w], won, flags, scoring, rng, eps)
+            playout(
+                hands,
+                leader,
+                trick,
+                start,
+                first,
+                start,
+                start,
+                calls[w],
+                won,
+                flags,
+                scoring,
+                rng,
+                eps,
+            )
             for s in range(4):
                 result[w * rollouts + r, s] = won[s]
     return result

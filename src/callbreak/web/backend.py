@@ -40,8 +40,9 @@ class Backend(Protocol):
     async def create(self, data: TableData) -> None:
         """Store a new match or room."""
 
-    async def load(self, table_id: str) -> TableData | None:
-        """A stored match or room, or None."""
+    async def load(self, table_id: str, known: TableData | None = None) -> TableData | None:
+        """A stored match or room, or None. ``known`` is a copy this process holds: a backend
+        may then read only what was added since (the same answer, read faster)."""
 
     async def save(self, data: TableData) -> bool:
         """Store a lobby change made on ``data.rev`` (bumped on success); False when the room
@@ -95,7 +96,7 @@ class LocalBackend:
     async def create(self, data: TableData) -> None:
         self.store.create(data)
 
-    async def load(self, table_id: str) -> TableData | None:
+    async def load(self, table_id: str, known: TableData | None = None) -> TableData | None:
         return self.store.load(table_id)
 
     async def save(self, data: TableData) -> bool:

@@ -50,10 +50,11 @@ async def connect(
         await socket.close(code=4404)
         return
     seat: int | None = 0
+    token: str | None = None
     bucket = Bucket(limits.messages_per_second, limits.message_burst)
     if kind == ROOM:
-        seat = await _hello(table, socket)
-    await table.join(socket, seat)
+        seat, token = await _hello(table, socket)
+    await table.join(socket, seat, token)
     try:
         strikes = 0
         while True:
@@ -68,7 +69,8 @@ async def connect(
                     await socket.close(code=4429)
                     break
                 continue
-            await handle(table, socket, seat, text)
+            # The seat as it is now: the lobby may have moved the person, or they left.
+            await handle(table, socket, table.seat_of(socket), text)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -89,8 +91,9 @@ async def _receive(socket: WebSocket) -> str | None:
     return str(text)
 
 
-async def _hello(table: Table, socket: WebSocket) -> int | None:
-    """Read the first message of a room's connection: which seat's token it holds."""
+async def _hello(table: Table, socket: WebSocket) -> tuple[int | None, str | None]:
+    """Read the first message of a room's connection: which seat's token it holds (the seat
+    and the token, or None and None for a spectator)."""
     try:
         text = await asyncio.wait_for(_receive(socket), HELLO_SECONDS)
     except TimeoutError:
@@ -112,7 +115,7 @@ async def _hello(table: Table, socket: WebSocket) -> int | None:
             socket,
         )
     await table.send({"type": "welcome", "seat": seat}, socket)
-    return seat
+    return seat, (token if seat is not None else None)
 
 
 async def handle(table: Table, socket: WebSocket, seat: int | None, text: str) -> None:

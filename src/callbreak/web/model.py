@@ -327,6 +327,9 @@ def move(data: TableData, first: object, second: object) -> None:
     if data.status != LOBBY:
         raise RoomError("seats can be moved only before the start", 409)
     a, b = _index(first), _index(second)
+    if 0 in (a, b):
+        # Seat 0 is the creator's: moved, the creator's token would lose the room to another.
+        raise RoomError("seat 0 is the creator's: move the other seats", 409)
     data.seats[a], data.seats[b] = data.seats[b], data.seats[a]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator
@@ -31,6 +32,10 @@ __all__ = ["RedisBackend"]
 
 PRESENCE_SECONDS = 15.0
 """A connection not confirmed for this long (its process died) no longer counts."""
+CONNECTIONS = 64
+"""Connections to Redis a process keeps at most; a command waits for a free one (up to
+CONNECTION_WAIT seconds) rather than failing, which under load stopped tables' drivers."""
+CONNECTION_WAIT = 20.0
 
 # Lobby change on a revision: fails (0) when the stored revision differs.
 _SAVE = """
@@ -75,7 +80,10 @@ class RedisBackend:
     shared = True
 
     def __init__(self, url: str) -> None:
-        self.client = redis.Redis.from_url(url, decode_responses=True)
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=CONNECTIONS, timeout=CONNECTION_WAIT, decode_responses=True
+        )
+        self.client = redis.Redis.from_pool(pool)  # owns the pool: closed with the client
         self._save = self.client.register_script(_SAVE)
         self._append = self.client.register_script(_APPEND)
         self._lease = self.client.register_script(_LEASE)
@@ -106,7 +114,25 @@ class RedisBackend:
             pipe.zadd(f"cb:index:{data.kind}", {data.id: data.created})
             await pipe.execute()
 
-    async def load(self, table_id: str) -> TableData | None:
+    async def load(self, table_id: str, known: TableData | None = None) -> TableData | None:
+        if known is not None:
+            # Every process reads every room's table several times a second under load: read
+            # only the actions after the known ones while no lobby change (rev) came between.
+            # Actions are only ever appended, so the known ones are the stored list's start.
+            async with self.client.pipeline(transaction=True) as pipe:
+                pipe.hgetall(_key(table_id, "state"))
+                pipe.lrange(_key(table_id, "actions"), len(known.actions), -1)
+                pipe.hgetall(_key(table_id, "faults"))
+                state, added, faults = await pipe.execute()
+            if state and int(state["rev"]) == known.rev:
+                return dataclasses.replace(
+                    known,
+                    actions=known.actions + added,
+                    faults={int(index): json.loads(text) for index, text in faults.items()},
+                    status=state["status"],
+                    deadline=float(state["deadline"]) if state.get("deadline") else None,
+                    updated=float(state["updated"]),
+                )
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.get(_key(table_id, "data"))
             pipe.hgetall(_key(table_id, "state"))
@@ -182,47 +208,44 @@ class RedisBackend:
 
     @contextlib.asynccontextmanager
     async def events(self, table_id: str) -> AsyncIterator[asyncio.Queue[Event]]:
-        # One subscribing connection per process, whatever the number of tables: each table's
-        # listeners get their events from it through a queue.
+        # One subscription per process, to every table's channel by pattern, read by one task:
+        # a pub/sub connection must not be used by several tasks at once, and subscribing per
+        # table would have to. Each table's listeners get their events through a queue.
+        await self._start_reader()
         queue: asyncio.Queue[Event] = asyncio.Queue()
-        listeners = self._listeners.setdefault(table_id, set())
-        if not listeners:
-            await self._subscriber().subscribe(_key(table_id, "events"))
-        listeners.add(queue)
+        self._listeners.setdefault(table_id, set()).add(queue)
         try:
             yield queue
         finally:
-            listeners.discard(queue)
-            if not listeners:
-                with contextlib.suppress(Exception):
-                    await self._subscriber().unsubscribe(_key(table_id, "events"))
+            self._listeners[table_id].discard(queue)
 
-    def _subscriber(self) -> Any:
+    async def _start_reader(self) -> None:
+        if self._reader is not None and not self._reader.done():
+            return
         if self._pubsub is None:
             self._pubsub = self.client.pubsub(ignore_subscribe_messages=True)
-        if self._reader is None or self._reader.done():
-            self._reader = asyncio.get_running_loop().create_task(self._read())
-        return self._pubsub
+            await self._pubsub.psubscribe("cb:{*}:events")
+        self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
         while True:
-            if not self._pubsub.subscribed:
-                await asyncio.sleep(0.05)
-                continue
             try:
                 message = await self._pubsub.get_message(timeout=1.0)
             except (ConnectionError, redis.ConnectionError):
                 await asyncio.sleep(0.5)  # Redis restarting: the tables catch up when it is back
                 continue
-            if message is None or message.get("type") != "message":
+            if message is None or message.get("type") != "pmessage":
                 continue
             channel = str(message["channel"])
             table_id = channel[channel.index("{") + 1 : channel.index("}")]
+            listeners = self._listeners.get(table_id)
+            if not listeners:
+                continue  # a table this process does not serve now
             try:
                 event = json.loads(message["data"])
             except ValueError:
                 continue
-            for queue in list(self._listeners.get(table_id, ())):
+            for queue in list(listeners):
                 queue.put_nowait(event)
 
     # --- presence and leases ---------------------------------------------------------------

@@ -76,8 +76,15 @@ async def _listen(table: Table) -> None:
                 # However busy the table, this process says again which seats it holds, and
                 # reads the table again: pub/sub may have dropped a message.
                 refreshed = loop.time()
-                await table.refresh_presence()
-                await table.catch_up()
+                try:
+                    await table.refresh_presence()
+                    await table.catch_up()
+                except Exception:  # the shared store out of reach: tried again next time
+                    traceback.print_exc()
+                if table.driver is None or table.driver.done():
+                    # A driver stopped by a failure (the shared store out of reach for a
+                    # moment) starts again rather than leaving the table stuck.
+                    table.driver = _spawn(_drive(table))
             if event is None or event.get("origin") == OWNER:
                 continue
             if event.get("type") in ("action", "lobby"):
@@ -95,12 +102,15 @@ async def _wait(table: Table, seconds: float) -> None:
 async def _drive(table: Table) -> None:
     loop = asyncio.get_running_loop()
     renew = LEASE_SECONDS / 3
+    leased_at = -LEASE_SECONDS
     while table.connections:
         table.changed.clear()
-        if not await table.backend.lease(table.id, OWNER, LEASE_SECONDS):
-            await _wait(table, renew)
-            continue
-        await table.catch_up()
+        if loop.time() - leased_at >= renew:  # renewed a few times a lease, not every turn
+            if not await table.backend.lease(table.id, OWNER, LEASE_SECONDS):
+                await _wait(table, renew)
+                continue
+            leased_at = loop.time()
+            await table.catch_up()  # just leased: this copy may be behind the last holder's
         match, data = table.match, table.data
         if data.status != PLAYING or match.is_over:
             await _wait(table, renew)
@@ -162,8 +172,7 @@ async def _cover_reason(table: Table, seat: int) -> tuple[str | None, float]:
         return None, LEASE_SECONDS
     data = table.data
     person = data.seats[seat]
-    present = await table.backend.presence(table.id)
-    table.present = present
+    present = table.present  # kept fresh by presence events and the listener's refresh
     now = time.time()
     if person.left or seat not in present:
         waiting = any(

@@ -59,9 +59,11 @@ class Connection:
     """One socket with its seat (None: a spectator) and the messages on their way to it, sent
     by a task of its own, so that a slow phone never holds up anyone else's messages."""
 
-    def __init__(self, websocket: WebSocket, seat: int | None) -> None:
+    def __init__(self, websocket: WebSocket, seat: int | None, token: str | None = None) -> None:
         self.websocket = websocket
         self.seat = seat
+        self.token = token
+        """The seat token the connection said hello with: its seat follows the token's."""
         self.outbox: asyncio.Queue[str] = asyncio.Queue()
         self.writer = asyncio.get_running_loop().create_task(self._write())
 
@@ -229,7 +231,8 @@ class Table:
         CallbreakError saying why when it may not be taken, StaleAction when the table has
         moved on since that version."""
         async with self.lock:
-            await self._catch_up()
+            # No reading of the store first: the append below refuses an action on a version
+            # another process has moved past, and this copy then catches up.
             if type(version) is not int:
                 raise CallbreakError('an action needs the "version" of the state it was made on')
             if version != self.version:
@@ -328,6 +331,7 @@ class Table:
         if moved and self.connections:
             self.changed.set()
             if self.is_room:
+                await self._reseat()  # a lobby change stored by another process
                 await self.send({"type": "room", "room": self.lobby()})
             if self.status != LOBBY:
                 await self.broadcast()
@@ -336,7 +340,7 @@ class Table:
         """Bring this copy up to the stored table; whether anything changed."""
         if not self.backend.shared:
             return False  # one process: this copy is the only writer
-        fresh = await self.backend.load(self.id)
+        fresh = await self.backend.load(self.id, known=self.data)
         if fresh is None or (fresh.version, fresh.rev) == (self.version, self.data.rev):
             return False
         mine = self.data.actions
@@ -361,10 +365,11 @@ class Table:
 
     # --- connections ---------------------------------------------------------------------------
 
-    async def join(self, websocket: WebSocket, seat: int | None) -> None:
-        """Take a connection for ``seat`` (None: a spectator), send it the table, count it
-        where people's presence matters (a room), and start the table's tasks."""
-        self.connections[websocket] = Connection(websocket, seat)
+    async def join(self, websocket: WebSocket, seat: int | None, token: str | None = None) -> None:
+        """Take a connection for ``seat`` (None: a spectator; ``token`` the seat token it
+        presented), send it the table, count it where people's presence matters (a room), and
+        start the table's tasks."""
+        self.connections[websocket] = Connection(websocket, seat, token)
         if self.is_room and seat is not None:
             await self._count(seat)  # everyone, this connection included, hears of it
         else:
@@ -397,6 +402,25 @@ class Table:
         self.present = await self.backend.presence(self.id)
         await self.notify({"type": "presence"})
 
+    def seat_of(self, websocket: WebSocket) -> int | None:
+        """The seat a connection plays now (None: a spectator, or not connected)."""
+        connection = self.connections.get(websocket)
+        return None if connection is None else connection.seat
+
+    async def _reseat(self) -> None:
+        """Give each connection the seat its token holds now: a person moved to another seat,
+        or who left, is no longer sent (nor may act for) the seat they said hello to."""
+        for connection in list(self.connections.values()):
+            if connection.token is None:
+                continue
+            seat = self.data.seat_of(connection.token)
+            if seat == connection.seat:
+                continue
+            before, connection.seat = connection.seat, seat
+            connection.put(json.dumps({"type": "welcome", "seat": seat}))
+            await self._count(before)
+            await self._count(seat)
+
     def _held(self, seat: int) -> int:
         return sum(1 for connection in self.connections.values() if connection.seat == seat)
 
@@ -416,6 +440,8 @@ class Table:
         kind = event.get("type")
         if kind == "thinking":
             self.thinking = event.get("seat")
+        if kind == "lobby" and self.is_room:
+            await self._reseat()
         if kind in ("presence", "lobby"):
             self.present = await self.backend.presence(self.id)
         self.changed.set()

@@ -13,6 +13,7 @@ from callbreak.cards import Card
 from callbreak.game import Trick
 from callbreak.rules import format_tenths
 from callbreak.seating import is_remote
+from callbreak.warmup import preparing
 from callbreak.web.model import COMPUTER, PLAYING
 
 if TYPE_CHECKING:
@@ -45,13 +46,23 @@ def private_view(table: Table, seat: int | None) -> dict[str, Any]:
         legal_calls = list(seen.legal_calls) if my_turn else []
         may_claim = bool(my_turn and seen.may_claim_redeal)
     reasons: dict[str, str] = {}
+    duties: dict[str, dict[str, str | None]] = {}
     if my_turn:
         reasons = {str(card): why for card, why in deal.explain_hand().items()}
+        duties = {
+            str(card): {
+                "duty": duty.kind,
+                "card": str(Card(duty.card)) if duty.card >= 0 else None,
+                "suit": "SHDC"[duty.suit] if duty.suit >= 0 else None,
+            }
+            for card, duty in deal.forbidden().items()
+        }
     return {
         "seat": seat,
         "hand": [str(card) for card in hand],
         "legal": legal_cards,
         "reasons": reasons,
+        "duties": duties,
         "legal_calls": legal_calls,
         "may_claim_redeal": may_claim,
     }
@@ -113,6 +124,7 @@ def public_view(table: Table) -> dict[str, Any]:
         "seats": lobby_json(table)["seats"] if table.is_room else None,
         "covered": table.covered(),
         "clock": _clock(table),
+        "preparing": preparing(),
     }
 
 

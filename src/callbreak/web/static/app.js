@@ -3,17 +3,22 @@
 
 const pages = [
   [/^#?\/?$/, "./home.js"],
+  [/^#\/(friends)$/, "./home.js"],
   [/^#\/play\/([\w-]+)$/, "./table.js"],
+  [/^#\/room\/(\w+)$/, "./room.js"],
   [/^#\/history$/, "./history.js"],
   [/^#\/replay\/([\w-]+)$/, "./replay.js"],
+  [/^#\/replay\/(room)\/(\w+)$/, "./replay.js"],
   [/^#\/sheet$/, "./sheet.js"],
   [/^#\/sheet\/([\w-]+)$/, "./sheet.js"],
 ];
 
 let cleanup = null;
+let routed = 0;
 
 async function route() {
   const view = document.getElementById("view");
+  const mine = ++routed;
   if (cleanup) {
     cleanup();
     cleanup = null;
@@ -22,10 +27,20 @@ async function route() {
   for (const [pattern, module] of pages) {
     const found = hash.match(pattern);
     if (found) {
-      view.replaceChildren();
-      const page = await import(module);
-      cleanup = (await page.render(view, found.slice(1))) || null;
+      // Each page draws into a box of its own: a page still loading when the person moves on
+      // draws into a box that is no longer shown, and its cleanup runs as soon as it is known.
+      const box = document.createElement("div");
+      box.className = "page";
+      view.replaceChildren(box);
       markCurrentLink(hash);
+      const page = await import(module);
+      if (mine !== routed) return;
+      const done = (await page.render(box, found.slice(1))) || null;
+      if (mine !== routed) {
+        if (done) done();
+        return;
+      }
+      cleanup = done;
       return;
     }
   }
@@ -39,7 +54,8 @@ async function route() {
 function markCurrentLink(hash) {
   for (const link of document.querySelectorAll("header nav a")) {
     const target = link.getAttribute("href");
-    const current = target === "#/" ? hash === "#/" || hash === "" : hash.startsWith(target);
+    const current = target === "#/" ? ["#/", "", "#/friends"].includes(hash) || hash.startsWith("#/room/")
+      : hash.startsWith(target);
     if (current) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }

@@ -102,3 +102,74 @@ export function rovingFocus(group, selector) {
     items[next].focus();
   });
 }
+
+// --- rooms this browser holds a seat in --------------------------------------------------------
+// Each is kept as callbreak:room:CODE -> {token, seat, since}: the token resumes the seat from a
+// reload or a new tab; token null once the person left (the room stays in their history).
+
+const ROOM_KEY = "callbreak:room:";
+export const ROOM_CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/;
+
+/** What this browser holds in room `code`, or null. */
+export function roomEntry(code) {
+  try {
+    const entry = JSON.parse(localStorage.getItem(ROOM_KEY + code) || "null");
+    return entry && typeof entry === "object" ? entry : null;
+  } catch {
+    return null;
+  }
+}
+
+export function keepRoomEntry(code, entry) {
+  localStorage.setItem(ROOM_KEY + code, JSON.stringify({ since: Date.now(), ...entry }));
+}
+
+/** Every room this browser has held a seat in: [{code, token, seat, since}], newest first. */
+export function roomEntries() {
+  const entries = [];
+  for (let index = 0; index < localStorage.length; index++) {
+    const key = localStorage.key(index);
+    if (!key || !key.startsWith(ROOM_KEY)) continue;
+    const code = key.slice(ROOM_KEY.length);
+    const entry = roomEntry(code);
+    if (entry && ROOM_CODE.test(code)) entries.push({ ...entry, code });
+  }
+  return entries.sort((a, b) => (b.since || 0) - (a.since || 0));
+}
+
+/** The name this browser last played under. */
+export function savedName() {
+  try {
+    return localStorage.getItem("callbreak:name") || JSON.parse(localStorage.getItem("callbreak:new") || "{}").name || "";
+  } catch {
+    return "";
+  }
+}
+
+export function saveName(name) {
+  localStorage.setItem("callbreak:name", name);
+}
+
+/** Copy `text`, or at least select it in `input` for the person to copy. True when copied. */
+export async function copyText(text, input) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    input.focus();
+    input.select();
+    try {
+      return document.execCommand("copy");
+    } catch {
+      return false;
+    }
+  }
+}
+
+export const LEVEL_LABELS = {
+  random: "Random",
+  beginner: "Beginner",
+  intermediate: "Intermediate",
+  advanced: "Advanced",
+  expert: "Expert",
+};

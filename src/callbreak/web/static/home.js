@@ -1,17 +1,21 @@
-// The start page: a new match against three computer players.
+// The start page: a new match against three computer players (#/), or a room to play with
+// friends (#/friends, in newroom.js).
 
-import { api, el } from "./common.js";
+import { api, el, LEVEL_LABELS } from "./common.js";
+import { roomForm } from "./newroom.js";
 
-const LEVEL_LABELS = {
-  random: "Random",
-  beginner: "Beginner",
-  intermediate: "Intermediate",
-  advanced: "Advanced",
-  expert: "Expert",
-};
-
-export async function render(view) {
+export async function render(view, [choice]) {
   const [profiles, { levels, descriptions, speeds }] = await Promise.all([api("/api/profiles"), api("/api/levels")]);
+  const friends = choice === "friends";
+  const link = (href, text, current) => el("a", { href, text, "aria-current": current ? "page" : null });
+  view.append(el("nav", { class: "choice", "aria-label": "How to play" },
+    link("#/", "Against the computer", !friends),
+    link("#/friends", "With friends", friends)));
+  if (friends) {
+    view.append(...roomForm(profiles, levels, speeds), howToPlay());
+    view.querySelector("#room-name").focus();
+    return;
+  }
   const saved = JSON.parse(localStorage.getItem("callbreak:new") || "{}");
 
   const summary = el("p", { id: "profile-summary", class: "hint" });

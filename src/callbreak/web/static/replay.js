@@ -1,13 +1,15 @@
-// Replay a stored match trick by trick from its game record (every hand shown).
+// Replay a stored match or room trick by trick from its game record (every hand shown).
+// #/replay/ID for a match against the computer, #/replay/room/CODE for a room.
 
 import { api, cardElement, cardName, el } from "./common.js";
 
-export async function render(view, [matchId]) {
+export async function render(view, params) {
+  const base = params.length === 2 ? `/api/rooms/${params[1]}` : `/api/matches/${params[0]}`;
   let record, winners;
   try {
-    ({ record, winners } = await api(`/api/matches/${matchId}/replay`));
+    ({ record, winners } = await api(`${base}/replay`));
   } catch (error) {
-    view.append(el("p", { class: "error", text: `Cannot load the match: ${error.message}` }));
+    view.append(el("p", { class: "error", text: `Cannot load the ${params.length === 2 ? "room" : "match"}: ${error.message}` }));
     return;
   }
   // The winner of every trick comes from the server's engine, never worked out again here.
@@ -34,7 +36,7 @@ export async function render(view, [matchId]) {
   pick.addEventListener("change", () => { dealIndex = Number(pick.value); step = 0; draw(); });
   view.append(el("div", { class: "panel wide replay" }, title,
     el("div", { class: "controls" }, pick, previous, back, forward, next,
-      el("a", { href: `/api/matches/${matchId}/record`, download: "", text: "Download record" })),
+      el("a", { href: `${base}/record`, download: "", text: "Download record" })),
     where, board));
   const onKey = (event) => {
     if (event.target.tagName === "SELECT") return;

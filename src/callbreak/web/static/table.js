@@ -1,21 +1,38 @@
-// The table: the person's seat against three computer players, over a WebSocket.
-// The server sends the person's own view after every action; this page only draws it and
-// sends the person's calls and cards. It never sends an illegal card: the server lists the
-// legal ones and the reason for every other card in the hand.
+// The table over a WebSocket: a person's match against three computer players, and (through
+// room.js) a room's table for a seat or a spectator. The server sends the connection's own
+// view after every action; this page only draws it and sends the person's calls and cards. It
+// never sends an illegal card: the server lists the legal ones and the reason for every other
+// card in the hand. A spectator's view has no hand at all.
 
 import {
   backElement, cardElement, cardName, cardText, el, placeText, rovingFocus,
 } from "./common.js";
 
 export function render(view, [matchId]) {
-  const page = new TablePage(view, matchId);
+  const page = new TablePage(view, {
+    socketPath: `/ws/matches/${matchId}`,
+    recordHref: `/api/matches/${matchId}/record`,
+    replayHash: `#/replay/${matchId}`,
+    seenKey: `callbreak:seen:${matchId}`,
+    missing: "no such match",
+  });
   return () => page.close();
 }
 
-class TablePage {
-  constructor(view, matchId) {
+/**
+ * The table drawn in `view`. Options:
+ * - socketPath, recordHref, replayHash, againHash (a new game), seenKey (where the deal results
+ *   already shown are kept);
+ * - missing: the server's error for an unknown table (the page then says so);
+ * - hello(): the first message of every connection, for a room (its seat token);
+ * - onMessage(message): sees every message first and returns true for those it handles;
+ * - room: a room's table (settings are the creator's; the title names the room);
+ * - turnSeconds(): the room's turn clock, to keep a clock shown within it.
+ */
+export class TablePage {
+  constructor(view, options) {
     this.view = view;
-    this.matchId = matchId;
+    this.options = options;
     this.state = null;
     this.pending = false;
     this.showLast = false;
@@ -23,31 +40,47 @@ class TablePage {
     this.hint = null;
     this.closed = false;
     this.retry = 0;
-    this.seenKey = `callbreak:seen:${matchId}`;
+    this.seenKey = options.seenKey;
     this.build();
     this.connect();
+    this.ticker = setInterval(() => this.tick(), 250);
   }
 
   close() {
     this.closed = true;
     if (this.socket) this.socket.close();
     clearTimeout(this.noteTimer);
+    clearInterval(this.ticker);
   }
 
   // --- connection --------------------------------------------------------------------------
 
   connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}/ws/matches/${this.matchId}`);
+    const socket = new WebSocket(`${scheme}://${location.host}${this.options.socketPath}`);
     this.socket = socket;
-    socket.addEventListener("open", () => { this.retry = 0; });
-    socket.addEventListener("message", (event) => this.receive(JSON.parse(event.data)));
+    socket.addEventListener("open", () => {
+      this.retry = 0;
+      if (this.options.hello) socket.send(JSON.stringify(this.options.hello()));
+    });
+    socket.addEventListener("message", (event) => {
+      if (socket === this.socket) this.receive(JSON.parse(event.data));
+    });
     socket.addEventListener("close", () => {
-      if (this.closed || this.missing) return;
+      if (socket !== this.socket || this.closed || this.missing) return;
       this.note("Connection lost: reconnecting…", "error");
       this.retry = Math.min(this.retry + 1, 5);
-      setTimeout(() => { if (!this.closed) this.connect(); }, 300 * this.retry);
+      setTimeout(() => { if (!this.closed && socket === this.socket) this.connect(); }, 300 * this.retry);
     });
+  }
+
+  /** Connect again at once, saying hello anew (a room's seat token changed). */
+  reconnect() {
+    const old = this.socket;
+    this.socket = null;
+    this.pending = false;
+    if (old) old.close();
+    this.connect();
   }
 
   send(message) {
@@ -60,6 +93,7 @@ class TablePage {
   }
 
   receive(message) {
+    if (this.options.onMessage && this.options.onMessage(message)) return;
     if (message.type === "state") {
       this.state = message.state;
       this.pending = false;
@@ -67,7 +101,7 @@ class TablePage {
       this.draw();
     } else if (message.type === "error") {
       this.pending = false;
-      if (message.message === "no such match") {
+      if (message.message === this.options.missing) {
         this.missing = true;
         this.drawMissing();
         return;
@@ -92,11 +126,18 @@ class TablePage {
     }));
     this.center = el("div", { class: "center", "aria-label": "Cards on the table", role: "group" });
     this.status = el("p", { class: "status", role: "status", "aria-live": "polite" });
+    // The seconds left tick here, apart from the status, so that a screen reader is not told
+    // every second.
+    this.clockLine = el("p", { class: "turn-clock", hidden: true });
+    this.watching = el("p", { class: "watching", hidden: true,
+      text: "You are watching: every hand stays hidden, you see what is played face up." });
     this.calling = el("div", { class: "calling", role: "group", "aria-label": "Your call" });
     this.hand = el("div", { class: "hand", role: "group", "aria-label": "Your hand" });
     rovingFocus(this.hand, "button.card");
     rovingFocus(this.calling, "button.call");
     this.scores = el("section", { class: "scores panel", "aria-label": "Scores" });
+    // The side column: the scores, and whatever the page adds below them (a room's seats).
+    this.side = el("div", { class: "play-side" }, this.scores);
     this.hintButton = el("button", { type: "button", text: "Hint", onclick: () => this.askHint() });
     this.lastButton = el("button", {
       type: "button", text: "Last trick", "aria-pressed": "false",
@@ -109,26 +150,27 @@ class TablePage {
     this.auto.addEventListener("change", () => this.send({ type: "settings", auto_forced: this.auto.checked }));
     this.stopButton = el("button", { type: "button", text: "End the match here", hidden: true,
       onclick: () => this.act({ type: "stop" }) });
-    this.download = el("a", { href: `/api/matches/${this.matchId}/record`, download: "", text: "Download record" });
+    this.download = el("a", { href: this.options.recordHref, download: "", text: "Download record" });
+    this.speedLabel = el("label", {}, "Speed ", this.speed);
+    this.autoLabel = el("label", { class: "check" }, this.auto, " Auto-play forced cards");
     this.dialog = el("dialog", { class: "result", "aria-labelledby": "result-title" });
     this.title = el("h1", { class: "table-title" });
     const controls = el("div", { class: "controls" },
-      this.hintButton, this.lastButton,
-      el("label", {}, "Speed ", this.speed),
-      el("label", { class: "check" }, this.auto, " Auto-play forced cards"),
-      this.stopButton, this.download);
+      this.hintButton, this.lastButton, this.speedLabel, this.autoLabel, this.stopButton, this.download);
     const board = el("div", { class: "board" }, ...this.seats, this.center);
     this.view.append(
       el("div", { class: "play-page" },
-        el("div", { class: "play-main" }, this.title, board, this.status, this.calling, this.hand, controls),
-        this.scores),
+        el("div", { class: "play-main" }, this.title, board, this.status, this.clockLine, this.calling,
+          this.hand, this.watching, controls),
+        this.side),
       this.dialog);
   }
 
   position(seat) {
     // Seats in play order drawn round the table from the person at the bottom: anticlockwise
     // puts the next player on the right, clockwise on the left.
-    const offset = (seat - this.state.seat + 4) % 4;
+    // A spectator sees the table from seat 0's side.
+    const offset = (seat - (this.state.seat ?? 0) + 4) % 4;
     if (!this.state.rules.clockwise) return offset;
     return [0, 3, 2, 1][offset];
   }
@@ -144,13 +186,20 @@ class TablePage {
       : `Deal ${s.deal_number}${s.rules.deals ? ` of ${s.rules.deals}` : ""} · ${profile}`;
     this.speed.value = s.settings.speed;
     this.auto.checked = s.settings.auto_forced;
-    this.stopButton.hidden = !s.can_stop;
+    // In a room the settings and the end of an open-ended match are the creator's (seat 0).
+    const settles = !this.options.room || s.seat === 0;
+    this.speedLabel.hidden = this.autoLabel.hidden = !settles;
+    this.stopButton.hidden = !(s.can_stop && settles);
+    this.hintButton.hidden = s.seat === null;
+    this.watching.hidden = s.seat !== null;
+    this.hand.hidden = s.seat === null;
     this.drawSeats();
     this.drawCenter();
     this.drawCalling();
     this.drawHand();
     this.drawScores();
     this.drawStatus();
+    this.tick();
     this.maybeShowResult();
   }
 
@@ -162,6 +211,7 @@ class TablePage {
       const mine = seat === s.seat;
       box.className = `seat pos-${this.position(seat)}` + (s.turn === seat ? " turn" : "") + (mine ? " mine" : "");
       box.setAttribute("aria-label", `${s.names[seat]}${mine ? " (you)" : ""}`);
+      box.dataset.seat = String(seat);
       const who = el("div", { class: "who" },
         el("strong", { text: s.names[seat] }),
         mine ? " (you)" : s.levels[seat] ? el("span", { class: "level", text: ` ${s.levels[seat]}` }) : null,
@@ -170,9 +220,53 @@ class TablePage {
         `call ${call === null ? "–" : call} · tricks ${s.won[seat]} · total ${s.totals[seat]}`);
       const doing = s.thinking === seat ? el("div", { class: "thinking", text: "thinking…" })
         : s.turn === seat ? el("div", { class: "thinking", text: mine ? "your turn" : "to play" }) : null;
+      const clock = s.clock && s.clock.seat === seat && !s.match_over
+        ? el("div", { class: "clock", "data-deadline": String(s.clock.deadline), title: "Time left for this turn" })
+        : null;
       const backs = mine ? null : el("div", { class: "backs", "aria-hidden": "true" },
         ...Array.from({ length: Math.min(13, 13 - s.tricks_played - (s.trick.cards.length > ((seat - s.trick.leader + 4) % 4) ? 1 : 0)) }, backElement));
-      box.replaceChildren(...[who, line, doing, backs].filter(Boolean));
+      box.replaceChildren(...[who, this.presence(seat), line, doing, clock, backs].filter(Boolean));
+    }
+  }
+
+  /** In a room: who a computer is playing for, who is away, an open seat. */
+  presence(seat) {
+    const s = this.state;
+    if (!s.seats || s.match_over) return null;
+    const info = s.seats[seat];
+    const name = s.names[seat];
+    if ((s.covered || []).includes(seat)) {
+      return el("div", { class: "covered", text: info.left
+        ? `computer playing for ${name}, who left`
+        : `computer playing for ${name} while away` });
+    }
+    if (info.kind === "open") return el("div", { class: "covered", text: "open seat: the computer plays until someone joins" });
+    if (info.kind === "person" && !info.connected && seat !== s.seat) return el("div", { class: "away", text: "away" });
+    return null;
+  }
+
+  /** The turn clock: seconds left for the seat to act, counted here from its deadline. */
+  tick() {
+    const s = this.state;
+    const cap = this.options.turnSeconds ? this.options.turnSeconds() : null;
+    const left = (deadline) => {
+      let ms = Number(deadline) - Date.now();
+      // The deadline is the server's time; a browser clock set ahead would show more than the
+      // whole clock, so it is never shown as more than the room's clock.
+      if (cap) ms = Math.min(ms, cap * 1000);
+      return Math.max(0, Math.ceil(ms / 1000));
+    };
+    for (const clock of this.view.querySelectorAll(".seat .clock")) {
+      const seconds = left(clock.dataset.deadline);
+      clock.textContent = `${seconds} s`;
+      clock.classList.toggle("low", seconds <= 5);
+    }
+    const mine = s && s.clock && s.seat !== null && s.clock.seat === s.seat && !s.match_over;
+    this.clockLine.hidden = !mine;
+    if (mine) {
+      const seconds = left(s.clock.deadline);
+      this.clockLine.textContent = `${seconds} s left, then the computer plays for you.`;
+      this.clockLine.classList.toggle("low", seconds <= 5);
     }
   }
 
@@ -227,7 +321,7 @@ class TablePage {
     const s = this.state;
     const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.card : null;
     const legal = new Set(s.legal);
-    const myTurnToPlay = s.turn === s.seat && s.phase === "playing" && !s.match_over;
+    const myTurnToPlay = s.seat !== null && s.turn === s.seat && s.phase === "playing" && !s.match_over;
     const suggested = this.hint && this.hint.kind === "play" ? this.hint.options[0].action : null;
     const cards = s.hand.map((code) => {
       const playable = myTurnToPlay && legal.has(code);
@@ -258,7 +352,7 @@ class TablePage {
   drawScores() {
     const s = this.state;
     const head = el("tr", {}, el("th", { scope: "col", text: "Deal" }),
-      ...s.names.map((name) => el("th", { scope: "col", text: name })));
+      ...s.names.map((name) => el("th", { scope: "col", title: name }, el("span", { class: "name", text: name }))));
     const rows = s.results.map((result) => el("tr", {},
       el("th", { scope: "row", text: String(result.number) }),
       ...result.scores.map((score, seat) => el("td", {
@@ -285,8 +379,14 @@ class TablePage {
     }
     this.status.className = "status";
     let text;
-    if (s.match_over) {
+    const watching = s.seat === null;
+    if (s.match_over && watching) {
+      const first = s.names.filter((_, seat) => s.places[seat] === 1);
+      text = `Match over. First: ${first.join(" and ")}.`;
+    } else if (s.match_over) {
       text = `Match over. You finish ${placeText(s.places, s.seat)} with ${s.totals[s.seat]}.`;
+    } else if (watching) {
+      text = s.turn === null ? "Watching." : `Watching: ${s.names[s.turn]} to ${s.phase === "calling" ? "call" : "play"}.`;
     } else if (s.turn === s.seat && s.legal_calls.length) {
       text = `Your call: how many tricks will you take (${s.rules.calls[0]}–${s.rules.calls[1]})?`;
     } else if (s.turn === s.seat) {
@@ -350,10 +450,12 @@ class TablePage {
     const close = el("button", { type: "button", class: "primary", text: final ? "Close" : "Continue",
       onclick: () => this.dialog.close() });
     const extra = final
-      ? el("p", {}, el("a", { href: "#/", text: "Play again" }), " · ", el("a", { href: `#/replay/${this.matchId}`, text: "Replay this match" }))
+      ? el("p", {}, el("a", { href: this.options.againHash || "#/", text: "Play again" }), " · ",
+        el("a", { href: this.options.replayHash, text: "Replay this match" }))
       : null;
-    this.dialog.replaceChildren(el("h2", { id: "result-title", text: title }),
-      el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)), extra, close);
+    // A null given to replaceChildren would show as the text "null": only what there is.
+    this.dialog.replaceChildren(...[el("h2", { id: "result-title", text: title }),
+      el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)), extra, close].filter(Boolean));
     if (!this.dialog.open) this.dialog.showModal();
     close.focus();
   }
@@ -373,7 +475,7 @@ class TablePage {
 
   play(code) {
     const s = this.state;
-    if (!s || this.pending) return;
+    if (!s || this.pending || s.seat === null) return;
     if (s.match_over) return this.note("The match is over.");
     if (s.turn !== s.seat) {
       return this.note(s.turn === null ? "Nothing to play now." : `Wait: it is ${s.names[s.turn]}'s turn.`);
@@ -387,7 +489,7 @@ class TablePage {
 
   askHint() {
     const s = this.state;
-    if (!s || s.turn !== s.seat || s.match_over) return this.note("Hints are for your own turn.");
+    if (!s || s.seat === null || s.turn !== s.seat || s.match_over) return this.note("Hints are for your own turn.");
     this.note("Working out a hint…", "hint");
     this.send({ type: "hint" });
   }
