@@ -85,6 +85,7 @@ class SideStats:
             [int(c) for c in data["calls"]],
             [int(t) for t in data["tricks"]],
             [bool(m) for m in data["made"]],
+            [int(x) for x in data.get("lost", [])],  # absent from results kept before it
             [float(t) for t in data["times"]],
             int(data["faults"]),
         )
