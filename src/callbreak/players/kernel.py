@@ -993,8 +993,9 @@ def _solve_after(
 
 @njit(cache=True)
 def _order_by(keys: np.ndarray, order: np.ndarray) -> None:
-    """``order`` = the indices of ``keys`` in increasing order, by insertion (at most 39 keys):
-    compiling numpy's argsort took seconds of the kernel's first compile."""
+    """``order`` = the indices of ``keys`` in increasing order, equal keys in their order (a
+    stable insertion sort of at most 39 keys): compiling numpy's argsort took seconds of the
+    kernel's first compile."""
     for i in range(keys.shape[0]):
         j = i
         while j > 0 and keys[order[j - 1]] > keys[i]:
@@ -1168,7 +1169,8 @@ def prepare_deals(seat: int, unseen: int, allowed: np.ndarray) -> tuple[np.ndarr
             if s != seat and allowed[s] >> card & 1:
                 options[i] += 1
         i += 1
-    order = np.argsort(options, kind="mergesort")
+    order = np.empty(total, dtype=np.int64)
+    _order_by(options.astype(np.float64), order)  # stable, as a mergesort
     sorted_cards = cards[order]
     starts = np.empty(5, dtype=np.int64)
     k = 0
