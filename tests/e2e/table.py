@@ -100,7 +100,8 @@ def play_until(page: Any, done: str, limit: int = 2_000) -> None:
         if turn(page) == done:
             return
         step(page)
-    raise AssertionError(f"the page never asked for {done!r}")
+    status = page.locator(".status-box").all_inner_texts()
+    raise AssertionError(f"the page never asked for {done!r}; it says {status}")
 
 
 def sideways(page: Any) -> int:
