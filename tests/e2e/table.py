@@ -101,7 +101,7 @@ def play_until(page: Any, done: str, limit: int = 2_000) -> None:
             return
         step(page)
     status = page.locator(".status-box").all_inner_texts()
-    raise AssertionError(f"the page never asked for {done!r}; it says {status}")
+    raise AssertionError(f"the page never asked for {done!r} at {page.url}; it says {status}")
 
 
 def sideways(page: Any) -> int:

@@ -19,7 +19,7 @@ NAMES = [LONG_NAME, "Bikash", "Chandra", "Dipa"]
 
 
 @pytest.fixture(scope="module")
-def made(browser: Any, base_url: str) -> Iterator[dict[str, str]]:
+def made(browser: Any, base_url: str, server: Any) -> Iterator[dict[str, str]]:
     """A finished one-deal match, a two-deal match showing its first deal's summary, and a
     scoresheet with a deal, all under a 24-character name."""
     desk = context(browser)
@@ -30,6 +30,9 @@ def made(browser: Any, base_url: str) -> Iterator[dict[str, str]]:
     summary = new_match(page, base_url, rules="strict(deals=2)", name=LONG_NAME)
     page.goto(f"{base_url}/#/play/{summary}")
     play_until(page, "dialog")
+    # Behind the summary the next deal waits for Continue: nobody has called yet.
+    deal = server["app"].state.tables.live[summary].match.deal
+    assert deal.calls == [None] * 4 or all(c is None for c in deal.calls)
     sheet = page.request.post(
         f"{base_url}/api/sheets",
         data=json.dumps({"names": NAMES, "rules": "strict"}),
@@ -45,8 +48,16 @@ def made(browser: Any, base_url: str) -> Iterator[dict[str, str]]:
     yield {"finished": finished, "summary": summary, "sheet": str(sheet)}
 
 
+WIDER = """() => [...document.querySelectorAll("body *")]
+  .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+  .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)
+  .slice(0, 8)"""
+
+
 def fits(page: Any, what: str) -> None:
-    assert sideways(page) <= 0, f"{what} scrolls sideways by {sideways(page)} px"
+    """The page does not scroll sideways (the elements wider than the viewport said if so)."""
+    wider = sideways(page)
+    assert wider <= 0, f"{what} scrolls sideways by {wider} px: {page.evaluate(WIDER)}"
 
 
 @pytest.mark.parametrize("width", list(WIDTHS))
@@ -71,13 +82,39 @@ def test_no_page_scrolls_sideways(
         visit(f"#/play/{made['summary']}", "dialog.result[open]", "deal-summary")
         assert "null" not in page.locator("dialog.result[open]").inner_text()
         page.locator("dialog.result[open] button.primary").click()
-        for _ in range(500):
-            if page.locator(".trick .card").count() >= 2 and turn(page) == "play":
+        fits(page, f"the next deal's calls at {width} px")
+        # A match of its own, played to a trick with cards on the table and a last trick.
+        page.goto(f"{base_url}/#/play/{new_match(page, base_url, name=LONG_NAME)}")
+        last = page.locator(".last-trick")
+        for _ in range(2_000):
+            if (
+                page.locator(".trick .card").count() >= 1
+                and turn(page) == "play"
+                and last.is_enabled()
+            ):
                 break
             if step(page) == "dialog":
                 break
         fits(page, f"the table at {width} px")
         page.screenshot(path=str(screens / f"table-{width}.png"), full_page=True)
+        # The last trick is a peek beside the trick being played, never over it.
+        count = page.locator(".trick .card").count()
+        trick = [page.locator(".trick .card").nth(i).bounding_box() for i in range(count)]
+        last.click()
+        peek = page.locator(".peek:not([hidden])")
+        peek.wait_for()
+        assert page.locator(".peek .card").count() == 4
+        shown = peek.bounding_box()
+        for card in trick:
+            assert (
+                card["x"] >= shown["x"] + shown["width"]
+                or card["x"] + card["width"] <= shown["x"]
+                or card["y"] >= shown["y"] + shown["height"]
+                or card["y"] + card["height"] <= shown["y"]
+            ), f"the peek covers a card of the trick at {width} px"
+        assert page.locator(".trick .card").first.is_visible()
+        fits(page, f"the table with its last trick at {width} px")
+        page.screenshot(path=str(screens / f"last-trick-{width}.png"), full_page=True)
         page.locator(".settings-button").click()
         page.wait_for_selector("dialog.settings-dialog[open]")
         fits(page, f"the settings at {width} px")
@@ -323,6 +360,7 @@ def test_nepali_and_hindi_pages_show_no_english(
         # A table: the calls, a hint, then cards; an illegal card's duty in words.
         match = new_match(page, base_url, name="आशा", rules="strict(deals=2)")
         page.goto(f"{base_url}/#/play/{match}")
+        page.wait_for_selector(".play-page:not([data-over]) .hand .card")
         play_until(page, "call")
         page.locator(".calling .hint-call").click()
         page.locator(".calling button.call.suggested").wait_for()
@@ -350,3 +388,56 @@ def test_nepali_and_hindi_pages_show_no_english(
     finally:
         ctx.close()
     assert not problems, problems
+
+
+def test_how_to_play_follows_the_rules(browser: Any, base_url: str) -> None:
+    ctx = context(browser, "390")
+    page = ctx.new_page()
+    try:
+        page.goto(f"{base_url}/#/")
+        page.wait_for_selector("#profile")
+        how = page.locator("details.how-to")
+        how.locator("summary").click()
+        assert "After 5 deals" in how.inner_text()
+        page.select_option("#profile", "pagat")  # open-ended
+        assert "until the table agrees to stop" in how.inner_text()
+        assert "After 5 deals" not in how.inner_text()
+    finally:
+        ctx.close()
+
+
+def test_connection_lost_is_cleared_on_reconnecting(browser: Any, base_url: str) -> None:
+    ctx = context(browser, "1366")
+    page = ctx.new_page()
+    sockets: list[Any] = []
+    frames: list[int] = []
+
+    def route(ws: Any) -> None:
+        sockets.append(ws)
+        number = len(sockets)
+        server = ws.connect_to_server()
+
+        def to_page(message: Any) -> None:
+            ws.send(message)
+            frames.append(number)
+
+        server.on_message(to_page)
+
+    try:
+        page.route_web_socket(re.compile(r"/ws/matches/"), route)
+        match = new_match(page, base_url)
+        page.goto(f"{base_url}/#/play/{match}")
+        page.wait_for_selector(".hand .card")
+        note = page.locator(".status-box .note")
+        sockets[0].close()
+        page.locator(".status-box .note:not([hidden])", has_text="Connection lost").wait_for()
+        # Once the page is connected again, the first state it gets finds the note gone.
+        page.wait_for_function("() => true")
+        for _ in range(200):
+            if 2 in frames:
+                break
+            page.wait_for_timeout(25)
+        assert 2 in frames, "the page did not connect again"
+        assert note.is_hidden() or "Connection lost" not in note.inner_text()
+    finally:
+        ctx.close()

@@ -5,14 +5,23 @@
 import { api, el, formatDate, placeText, profileChooser, rulesName, rulesSummary, score, serverText } from "./common.js";
 import { num, t } from "./i18n.js";
 
-/** Add sheet.css to the page once; the shared style.css is left to the other pages. */
+/** Add sheet.css to the page once (the shared style.css is left to the other pages), and wait
+ * for it: drawn without it, the sheet's table is wider than a phone for a moment. */
+let styles = null;
 function addStyles() {
-  if (document.querySelector("link[data-sheet-css]")) return;
-  document.head.append(el("link", { rel: "stylesheet", href: "/static/sheet.css", "data-sheet-css": "" }));
+  if (!styles) {
+    styles = new Promise((resolve) => {
+      const link = el("link", { rel: "stylesheet", href: "/static/sheet.css", "data-sheet-css": "" });
+      link.addEventListener("load", resolve);
+      link.addEventListener("error", resolve);
+      document.head.append(link);
+    });
+  }
+  return styles;
 }
 
 export async function render(view, params) {
-  addStyles();
+  await addStyles();
   const [id] = params;
   if (id) await renderSheet(view, id);
   else await renderStart(view);
