@@ -76,10 +76,11 @@ def turn(page: Any) -> str | None:
     return page.evaluate(TURN)  # type: ignore[no-any-return]
 
 
-def step(page: Any, close_dialogs: bool = True) -> str | None:
+def step(page: Any, close_dialogs: bool = True, asked: str | None = "?") -> str | None:
     """Do what the page asks now (close a summary, call the lowest, play the first legal
-    card); return what that was. A page that moved on meanwhile is simply asked again."""
-    now = turn(page)
+    card), or what it `asked` when the caller read it; return what that was. A page that moved
+    on meanwhile is simply asked again."""
+    now = turn(page) if asked == "?" else asked
     try:
         if now == "dialog" and close_dialogs:
             page.locator("dialog.result[open] button.primary").click(timeout=3_000)
@@ -97,9 +98,11 @@ def step(page: Any, close_dialogs: bool = True) -> str | None:
 def play_until(page: Any, done: str, limit: int = 2_000) -> None:
     """Step until the page asks `done` ('dialog', 'over', 'call', 'play')."""
     for _ in range(limit):
-        if turn(page) == done:
+        # What the page asks is read once: a summary that opens meanwhile is not closed unseen.
+        now = turn(page)
+        if now == done:
             return
-        step(page)
+        step(page, asked=now)
     status = page.locator(".status-box").all_inner_texts()
     raise AssertionError(f"the page never asked for {done!r} at {page.url}; it says {status}")
 

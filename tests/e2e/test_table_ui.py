@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.table import LONG_NAME, WIDTHS, context, new_match, play_until, sideways, step, turn
+from tests.e2e.test_rooms import create_room
 
 NAMES = [LONG_NAME, "Bikash", "Chandra", "Dipa"]
 
@@ -357,6 +358,12 @@ def test_nepali_and_hindi_pages_show_no_english(
             page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
             check(name)
         page.screenshot(path=str(screens / f"match-over-{lang}.png"))
+        # A room's lobby, as its creator sees it.
+        code, _token = create_room(base_url, page, name="आशा")
+        page.goto(f"{base_url}/#/room/{code}")
+        page.wait_for_selector(".seat-row.mine")
+        check("room lobby")
+        page.screenshot(path=str(screens / f"room-lobby-{lang}.png"), full_page=True)
         # A table: the calls, a hint, then cards; an illegal card's duty in words.
         match = new_match(page, base_url, name="आशा", rules="strict(deals=2)")
         page.goto(f"{base_url}/#/play/{match}")

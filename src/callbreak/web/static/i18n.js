@@ -78,7 +78,7 @@ export function num(value) {
 
 /** A date and time (seconds since the epoch) as the language writes it. */
 export function formatDate(seconds) {
-  const text = new Date(seconds * 1000).toLocaleString(locale(), { dateStyle: "medium", timeStyle: "short" });
+  const text = new Date(seconds * 1000).toLocaleString(locale(), { dateStyle: "medium", timeStyle: "short", hourCycle: "h23" });
   return num(text);
 }
 
