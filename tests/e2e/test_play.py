@@ -54,7 +54,7 @@ def test_a_whole_match_by_clicking(page: Any, base_url: str, server: Any, screen
         elif turn == "over":
             break
         elif turn == "call":
-            page.locator(".calling button.call").first.click()
+            page.locator(".calling:not([hidden]) button.call").first.click()
         else:
             if not shot_taken and page.locator(".trick .card").count() >= 2:
                 page.screenshot(path=str(screens / "table-desktop.png"))
@@ -208,7 +208,7 @@ def test_phone_width_screenshot(browser: Any, base_url: str, screens: Path) -> N
         turn = my_turn(page)
         if turn == "call":
             page.screenshot(path=str(screens / "table-phone-call.png"), full_page=True)
-            page.locator(".calling button.call").first.click()
+            page.locator(".calling:not([hidden]) button.call").first.click()
         while my_turn(page) != "play":
             page.wait_for_timeout(50)
         page.screenshot(path=str(screens / "table-phone.png"), full_page=True)
@@ -247,7 +247,7 @@ def test_a_deal_against_the_expert(page: Any, base_url: str) -> None:
         if turn in ("over", "dialog"):
             break
         if turn == "call":
-            page.locator(".calling button.call").first.click()
+            page.locator(".calling:not([hidden]) button.call").first.click()
         else:
             page.locator(".hand.active .card.playable:not(.gone)").first.click()
         page.wait_for_timeout(30)

@@ -157,6 +157,11 @@ export class TablePage {
     } else if (message.type === "error") {
       this.pending = false;
       this.unchoose();
+      if (this.state) {
+        // What was refused may be chosen again.
+        this.drawCalling();
+        this.drawHand();
+      }
       if (message.message === this.options.missing) {
         this.missing = true;
         this.drawMissing();
@@ -912,7 +917,8 @@ export class TablePage {
   }
 
   call(value) {
-    this.act({ type: "call", value });
+    // The calls go at once: a second tap cannot send another.
+    if (this.act({ type: "call", value })) this.calling.hidden = true;
   }
 
   play(code) {
