@@ -318,7 +318,9 @@ def english_in(page: Any, english: set[str]) -> list[str]:
           for (let node = walker.nextNode(); node; node = walker.nextNode()) {
             const parent = node.parentElement;
             if (parent.closest("noscript, script, style, code, .card, .room-code")) continue;
-            if (/[0-9]/.test(node.textContent)) found.push(node.textContent.trim());
+            // A card named in text keeps its printed rank (8♠, 10♥), as on its face.
+            const text = node.textContent.replace(/(10|[2-9])[♠♥♦♣]/g, "");
+            if (/[0-9]/.test(text)) found.push(node.textContent.trim());
           }
           return found;
         }"""
