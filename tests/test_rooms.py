@@ -229,6 +229,9 @@ async def test_the_clock_runs_out_and_the_cover_plays(app: Any, base: str) -> No
     version = state["version"]
     notice = await asha.until(lambda m: m["type"] == "notice", timeout=20)
     assert "turn clock ran out" in notice["message"]
+    # What happened, as data for a page in another language to word.
+    assert notice["cover"]["seat"] == 0 and notice["cover"]["reason"] == "timeout"
+    assert notice["cover"]["kind"] == "call" and notice["cover"]["action"].isdigit()
     after = await asha.until(lambda m: m["type"] == "state" and m["state"]["version"] > version)
     assert after["state"]["calls"][0] is not None  # the cover called for Asha
     table = app.state.tables.live[code]

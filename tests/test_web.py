@@ -76,6 +76,9 @@ def test_profiles_and_levels(client: TestClient) -> None:
     profiles = client.get("/api/profiles").json()
     assert [p["name"] for p in profiles] == ["strict", "classic", "online", "pagat", "bhoos"]
     assert all(p["summary"] for p in profiles)
+    # Every field as data, for a page to word the summary in its own language.
+    strict = profiles[0]["options"]
+    assert strict["min_call"] == 2 and strict["deals"] == 5 and strict["no_spade_first_lead"]
     levels = client.get("/api/levels").json()
     assert levels["levels"] == ["random", "beginner", "intermediate", "advanced", "expert"]
     assert all(levels["descriptions"][level] for level in levels["levels"])
@@ -103,6 +106,8 @@ def test_profiles_and_levels(client: TestClient) -> None:
 def test_bad_new_match_requests(client: TestClient, body: dict[str, Any], words: str) -> None:
     answer = client.post("/api/matches", json={"opponents": ["random"] * 3} | body)
     assert answer.status_code == 400 and words in answer.json()["error"]
+    # The error quotes the spec as it was given, without a seed the person never typed.
+    assert not re.search(r"seed=\d{3,}", answer.json()["error"])
     assert client.get("/api/matches").json() == []
 
 
@@ -433,3 +438,115 @@ def test_a_play_hint_names_its_cards(client: TestClient) -> None:
     assert hint["kind"] == "play"
     assert {option["action"] for option in hint["options"]} == set(state["legal"])
     assert all(isinstance(parse_card(option["action"]), Card) for option in hint["options"])
+
+
+# --- the summary between deals ---------------------------------------------------------------
+
+
+def _play_first_deal(socket: Any, seen: bool) -> dict[str, Any]:
+    """Play the person's seat until the first deal is scored; the state then."""
+    state = receive_state(socket)
+    if seen:
+        socket.send_json({"type": "seen", "deals": 0})  # a page that shows summaries
+    while not state["results"]:
+        if state["turn"] == state["seat"]:
+            if state["legal_calls"]:
+                action = {"type": "call", "value": state["legal_calls"][0]}
+            else:
+                action = {"type": "play", "card": state["legal"][0]}
+            socket.send_json(action | {"version": state["version"]})
+        state = receive_state(socket)
+    return state
+
+
+def _wait_for(condition: Any, seconds: float = 30.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+# Seed 5 under classic: a computer calls first in deal 2 (checked below).
+def test_the_next_deal_waits_for_the_summary_to_be_closed(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from callbreak.web import scheduler
+
+    monkeypatch.setattr(scheduler, "SUMMARY_SECONDS", 600.0)
+    match_id = new_match(client, rules="classic")
+    table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = _play_first_deal(socket, seen=True)
+        assert state["turn"] != 0 and state["phase"] == "calling"
+        version = state["version"]
+        time.sleep(1.5)  # at instant speed the computers would have called by now
+        assert table.version == version and table.waiting_on_summary() == [0]
+        socket.send_json({"type": "seen", "deals": 1})
+        assert _wait_for(lambda: table.version > version)
+        assert table.match.deal.calls[state["turn"]] is not None
+
+
+def test_the_summary_wait_has_a_timeout(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from callbreak.web import scheduler
+
+    monkeypatch.setattr(scheduler, "SUMMARY_SECONDS", 0.5)
+    match_id = new_match(client, rules="classic")
+    table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = _play_first_deal(socket, seen=True)
+        assert _wait_for(lambda: table.version > state["version"])  # nobody pressed Continue
+
+
+def test_a_client_that_shows_no_summary_is_not_waited_for(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from callbreak.web import scheduler
+
+    monkeypatch.setattr(scheduler, "SUMMARY_SECONDS", 600.0)
+    match_id = new_match(client, rules="classic")
+    table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = _play_first_deal(socket, seen=False)
+        assert _wait_for(lambda: table.version > state["version"])
+        socket.send_json({"type": "seen", "deals": "all"})
+        error = socket.receive_json()
+        while error["type"] != "error":
+            error = socket.receive_json()
+        assert "deals" in error["message"]
+
+
+def test_the_view_has_the_rules_as_data(client: TestClient) -> None:
+    match_id = new_match(client, rules="classic(deals=3)")
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = receive_state(socket)
+    assert state["rules"]["options"]["deals"] == 3
+    assert state["rules"]["options"]["profile"] == "classic"
+
+
+# --- your record -----------------------------------------------------------------------------
+
+
+def test_your_record_counts_finished_matches_and_deals(client: TestClient) -> None:
+    assert client.get("/api/stats").json()["total"]["matches"] == 0
+    final = play_to_the_end(client, new_match(client, rules="classic"))
+    new_match(client, rules="strict", opponents=["expert", "random", "random"])  # unfinished
+    figures = client.get("/api/stats?rooms=ABCDEF:0,bad,XYZ").json()
+    total = figures["total"]
+    assert total["matches"] == 1 and total["unfinished"] == 1 and total["deals"] == 5
+    assert total["first"] == (1 if final["places"][0] == 1 else 0)
+    made = sum(
+        result["won"][0] >= result["calls"][0] for result in final["results"]
+    )  # classic: a call is made with at least as many tricks
+    assert total["made"] == made
+    average = sum(float(result["scores"][0]) for result in final["results"]) / 5
+    assert abs(float(total["average"]) - average) < 0.051
+    assert {line["key"] for line in figures["by_rules"]} == {"classic", "strict"}
+    assert {line["key"] for line in figures["by_level"]} == {"random", "mixed"}

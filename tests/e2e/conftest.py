@@ -85,8 +85,10 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture
 def page(browser: object) -> Iterator[object]:
-    """A fresh page (its own storage) at desktop size."""
+    """A fresh page (its own storage) at desktop size, motion on."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    # Cards travel, but a finished trick does not wait (the person's setting): quicker tests.
+    context.add_init_script("localStorage.setItem('callbreak:pause', 'off')")
     page = context.new_page()
     page.set_default_timeout(20_000)
     yield page

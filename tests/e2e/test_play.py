@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from callbreak.cards import parse_card
+from tests.e2e.table import TURN, step, turn
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 
@@ -31,21 +32,9 @@ def start_match(page: Any, base_url: str, rules: str = "strict", level: str = "r
     return str(page.url.split("#/play/")[1])
 
 
-def my_turn(page: Any) -> str | None:
-    """'call', 'play', 'over' or None, once the page shows one of them."""
-    page.wait_for_function(
-        """() => document.querySelector('.calling:not([hidden]) button.call')
-              || document.querySelector('.hand.active')
-              || /Match over/.test(document.querySelector('.status')?.textContent || '')
-              || document.querySelector('dialog.result[open]')"""
-    )
-    if page.locator("dialog.result[open]").count():
-        return "dialog"
-    if "Match over" in page.locator(".status").inner_text():
-        return "over"
-    if page.locator(".calling:not([hidden]) button.call").count():
-        return "call"
-    return "play"
+def my_turn(page: Any) -> str:
+    """'dialog', 'call', 'play' or 'over', once the page asks one of them."""
+    return str(page.wait_for_function(TURN).json_value())
 
 
 def test_a_whole_match_by_clicking(page: Any, base_url: str, server: Any, screens: Path) -> None:
@@ -65,12 +54,12 @@ def test_a_whole_match_by_clicking(page: Any, base_url: str, server: Any, screen
         elif turn == "over":
             break
         elif turn == "call":
-            page.locator(".calling button.call").first.click()
+            page.locator(".calling:not([hidden]) button.call").first.click()
         else:
-            if not shot_taken and page.locator(".center .card").count() >= 2:
+            if not shot_taken and page.locator(".trick .card").count() >= 2:
                 page.screenshot(path=str(screens / "table-desktop.png"))
                 shot_taken = True
-            page.locator(".hand.active .card:not(.illegal)").first.click()
+            page.locator(".hand.active .card.playable:not(.gone)").first.click()
         page.wait_for_timeout(30)
     page.wait_for_selector("text=Match over")
     assert page.locator(".scores tbody tr").count() == 6  # five deals and the total
@@ -101,32 +90,22 @@ def _assert_no_hidden_cards_in_page(page: Any, table: Any) -> None:
 
 def test_an_illegal_card_is_refused_with_its_reason(page: Any, base_url: str) -> None:
     start_match(page, base_url, rules="strict")
-    for _ in range(200):
-        turn = my_turn(page)
-        if turn == "dialog":
-            page.locator("dialog.result[open] button.primary").click()
-            continue
-        if turn == "over":
-            break
-        if turn == "call":
-            page.locator(".calling button.call").first.click()
-            page.wait_for_timeout(50)
-            continue
+    for _ in range(2_000):
         illegal = page.locator(".hand.active .card.illegal")
-        if illegal.count():
+        if turn(page) == "play" and illegal.count():
             card = illegal.first
             reason = card.get_attribute("title")
-            before = page.locator(".hand .card").count()
+            before = page.locator(".hand .card:not(.gone)").count()
             # A person can click it: it is only marked aria-disabled (Playwright's own
             # actionability check would refuse it, hence force).
             card.click(force=True)
-            status = page.locator(".status")
-            assert reason and status.inner_text() == reason
+            note = page.locator(".status-box .note:not([hidden])")
+            assert reason and note.inner_text() == reason
             assert reason.startswith(("Must ", "Lead a non-spade"))
-            assert page.locator(".hand .card").count() == before
+            assert page.locator(".hand .card:not(.gone)").count() == before
             return
-        page.locator(".hand.active .card:not(.illegal)").first.click()
-        page.wait_for_timeout(50)
+        if step(page) == "over":
+            break
     pytest.fail("no illegal card came up")
 
 
@@ -136,21 +115,26 @@ def test_reload_mid_deal_resumes(page: Any, base_url: str) -> None:
     page.locator(".calling button.call").nth(1).click()
     while my_turn(page) != "play":
         page.wait_for_timeout(50)
-    page.locator(".hand.active .card:not(.illegal)").first.click()
+    page.locator(".hand.active .card.playable:not(.gone)").first.click()
     # The card has left the hand, and it is the person's turn again: the table waits for them.
-    page.wait_for_function("document.querySelectorAll('.hand .card').length === 12")
+    page.wait_for_function("document.querySelectorAll('.hand .card:not(.gone)').length === 12")
     assert my_turn(page) == "play"
-    hand = page.locator(".hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
-    on_table = page.locator(".center .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+    hand = page.locator(".hand .card:not(.gone)").evaluate_all(
+        "cards => cards.map(c => c.dataset.card)"
+    )
+    on_table = page.locator(".trick .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
     my_line = page.locator(".seat.mine .line").inner_text()
     page.reload()
     page.wait_for_selector(".hand.active")
     assert page.url.endswith(match_id)
     assert (
-        page.locator(".hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)") == hand
+        page.locator(".hand .card:not(.gone)").evaluate_all(
+            "cards => cards.map(c => c.dataset.card)"
+        )
+        == hand
     )
     assert (
-        page.locator(".center .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+        page.locator(".trick .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
         == on_table
     )
     assert page.locator(".seat.mine .line").inner_text() == my_line
@@ -178,8 +162,8 @@ def test_keyboard_play_and_accessible_names(page: Any, base_url: str) -> None:
         for n in names
     )
     page.locator(".hand .card[tabindex='0']").focus()
-    playable = page.locator(".hand.active .card:not(.illegal)").count()
-    before = page.locator(".hand .card").count()
+    playable = page.locator(".hand.active .card.playable:not(.gone)").count()
+    before = page.locator(".hand .card:not(.gone)").count()
     # Walk to a playable card with the arrow keys and play it with Enter.
     for _ in range(before):
         focused = page.evaluate("document.activeElement.className")
@@ -188,7 +172,9 @@ def test_keyboard_play_and_accessible_names(page: Any, base_url: str) -> None:
         page.keyboard.press("ArrowRight")
     assert playable >= 1
     page.keyboard.press("Enter")
-    page.wait_for_function(f"document.querySelectorAll('.hand .card').length === {before - 1}")
+    page.wait_for_function(
+        f"document.querySelectorAll('.hand .card:not(.gone)').length === {before - 1}"
+    )
 
 
 def test_history_replays_a_finished_match(page: Any, base_url: str, server: Any) -> None:
@@ -222,7 +208,7 @@ def test_phone_width_screenshot(browser: Any, base_url: str, screens: Path) -> N
         turn = my_turn(page)
         if turn == "call":
             page.screenshot(path=str(screens / "table-phone-call.png"), full_page=True)
-            page.locator(".calling button.call").first.click()
+            page.locator(".calling:not([hidden]) button.call").first.click()
         while my_turn(page) != "play":
             page.wait_for_timeout(50)
         page.screenshot(path=str(screens / "table-phone.png"), full_page=True)
@@ -261,9 +247,9 @@ def test_a_deal_against_the_expert(page: Any, base_url: str) -> None:
         if turn in ("over", "dialog"):
             break
         if turn == "call":
-            page.locator(".calling button.call").first.click()
+            page.locator(".calling:not([hidden]) button.call").first.click()
         else:
-            page.locator(".hand.active .card:not(.illegal)").first.click()
+            page.locator(".hand.active .card.playable:not(.gone)").first.click()
         page.wait_for_timeout(30)
     page.wait_for_selector("text=Match over")
-    assert page.locator(".seat .level").first.inner_text().strip() == "expert"
+    assert page.locator(".seat .level").first.inner_text().strip() == "Expert"

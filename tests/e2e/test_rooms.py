@@ -33,7 +33,7 @@ TURN = """() => {
   if (document.querySelector('dialog.result[open]')) return 'dialog';
   if (/Match over/.test(document.querySelector('.status')?.textContent || '')) return 'over';
   if (document.querySelector('.calling:not([hidden]) button.call')) return 'call';
-  if (document.querySelector('.hand.active .card:not(.illegal)')) return 'play';
+  if (document.querySelector('.hand.active .card.playable:not(.gone)')) return 'play';
   return null;
 }"""
 
@@ -50,7 +50,9 @@ class People:
 
     def open(self, viewport: dict[str, int] = DESKTOP, storage: Any = None, **options: Any) -> Any:
         """A new person (their own storage, unless ``storage`` is given) with a blank page."""
+        options.setdefault("reduced_motion", "reduce")  # quicker: motion has its own tests
         context = self.browser.new_context(viewport=viewport, storage_state=storage, **options)
+        context.add_init_script("localStorage.setItem('callbreak:pause', 'off')")
         self.contexts.append(context)
         return self.page_in(context)
 
@@ -127,7 +129,7 @@ def act(page: Any) -> str | None:
         elif turn == "call":
             page.locator(".calling:not([hidden]) button.call").first.click(timeout=5_000)
         elif turn == "play":
-            page.locator(".hand.active .card:not(.illegal)").first.click(timeout=5_000)
+            page.locator(".hand.active .card.playable:not(.gone)").first.click(timeout=5_000)
     except PlaywrightTimeout:
         return None  # the page moved on meanwhile: ask again
     return turn
@@ -438,11 +440,13 @@ def test_a_stale_click_from_a_second_tab_is_refused(
         routes[0].send(held.pop(0))
     holding["on"] = False
     # The refusal is said, the fresh state drawn: the call the first tab made, nothing more.
-    second.locator(".status", has_text="earlier state").wait_for()
+    second.locator(".status-box .note:not([hidden])", has_text="earlier state").wait_for()
     assert (
         second.locator(".seat.mine .line").inner_text()
         == first.locator(".seat.mine .line").inner_text()
     )
     assert not any(fault["seat"] == 0 for notes in table.data.faults.values() for fault in notes)
     # Said briefly: the status goes back to the table's own.
-    second.locator(".status", has_text="earlier state").wait_for(state="detached", timeout=15_000)
+    second.locator(".status-box .note:not([hidden])", has_text="earlier state").wait_for(
+        state="detached", timeout=15_000
+    )

@@ -40,9 +40,9 @@ def test_the_scoresheet_flow(page: Page, base_url: str, screens: Path) -> None:
     for index, name in enumerate(NAMES[:3], 1):
         page.get_by_label(f"Player {index}", exact=True).fill(name)
     page.get_by_label("Rules", exact=True).select_option("strict")
-    expect(page.locator("#sheet-profile-summary")).to_contain_text("calls 2-13")
+    expect(page.locator("#sheet-profile-summary")).to_contain_text("calls 2–13")
     page.get_by_role("button", name="Start the scoresheet").click()
-    expect(page.get_by_role("alert")).to_have_text("Player 4's name is empty")
+    expect(page.get_by_role("alert")).to_have_text("Player 4's name is empty.")
     page.get_by_label("Player 4", exact=True).fill(NAMES[3])
     page.get_by_role("button", name="Start the scoresheet").click()
     expect(
@@ -62,17 +62,17 @@ def test_the_scoresheet_flow(page: Page, base_url: str, screens: Path) -> None:
     expect(page.locator(".sheet-count")).to_have_text("Calls total 12; tricks total 13.")
     page.keyboard.press("Enter")
     expect(page.locator('tr[data-deal="1"]')).to_be_visible()
-    assert row_scores(page, 1) == ["3.2", "-4.0", "2.0", "3.0"]
+    assert row_scores(page, 1) == ["3.2", "−4.0", "2.0", "3.0"]
     expect(page.get_by_label("Asha's call", exact=True)).to_be_focused()
 
     # Impossible entries show their message and change nothing.
     enter_deal(page, [1, 3, 4, 2], [2, 3, 5, 3], "Add deal 2")
     expect(page.get_by_role("alert")).to_have_text(
-        "Asha's call of 1 is out of range: calls are 2-13 under strict"
+        "Asha's call of 1 is out of range: calls are 2–13."
     )
     enter_deal(page, [2, 3, 4, 2], [2, 3, 5, 2], "Add deal 2")
     expect(page.get_by_role("alert")).to_have_text(
-        "The tricks total 12, but every deal has exactly 13 tricks"
+        "The tricks total 12, but every deal has exactly 13 tricks."
     )
     expect(page.locator("tbody tr[data-deal]")).to_have_count(1)
     enter_deal(page, [2, 3, 4, 2], [2, 3, 5, 3], "Add deal 2")
@@ -90,9 +90,9 @@ def test_the_scoresheet_flow(page: Page, base_url: str, screens: Path) -> None:
     page.get_by_label("Asha's tricks", exact=True).fill("4")  # 4 + 3 + 2 + 3 = 12
     page.get_by_role("button", name="Save deal 1").click()
     expect(page.get_by_role("alert")).to_have_text(
-        "The tricks total 12, but every deal has exactly 13 tricks"
+        "The tricks total 12, but every deal has exactly 13 tricks."
     )
-    assert row_scores(page, 1) == ["3.2", "-4.0", "2.0", "3.0"]
+    assert row_scores(page, 1) == ["3.2", "−4.0", "2.0", "3.0"]
     page.get_by_label("Bikash's tricks", exact=True).fill("4")
     page.get_by_role("button", name="Save deal 1").click()
     expect(page.get_by_role("heading", name="Deal 4")).to_be_visible()
@@ -187,15 +187,15 @@ def test_changed_rules_are_checked_and_shown(page: Page, base_url: str) -> None:
     page.get_by_label("Changes to the profile").fill("deals=10, eight_wins=true")
     page.get_by_role("button", name="Start the scoresheet").click()
     expect(page.locator(".sheet-state")).to_have_text("Deal 1 of 10 is next.")
-    expect(page.get_by_text("Rules: pagat(eight_wins=true, deals=10)")).to_be_visible()
+    expect(page.get_by_text("Rules: Pagat (changed)")).to_be_visible()
     # Pagat's lowest call is 2, and a made call of 8 or more (here 9 of 9) wins at once.
     enter_deal(page, [1, 2, 2, 2], [9, 2, 1, 1], "Add deal 1")
     expect(page.get_by_role("alert")).to_have_text(
-        "Asha's call of 1 is out of range: calls are 2-13 under pagat(eight_wins=true, deals=10)"
+        "Asha's call of 1 is out of range: calls are 2–13."
     )
     enter_deal(page, [9, 2, 2, 2], [9, 2, 1, 1], "Add deal 1")
     expect(page.locator(".sheet-state")).to_have_text(
         "The match is over: Asha made a call of 9, which wins at once."
     )
     expect(page.locator(".sheet-result")).to_have_text("Asha wins.")
-    assert footer(page, "total") == ["13.0", "2.0", "-2.0", "-2.0"]
+    assert footer(page, "total") == ["13.0", "2.0", "−2.0", "−2.0"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -31,14 +32,17 @@ from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.export import trick_winners
 from callbreak.web.http import BadRequest, error, read_json
 from callbreak.web.limits import DEFAULT, Limits
-from callbreak.web.model import DAMAGED, MATCH, ROOM, SPEEDS, TableData, read_settings
+from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
+from callbreak.web.stats import figures, game_of
 from callbreak.web.store import Store
 from callbreak.web.tables import Table, Tables
-from callbreak.web.view import level_name
+from callbreak.web.view import level_name, rules_json
 
 __all__ = ["create_app"]
 
 STATIC = Path(__file__).parent / "static"
+MAX_ROOMS = 500
+"""Rooms one request for a person's figures may name."""
 
 
 def create_app(
@@ -67,6 +71,7 @@ def create_app(
                     "summary": rules.summary(),
                     "calls": [rules.min_call, rules.max_call],
                     "deals": rules.deals,
+                    "options": rules_json(rules)["options"],
                 }
                 for name, rules in PROFILES.items()
             ]
@@ -136,6 +141,26 @@ def create_app(
         record = table.record()
         return JSONResponse({"record": record, "winners": trick_winners(record)})
 
+    async def stats(request: Request) -> Response:
+        # Matches against the computer are the person's in seat 0; rooms are those the page
+        # names (the browser remembers its rooms and seats): ?rooms=CODE:SEAT,CODE:SEAT
+        wanted: list[tuple[str, int]] = []
+        for item in request.query_params.get("rooms", "").split(",")[:MAX_ROOMS]:
+            code, _, number = item.strip().partition(":")
+            if len(code) == 6 and code.isalnum() and number.isdigit() and len(number) < 3:
+                wanted.append((code.upper(), int(number)))
+        stored: list[tuple[TableData, int]] = [(data, 0) for data in await backend.tables(MATCH)]
+        for code, place in wanted:
+            data = await backend.load(code)
+            if data is not None and data.kind == ROOM and data.status != LOBBY:
+                stored.append((data, place))
+
+        def work() -> dict[str, Any]:
+            games = [game_of(data, seat) for data, seat in stored]
+            return figures(game for game in games if game is not None)
+
+        return JSONResponse(await run_in_threadpool(work))
+
     async def match_socket(socket: WebSocket) -> None:
         await messages.connect(tables, socket, socket.path_params["id"], MATCH, limits)
 
@@ -155,6 +180,7 @@ def create_app(
         Route("/api/matches", list_matches, methods=["GET"]),
         Route("/api/matches/{id}/record", match_record),
         Route("/api/matches/{id}/replay", match_replay),
+        Route("/api/stats", stats),
         WebSocketRoute("/ws/matches/{id}", match_socket),
         *rooms.routes(tables, limits),
         WebSocketRoute("/ws/rooms/{code}", room_socket),

@@ -158,10 +158,15 @@ async def _dispatch(
         return
     if kind == "hello":
         raise CallbreakError("hello is the first message only; reconnect to change seats")
-    if kind not in (*ACTIONS, "settings", "hint"):
+    if kind not in (*ACTIONS, "settings", "hint", "seen"):
         raise CallbreakError(f"unknown message type {kind!r}")
+    if kind == "seen" and seat is None:
+        return  # a spectator's summary holds nobody up
     if seat is None:
         raise CallbreakError("a spectator can only watch")
+    if kind == "seen":
+        await table.saw(seat, message.get("deals"))
+        return
     if kind == "settings":
         if seat != 0:
             raise CallbreakError("only the room's creator changes its settings")

@@ -62,6 +62,10 @@ DEFAULT_TURN_SECONDS = 30
 #: Seconds between two computer cards at each speed; a finished trick stays up a little longer.
 SPEEDS = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
 DEFAULT_COVER = "intermediate"
+SUMMARY_SECONDS = 30.0
+"""After a deal is scored, how long the computers wait for the people at the table to close its
+summary (the ``seen`` message) before the next deal's first decision; a person's turn clock for
+that decision gets these seconds on top."""
 MAX_NAME = 32
 COMPUTER_NAMES = ("Bikash", "Chandra", "Dipa", "Esha", "Gopal", "Hari")
 

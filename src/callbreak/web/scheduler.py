@@ -26,7 +26,14 @@ from callbreak.game import Call, Play
 from callbreak.players.base import AWAY, CALL, FAILED, PLAY, TIMEOUT, Fault
 from callbreak.seating import Decision
 from callbreak.web.backend import OWNER
-from callbreak.web.model import COMPUTER, PERSON, PLAYING, SPEEDS, StaleAction
+from callbreak.web.model import (
+    COMPUTER,
+    PERSON,
+    PLAYING,
+    SPEEDS,
+    SUMMARY_SECONDS,
+    StaleAction,
+)
 
 if TYPE_CHECKING:
     from callbreak.web.tables import Table
@@ -123,10 +130,17 @@ async def _drive(table: Table) -> None:
         if not deal.trick.cards and (deal.tricks or (len(match.deals) > 1 and not deal.tricks)):
             delay *= TRICK_PAUSE  # let the finished trick be seen
         try:
-            if data.seats[seat].kind == COMPUTER:
+            computer = data.seats[seat].kind == COMPUTER
+            reason, wait = (None, 0.0) if computer else await _cover_reason(table, seat)
+            if computer or reason is not None:
+                # A computer does not start the next deal under a summary people still read.
+                summary = _summary_wait(table, loop)
+                if summary > 0:
+                    await _wait(table, min(summary, renew))
+                    continue
+            if computer:
                 await _computer(table, seat, version, delay, loop)
                 continue
-            reason, wait = await _cover_reason(table, seat)
             if reason is not None:
                 await _cover(table, seat, version, reason, delay, loop)
                 continue
@@ -139,6 +153,16 @@ async def _drive(table: Table) -> None:
             await _wait(table, min(wait, renew))
         except StaleAction:
             continue  # a person (or another process) moved first: look again
+
+
+def _summary_wait(table: Table, loop: asyncio.AbstractEventLoop) -> float:
+    """Seconds the next deal's first decision waits for the people at the table to close the
+    last deal's summary (0: nobody is looking at one, or they have had long enough)."""
+    if not table.waiting_on_summary():
+        return 0.0
+    since = table.summary_since.setdefault(table.version, loop.time())
+    table.summary_since = {table.version: since}
+    return max(0.0, SUMMARY_SECONDS - (loop.time() - since))
 
 
 async def _computer(
@@ -157,7 +181,7 @@ async def _computer(
     decision = await run_in_threadpool(table.seating.decide, table.match.observation(seat))
     for fault in decision.faults:
         message, kind = _fault_message(table.names[seat], fault)
-        await _announce(table, message, kind)
+        await _announce(table, message, kind, fault)
     await _pace(delay, started, loop)
     if table.version != version:
         table.thinking = None  # the table moved on meanwhile (the person ended the match)
@@ -223,7 +247,13 @@ async def _cover(
     if table.version != version:
         return
     await table.act(seat, action, version, [fault.to_json()])
-    await _announce(table, f"{table.names[seat]}: {detail}, so the computer made {what}", "notice")
+    await table.notify(
+        {
+            "type": "notice",
+            "message": f"{table.names[seat]}: {detail}, so the computer made {what}",
+            "cover": {"seat": seat, "reason": reason, "kind": kind, "action": shown},
+        }
+    )
 
 
 async def _pace(delay: float, started: float, loop: asyncio.AbstractEventLoop) -> None:
@@ -232,9 +262,9 @@ async def _pace(delay: float, started: float, loop: asyncio.AbstractEventLoop) -
         await asyncio.sleep(delay - elapsed)
 
 
-async def _announce(table: Table, message: str, kind: str) -> None:
+async def _announce(table: Table, message: str, kind: str, fault: Fault) -> None:
     if kind == "notice":
-        await table.notify({"type": "notice", "message": message})
+        await table.notify({"type": "notice", "message": message, "fault": fault.to_json()})
     else:
         await table.tell(message, kind)
 

@@ -9,6 +9,7 @@ until they are written out as text.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import secrets
@@ -163,6 +164,7 @@ class Sheet:
             "names": self.names,
             "rules": str(self.rules),
             "summary": self.rules.summary(),
+            "options": dataclasses.asdict(self.rules),
             "calls": [self.rules.min_call, self.rules.max_call],
             "deals_limit": self.rules.deals,
             "min_total_calls": self.rules.min_total_calls,

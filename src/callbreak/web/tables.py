@@ -25,7 +25,7 @@ from starlette.websockets import WebSocket
 from callbreak.errors import CallbreakError
 from callbreak.game import Action, Call, Match, Play
 from callbreak.players import Player
-from callbreak.seating import PlayerSpec, Seating, derive_seed
+from callbreak.seating import PlayerSpec, Seating, close, derive_seed
 from callbreak.web import scheduler
 from callbreak.web.actions import STOP, decode, encode
 from callbreak.web.backend import OWNER, Backend
@@ -38,6 +38,7 @@ from callbreak.web.model import (
     PLAYING,
     ROOM,
     STOPPED,
+    SUMMARY_SECONDS,
     RoomError,
     StaleAction,
     TableData,
@@ -117,6 +118,11 @@ class Table:
         self.away_since: dict[int, float] = {}
         self.present: set[int] = set()
         """Seats with a connection open in some process, as last heard."""
+        self.seen: dict[int, int] = {}
+        """How many scored deals each person's page has shown and had closed, for the seats
+        whose page shows summaries (it sent ``seen``)."""
+        self.summary_since: dict[int, float] = {}
+        """When the driver first found the next deal waiting on a summary, by version."""
         self._private: dict[tuple[int, int, int | None], str] = {}
         """Each seat's own part of the view, as JSON text, for the current version."""
         self._rebuild(data)
@@ -430,6 +436,33 @@ class Table:
             await self.backend.set_presence(self.id, seat, OWNER, self._held(seat))
         self.present = await self.backend.presence(self.id)
 
+    async def saw(self, seat: int, deals: object) -> None:
+        """The person in ``seat`` closed the summary of the first ``deals`` scored deals: the
+        computers need not wait for them before the next deal. A page that shows summaries
+        says so at once (``deals`` 0 on a fresh page): only such seats are waited for, never a
+        client that shows none (a script, a bot)."""
+        if type(deals) is not int or not 0 <= deals <= len(self.match.deals):
+            raise CallbreakError('a seen message needs "deals", the number of deals shown')
+        if seat not in self.seen or deals > self.seen[seat]:
+            await self.notify({"type": "seen", "seat": seat, "deals": deals})
+
+    def waiting_on_summary(self) -> list[int]:
+        """The people at the table who have not closed the last deal's summary, while the next
+        deal has not begun (empty otherwise)."""
+        match = self.match
+        scored = len(match.played_deals())
+        if not scored or match.deal.actions or match.is_over or self.status != PLAYING:
+            return []
+        if self.is_room:
+            people = [
+                seat
+                for seat in sorted(self.present)
+                if self.data.seats[seat].kind == PERSON and not self.data.seats[seat].left
+            ]
+        else:
+            people = sorted({c.seat for c in self.connections.values() if c.seat is not None})
+        return [seat for seat in people if seat in self.seen and self.seen[seat] < scored]
+
     async def notify(self, event: dict[str, Any]) -> None:
         """Tell the other processes, wake the driver, and show the change here."""
         await self.backend.publish(self.id, event | {"origin": OWNER})
@@ -440,13 +473,19 @@ class Table:
         kind = event.get("type")
         if kind == "thinking":
             self.thinking = event.get("seat")
+        if kind == "seen":
+            seat, deals = event.get("seat"), event.get("deals")
+            if isinstance(seat, int) and isinstance(deals, int):
+                self.seen[seat] = max(self.seen.get(seat, deals), deals)
         if kind == "lobby" and self.is_room:
             await self._reseat()
         if kind in ("presence", "lobby"):
             self.present = await self.backend.presence(self.id)
         self.changed.set()
         if kind == "notice":
-            await self.tell(str(event.get("message")), "notice")
+            # The words in English, and what happened as data for a page in another language.
+            extra = {key: event[key] for key in ("cover", "fault") if key in event}
+            await self.send({"type": "notice", "message": str(event.get("message"))} | extra)
             return
         if kind in ("lobby", "presence") and self.is_room:
             await self.send({"type": "room", "room": self.lobby()})
@@ -548,10 +587,25 @@ def next_deadline(data: TableData, match: Match) -> float | None:
     seat = match.deal.turn
     if seat is None or data.seats[seat].kind != PERSON:
         return None
-    return time.time() + seconds
+    # The first decision after a scored deal: its summary is up first.
+    after_summary = (
+        len(match.deals) > 1 and not match.deal.actions and not match.deals[-2].thrown_in
+    )
+    return time.time() + seconds + (SUMMARY_SECONDS if after_summary else 0.0)
 
 
 async def _build_computers(table: Table) -> None:
     for seat, info in enumerate(table.data.seats):
         if info.kind == COMPUTER:
-            await run_in_threadpool(table.seating.player, seat)
+            try:
+                await run_in_threadpool(table.seating.player, seat)
+            except CallbreakError:
+                # The seating adds a seed to the spec: the error is said again of the spec as
+                # the person gave it, which names no seed they never typed.
+                if info.level is not None:
+                    await run_in_threadpool(_build_as_given, info.level)
+                raise
+
+
+def _build_as_given(level: str) -> None:
+    close(PlayerSpec.parse(level).build(ready=False))

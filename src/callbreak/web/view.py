@@ -7,11 +7,12 @@ scores. Other seats' hands never enter it. A spectator (no seat) gets the public
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from callbreak.cards import Card
 from callbreak.game import Trick
-from callbreak.rules import format_tenths
+from callbreak.rules import Rules, format_tenths
 from callbreak.seating import is_remote
 from callbreak.warmup import preparing
 from callbreak.web.model import COMPUTER, PLAYING
@@ -19,7 +20,15 @@ from callbreak.web.model import COMPUTER, PLAYING
 if TYPE_CHECKING:
     from callbreak.web.tables import Table
 
-__all__ = ["level_name", "lobby_json", "private_view", "public_view", "seat_view", "trick_json"]
+__all__ = [
+    "level_name",
+    "lobby_json",
+    "private_view",
+    "public_view",
+    "rules_json",
+    "seat_view",
+    "trick_json",
+]
 
 
 def seat_view(table: Table, seat: int | None) -> dict[str, Any]:
@@ -90,14 +99,7 @@ def public_view(table: Table) -> dict[str, Any]:
     rules = match.rules
     return {
         "match": table.id,
-        "rules": {
-            "text": str(rules),
-            "profile": rules.profile,
-            "summary": rules.summary(),
-            "clockwise": rules.clockwise,
-            "deals": rules.deals,
-            "calls": [rules.min_call, rules.max_call],
-        },
+        "rules": rules_json(rules),
         "names": table.names,
         "levels": [level_name(level) for level in table.levels],
         "deal_number": match.deal_number,
@@ -155,10 +157,25 @@ def lobby_json(table: Table) -> dict[str, Any]:
         "status": data.status,
         "rules": data.rules,
         "summary": table.match.rules.summary(),
+        "options": rules_json(table.match.rules)["options"],
         "seats": seats,
         "turn_seconds": data.turn_seconds,
         "cover": level_name(data.settings.get("cover")),
         "version": data.version,
+    }
+
+
+def rules_json(rules: Rules) -> dict[str, Any]:
+    """Rules as a page shows them: the one-string form, the English summary, and every field
+    as data (``options``), from which a page in another language words the summary itself."""
+    return {
+        "text": str(rules),
+        "profile": rules.profile,
+        "summary": rules.summary(),
+        "clockwise": rules.clockwise,
+        "deals": rules.deals,
+        "calls": [rules.min_call, rules.max_call],
+        "options": dataclasses.asdict(rules),
     }
 
 

@@ -1,5 +1,8 @@
 // The single-page app's router: each page is a module with a render(view, params) function
-// that returns an optional cleanup function, called when the page is left.
+// that returns an optional cleanup function, called when the page is left. The header's
+// words and the language chooser live here; choosing a language draws the page again.
+
+import { LANGUAGES, lang, setLang, t } from "./i18n.js";
 
 const pages = [
   [/^#?\/?$/, "./home.js"],
@@ -7,6 +10,7 @@ const pages = [
   [/^#\/play\/([\w-]+)$/, "./table.js"],
   [/^#\/room\/(\w+)$/, "./room.js"],
   [/^#\/history$/, "./history.js"],
+  [/^#\/record$/, "./record.js"],
   [/^#\/replay\/([\w-]+)$/, "./replay.js"],
   [/^#\/replay\/(room)\/(\w+)$/, "./replay.js"],
   [/^#\/sheet$/, "./sheet.js"],
@@ -44,11 +48,9 @@ async function route() {
       return;
     }
   }
-  view.replaceChildren(Object.assign(document.createElement("p"), {
-    className: "error",
-    textContent: "There is no such page. ",
-  }));
-  view.firstChild.append(Object.assign(document.createElement("a"), { href: "#/", textContent: "Start a match" }));
+  const missing = Object.assign(document.createElement("p"), { className: "error", textContent: `${t("noSuchPage")} ` });
+  missing.append(Object.assign(document.createElement("a"), { href: "#/", textContent: t("startMatch") }));
+  view.replaceChildren(missing);
 }
 
 function markCurrentLink(hash) {
@@ -61,5 +63,26 @@ function markCurrentLink(hash) {
   }
 }
 
+/** The header's words in the chosen language. */
+function drawHeader() {
+  document.documentElement.lang = lang();
+  document.title = t("brand");
+  document.querySelector(".brand-name").textContent = t("brand");
+  for (const element of document.querySelectorAll("[data-text]")) element.textContent = t(element.dataset.text);
+  const chooser = document.getElementById("lang");
+  if (!chooser.options.length) {
+    // Each language under its own name, as language menus do.
+    for (const [code, name] of LANGUAGES) chooser.append(new Option(name, code));
+    chooser.addEventListener("change", () => {
+      setLang(chooser.value);
+      drawHeader();
+      route();
+    });
+  }
+  chooser.value = lang();
+  chooser.setAttribute("aria-label", t("language"));
+}
+
+drawHeader();
 window.addEventListener("hashchange", route);
 route();

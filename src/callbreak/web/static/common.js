@@ -1,23 +1,18 @@
 // Cards and small helpers shared by the pages.
 
+import { cardName, formatDate, has, lang, num, t } from "./i18n.js";
+
+export { cardName, formatDate };
+
 export const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-const RANK_NAMES = {
-  A: "Ace", K: "King", Q: "Queen", J: "Jack", T: "Ten", 9: "Nine", 8: "Eight",
-  7: "Seven", 6: "Six", 5: "Five", 4: "Four", 3: "Three", 2: "Two",
-};
 
-/** "QS" -> "Queen of spades" */
-export function cardName(code) {
-  return `${RANK_NAMES[code[0]]} of ${SUIT_NAMES[code[1]]}`;
-}
-
-/** "TH" -> "10♥" */
+/** "TH" -> "10♥": a card as written in text, the same in every language. */
 export function cardText(code) {
   return `${code[0] === "T" ? "10" : code[0]}${SUITS[code[1]]}`;
 }
 
-/** A card drawn with CSS. As a button when options.button is set. */
+/** A card drawn with CSS: corner indices at two corners and a large pip. As a button when
+ * options.button is set. */
 export function cardElement(code, options = {}) {
   const element = document.createElement(options.button ? "button" : "div");
   element.className = "card" + (code[1] === "H" || code[1] === "D" ? " red" : "");
@@ -26,9 +21,11 @@ export function cardElement(code, options = {}) {
   else element.setAttribute("role", "img");
   element.setAttribute("aria-label", options.label || cardName(code));
   const rank = code[0] === "T" ? "10" : code[0];
+  const suit = SUITS[code[1]];
   element.innerHTML =
-    `<span class="corner" aria-hidden="true">${rank}<br>${SUITS[code[1]]}</span>` +
-    `<span class="pip" aria-hidden="true">${SUITS[code[1]]}</span>`;
+    `<span class="corner" aria-hidden="true"><b>${rank}</b><i>${suit}</i></span>` +
+    `<span class="pip" aria-hidden="true">${suit}</span>` +
+    `<span class="corner far" aria-hidden="true"><b>${rank}</b><i>${suit}</i></span>`;
   return element;
 }
 
@@ -72,17 +69,18 @@ export async function api(path, options = {}) {
 }
 
 export function ordinal(place) {
-  return place + (place === 1 ? "st" : place === 2 ? "nd" : place === 3 ? "rd" : "th");
+  return t("place", { place });
 }
 
 /** Places as words, saying when a place is shared. */
 export function placeText(places, seat) {
   const shared = places.filter((p) => p === places[seat]).length > 1;
-  return ordinal(places[seat]) + (shared ? " (shared)" : "");
+  return t(shared ? "placeShared" : "place", { place: places[seat] });
 }
 
-export function formatDate(seconds) {
-  return new Date(seconds * 1000).toLocaleString();
+/** A score sent as text ("-4.1"), in the language's digits. */
+export function score(text) {
+  return num(text);
 }
 
 /** Arrow keys move the focus among buttons of a group (one tab stop for the group). */
@@ -166,10 +164,100 @@ export async function copyText(text, input) {
   }
 }
 
-export const LEVEL_LABELS = {
-  random: "Random",
-  beginner: "Beginner",
-  intermediate: "Intermediate",
-  advanced: "Advanced",
-  expert: "Expert",
-};
+/** A computer level as a menu shows it (long: with a word on how it plays). */
+export function levelLabel(level, long = false) {
+  if (!level) return "";
+  if (long && has(`level.${level}.long`)) return t(`level.${level}.long`);
+  return has(`level.${level}`) ? t(`level.${level}`) : level;
+}
+
+/** A rules profile's name as the language says it. */
+export function profileLabel(name) {
+  return has(`profile.${name}`) ? t(`profile.${name}`) : name;
+}
+
+/** The rules menu (each profile under its name in the language) and its summary below. */
+export function profileChooser(id, profiles, chosen) {
+  const summary = el("p", { id: `${id}-summary`, class: "hint" });
+  const select = el("select", { id, name: "rules" },
+    ...profiles.map((p) => el("option", {
+      value: p.name, text: profileLabel(p.name) + (p.name === "strict" ? t("home.default") : ""),
+    })));
+  select.value = chosen || "strict";
+  if (!select.value) select.value = "strict";
+  const show = () => {
+    const found = profiles.find((p) => p.name === select.value);
+    summary.textContent = found ? rulesSummary(found.options) : "";
+    select.dispatchEvent(new CustomEvent("summary"));
+  };
+  select.addEventListener("change", show);
+  show();
+  return { select, summary };
+}
+
+/** The rules in words, from their fields (`options` of the server's views). */
+export function rulesSummary(options) {
+  if (!options) return "";
+  const o = options;
+  const parts = [t("rule.calls", { low: o.min_call, high: o.max_call })];
+  if (o.no_spade_first_lead) parts.push(t("rule.noSpadeLead"));
+  parts.push(t(o.free_following ? "rule.freeFollowing" : "rule.mustBeat"));
+  parts.push(t("rule.mustTrump"));
+  parts.push(t(o.forced_low_spade ? "rule.lowSpade" : "rule.freeDiscard"));
+  parts.push(t(o.exact_scoring ? "rule.exact" : "rule.overtricks"));
+  if (o.bonus_call !== null && o.bonus_call !== undefined) {
+    parts.push(t("rule.bonus", { call: o.bonus_call, score: o.bonus_score }));
+  }
+  if (o.min_total_calls) parts.push(t("rule.minTotal", { total: o.min_total_calls }));
+  if (o.spadeless_redeal) parts.push(t("rule.spadeless"));
+  if (o.eight_wins) parts.push(t("rule.eightWins"));
+  parts.push(o.deals ? t("rule.deals", { deals: o.deals }) : t("rule.openEnded"));
+  if (o.clockwise) parts.push(t("rule.clockwise"));
+  return parts.join(t("listSeparator"));
+}
+
+/** The rules' short name: the profile's name, with "changed" when options differ. */
+export function rulesName(rules) {
+  const text = typeof rules === "string" ? rules : rules.text;
+  const profile = typeof rules === "string" ? text.split("(")[0] : rules.profile;
+  return profileLabel(profile) + (text.includes("(") ? t("rulesChanged") : "");
+}
+
+/** The duty that forbids a card, in words, from the server's data ({duty, card, suit}). */
+export function dutyText(duty) {
+  if (!duty) return t("duty.unknown");
+  return t(`duty.${duty.duty}`, {
+    card: duty.card ? cardText(duty.card) : "",
+    suit: duty.suit ? t(`suit.${duty.suit}.plural`) : "",
+  });
+}
+
+/** A server's message in the chosen language when it is one the page knows, else a general
+ * line with the server's words. */
+export function serverText(message) {
+  const text = String(message || "");
+  for (const [pattern, key] of SERVER_MESSAGES) {
+    const found = text.match(pattern);
+    if (found) return t(key, found.groups || {});
+  }
+  // The server words everything else in English: as it is on an English page.
+  return lang() === "en" ? text : t("server.refused", { detail: text });
+}
+
+const SERVER_MESSAGES = [
+  [/^that was made on an earlier state|^the table moved on/, "server.stale"],
+  [/^no such match/, "server.noMatch"],
+  [/^no such room/, "server.noRoom"],
+  [/^too many messages/, "server.tooMany"],
+  [/^a hint is already being worked out/, "server.hintRunning"],
+  [/^a hint is for your own turn/, "server.hintTurn"],
+  [/^it is (?<name>.+)'s turn, not yours/, "server.notYourTurn"],
+  [/^the match is over/, "server.matchOver"],
+  [/^this room has no open seat/, "server.noOpenSeat"],
+  [/^too many rooms or joins/, "server.tooManyJoins"],
+  [/^the match in this room is over/, "server.roomOver"],
+  [/^a name has at most/, "server.nameLong"],
+  [/^a name needs at least one/, "server.nameEmpty"],
+  [/^seat (?<seat>\d) is still open/, "server.seatOpen"],
+  [/^the room is changing too fast/, "server.tooFast"],
+];

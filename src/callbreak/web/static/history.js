@@ -1,7 +1,8 @@
 // The rooms this browser held a seat in (remembered in its local storage) and every match
 // against the computer, with links to resume, replay and download.
 
-import { api, el, formatDate, placeText, roomEntries } from "./common.js";
+import { api, el, formatDate, levelLabel, placeText, roomEntries, rulesName, score, serverText } from "./common.js";
+import { t } from "./i18n.js";
 
 export async function render(view) {
   const rooms = roomEntries();
@@ -9,24 +10,26 @@ export async function render(view) {
   try {
     matches = await api("/api/matches");
   } catch (error) {
-    view.append(el("p", { class: "error", text: `Cannot load the history: ${error.message}` }));
+    view.append(el("p", { class: "error", text: t("history.cannotLoad", { detail: serverText(error.message) }) }));
     return;
   }
-  const heading = el("h1", { text: "History" });
+  const heading = el("h1", { text: t("nav.history") });
   if (!matches.length && !rooms.length) {
     view.append(el("div", { class: "panel" }, heading,
-      el("p", {}, "No match yet. ", el("a", { href: "#/", text: "Start one" }), ", or ",
-        el("a", { href: "#/friends", text: "play with friends" }), ".")));
+      el("p", {}, t("history.none"), " ", el("a", { href: "#/", text: t("history.startOne") }), " · ",
+        el("a", { href: "#/friends", text: t("home.withFriends") }))));
     return;
   }
   const panel = el("div", { class: "panel wide" }, heading);
   view.append(panel);
-  if (rooms.length) panel.append(el("h2", { text: "Rooms with friends" }), await roomTable(rooms));
+  if (rooms.length) panel.append(el("h2", { text: t("history.rooms") }), await roomTable(rooms));
   if (matches.length) {
-    if (rooms.length) panel.append(el("h2", { text: "Matches against the computer" }));
+    if (rooms.length) panel.append(el("h2", { text: t("history.matches") }));
     panel.append(matchTable(matches));
   }
 }
+
+const STATUS = { lobby: "history.waiting", playing: "history.playing", finished: "history.finished", stopped: "history.stopped", damaged: "history.damaged" };
 
 async function roomTable(entries) {
   // Each room's lobby as it is now; a room the server no longer has is said to be gone.
@@ -37,51 +40,55 @@ async function roomTable(entries) {
     if (!lobby) {
       return el("tr", { "data-room": code },
         el("td", { text: entry.since ? formatDate(entry.since / 1000) : "" }), el("td", { text: code }),
-        el("td", { text: "" }), el("td", { text: "not on this server any more" }), el("td", {}), el("td", {}));
+        el("td", { text: "" }), el("td", { text: t("history.gone") }), el("td", {}), el("td", {}));
     }
     const over = lobby.status === "finished" || lobby.status === "stopped";
     const players = lobby.seats.map((seat, n) =>
-      (seat.kind === "open" ? "open seat" : seat.name) +
-      (seat.kind === "computer" ? ` (${seat.level})` : "") +
-      (n === entry.seat && !entry.left ? " (you)" : "")).join("; ");
-    const status = lobby.status === "lobby" ? "waiting to start"
-      : lobby.status === "playing" ? "playing" : lobby.status;
+      (seat.kind === "open" ? t("room.openSeat") : seat.name) +
+      (seat.kind === "computer" ? ` (${levelLabel(seat.level)})` : "") +
+      (n === entry.seat && !entry.left ? ` (${t("table.you")})` : "")).join("; ");
+    const status = t(STATUS[lobby.status] || "history.playing");
     const actions = el("td", { class: "actions" },
-      over ? null : el("a", { href: `#/room/${code}`, text: lobby.status === "lobby" ? "Open" : "Resume" }),
-      lobby.status === "lobby" ? null : el("a", { href: `#/replay/room/${code}`, text: "Replay" }),
-      lobby.status === "lobby" ? null : el("a", { href: `/api/rooms/${code}/record`, download: "", text: "Record" }));
+      over ? null : el("a", { href: `#/room/${code}`, text: lobby.status === "lobby" ? t("history.open") : t("history.resume") }),
+      lobby.status === "lobby" ? null : el("a", { href: `#/replay/room/${code}`, text: t("history.replay") }),
+      lobby.status === "lobby" ? null : el("a", { href: `/api/rooms/${code}/record`, download: "", text: t("history.record") }));
     return el("tr", { "data-room": code },
       el("td", { text: entry.since ? formatDate(entry.since / 1000) : "" }),
       el("td", {}, el("a", { href: `#/room/${code}`, text: code })),
-      el("td", { text: lobby.rules }),
-      el("td", { text: status + (entry.left ? " (you left)" : "") }),
+      el("td", { text: rulesName(lobby.rules) }),
+      el("td", { text: status + (entry.left ? ` (${t("history.youLeft")})` : "") }),
       el("td", { text: players }),
       actions);
   });
   return el("table", { class: "history rooms" },
-    el("thead", {}, el("tr", {}, ...["Joined", "Room", "Rules", "Status", "Players", ""].map((t) => el("th", { scope: "col", text: t })))),
+    el("thead", {}, el("tr", {}, ...[t("history.joined"), t("history.room"), t("home.rules"), t("history.status"),
+      t("history.players"), ""].map((text) => el("th", { scope: "col", text })))),
     el("tbody", {}, ...rows));
 }
 
 function matchTable(matches) {
   const rows = matches.map((match) => {
     const players = match.names.map((name, seat) =>
-      `${name}${match.levels[seat] ? ` (${match.levels[seat]})` : ""}` +
-      (match.totals ? `: ${match.totals[seat]}` : "") +
+      `${name}${match.levels[seat] ? ` (${levelLabel(match.levels[seat])})` : ""}` +
+      (match.totals ? `: ${score(match.totals[seat])}` : "") +
       (match.places ? `, ${placeText(match.places, seat)}` : "")).join("; ") +
-      (match.seed !== null && match.seed !== undefined ? ` (seed ${match.seed})` : "");
+      (match.seed !== null && match.seed !== undefined ? ` (${t("history.seed", { seed: match.seed })})` : "");
     const actions = el("td", { class: "actions" },
-      match.status === "playing" ? el("a", { href: `#/play/${match.id}`, text: "Resume" }) : null,
-      el("a", { href: `#/replay/${match.id}`, text: "Replay" }),
-      el("a", { href: `/api/matches/${match.id}/record`, download: "", text: "Record" }));
+      match.status === "playing" ? el("a", { href: `#/play/${match.id}`, text: t("history.resume") }) : null,
+      el("a", { href: `#/replay/${match.id}`, text: t("history.replay") }),
+      el("a", { href: `/api/matches/${match.id}/record`, download: "", text: t("history.record") }));
+    const status = match.status === "playing"
+      ? t("history.playingDeals", { deals: match.deals_played }) : t(STATUS[match.status] || "history.finished");
     return el("tr", { "data-match": match.id },
       el("td", { text: formatDate(match.updated) }),
-      el("td", { text: match.rules }),
-      el("td", { text: match.status === "playing" ? `playing, ${match.deals_played} deals done` : match.status }),
+      el("td", { text: rulesName(match.rules) }),
+      el("td", { text: status }),
       el("td", { text: players }),
       actions);
   });
   return el("table", { class: "history" },
-    el("thead", {}, el("tr", {}, ...["Last played", "Rules", "Status", "Players and totals", ""].map((t) => el("th", { scope: "col", text: t })))),
+    el("thead", {}, el("tr", {}, ...[t("history.lastPlayed"), t("home.rules"), t("history.status"),
+      t("history.playersTotals"), ""].map((text) => el("th", { scope: "col", text })))),
     el("tbody", {}, ...rows));
 }
+

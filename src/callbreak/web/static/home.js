@@ -1,46 +1,40 @@
 // The start page: a new match against three computer players (#/), or a room to play with
 // friends (#/friends, in newroom.js).
 
-import { api, el, LEVEL_LABELS } from "./common.js";
+import { api, el, levelLabel, profileChooser, serverText } from "./common.js";
+import { t } from "./i18n.js";
 import { roomForm } from "./newroom.js";
 
 export async function render(view, [choice]) {
-  const [profiles, { levels, descriptions, speeds }] = await Promise.all([api("/api/profiles"), api("/api/levels")]);
+  const [profiles, { levels, speeds }] = await Promise.all([api("/api/profiles"), api("/api/levels")]);
   const friends = choice === "friends";
   const link = (href, text, current) => el("a", { href, text, "aria-current": current ? "page" : null });
-  view.append(el("nav", { class: "choice", "aria-label": "How to play" },
-    link("#/", "Against the computer", !friends),
-    link("#/friends", "With friends", friends)));
+  view.append(el("nav", { class: "choice", "aria-label": t("home.how") },
+    link("#/", t("home.againstComputer"), !friends),
+    link("#/friends", t("home.withFriends"), friends)));
   if (friends) {
-    view.append(...roomForm(profiles, levels, speeds), howToPlay());
+    const form = roomForm(profiles, levels, speeds);
+    view.append(...form.elements, howToPlay(form.profile, profiles));
     view.querySelector("#room-name").focus();
     return;
   }
-  const saved = JSON.parse(localStorage.getItem("callbreak:new") || "{}");
+  let saved = {};
+  try {
+    saved = JSON.parse(localStorage.getItem("callbreak:new") || "{}") || {};
+  } catch {
+    saved = {};
+  }
 
-  const summary = el("p", { id: "profile-summary", class: "hint" });
-  const profile = el("select", { id: "profile", name: "rules" },
-    ...profiles.map((p) => el("option", { value: p.name, text: p.name + (p.name === "strict" ? " (default)" : "") })));
-  profile.value = saved.rules || "strict";
-  const showSummary = () => {
-    const chosen = profiles.find((p) => p.name === profile.value);
-    summary.textContent = chosen ? chosen.summary : "";
-  };
-  profile.addEventListener("change", showSummary);
-  showSummary();
-
+  const { select: profile, summary } = profileChooser("profile", profiles, saved.rules);
   const opponents = [0, 1, 2].map((index) => {
     const select = el("select", { id: `opponent-${index}`, name: `opponent-${index}` },
-      ...levels.map((level) => el("option", {
-        value: level,
-        text: `${LEVEL_LABELS[level] || level}: ${(descriptions || {})[level] || ""}`.replace(/: $/, ""),
-      })));
+      ...levels.map((level) => el("option", { value: level, text: levelLabel(level, true) })));
     select.value = (saved.opponents && saved.opponents[index]) || "expert";
     return select;
   });
   const name = el("input", { id: "name", name: "name", maxlength: "24", autocomplete: "nickname", value: saved.name || "" });
-  const seed = el("input", { id: "seed", name: "seed", inputmode: "numeric", maxlength: "64", placeholder: "random" });
-  const speed = el("select", { id: "speed", name: "speed" }, ...speeds.map((s) => el("option", { value: s, text: s })));
+  const seed = el("input", { id: "seed", name: "seed", inputmode: "numeric", maxlength: "64", placeholder: t("home.seedPlaceholder") });
+  const speed = el("select", { id: "speed", name: "speed" }, ...speeds.map((s) => el("option", { value: s, text: t(`speed.${s}`) })));
   speed.value = saved.speed || "normal";
   const clockwise = el("input", { id: "clockwise", type: "checkbox", name: "clockwise" });
   clockwise.checked = Boolean(saved.clockwise);
@@ -48,36 +42,39 @@ export async function render(view, [choice]) {
   auto.checked = Boolean(saved.auto_forced);
   const problem = el("p", { class: "error", role: "alert" });
 
-  const seatNames = ["Next player (plays after you)", "Opposite player", "Previous player (plays before you)"];
+  const seatNames = [t("home.next"), t("home.opposite"), t("home.previous")];
   const form = el("form", { class: "panel new-match", "aria-labelledby": "new-title" },
-    el("h1", { id: "new-title", text: "New match" }),
-    el("p", { text: "Play a full match of Call Break against three computer players. Spades are always trump, everyone calls, and you must win a trick whenever you can." }),
-    el("label", { for: "name", text: "Your name" }), name,
-    el("label", { for: "profile", text: "Rules" }), profile, summary,
+    el("h1", { id: "new-title", text: t("home.title") }),
+    el("p", { text: t("home.intro") }),
+    el("label", { for: "name", text: t("home.name") }), name,
+    el("label", { for: "profile", text: t("home.rules") }), profile, summary,
     el("fieldset", {},
-      el("legend", { text: "Opponents" }),
+      el("legend", { text: t("home.opponents") }),
       ...opponents.flatMap((select, index) => [el("label", { for: select.id, text: seatNames[index] }), select])),
     el("details", {},
-      el("summary", { text: "More options" }),
+      el("summary", { text: t("home.more") }),
       el("div", { class: "more" },
-        el("label", { for: "speed", text: "Speed of the computer players" }), speed,
-        el("label", { class: "check" }, auto, "Play my card for me when only one is legal"),
-        el("label", { class: "check" }, clockwise, "Clockwise: play passes to the left"),
-        el("label", { for: "seed", text: "Seed (to replay the same deals)" }), seed)),
+        el("label", { for: "speed", text: t("settings.speed") }), speed,
+        el("label", { class: "check" }, auto, t("home.auto")),
+        el("label", { class: "check" }, clockwise, t("home.clockwise")),
+        el("label", { for: "seed", text: t("home.seed") }), seed)),
     problem,
-    el("button", { type: "submit", class: "primary", text: "Start the match" }));
+    el("button", { type: "submit", class: "primary", text: t("home.start") }));
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     problem.textContent = "";
     const body = {
-      name: name.value.trim() || "You",
+      // A person who gives no name is "you" in their language.
+      name: name.value.trim() || t("home.defaultName"),
       rules: clockwise.checked ? `${profile.value}(clockwise=true)` : profile.value,
       opponents: opponents.map((s) => s.value),
       speed: speed.value,
       auto_forced: auto.checked,
     };
-    localStorage.setItem("callbreak:new", JSON.stringify({ ...body, rules: profile.value, clockwise: clockwise.checked }));
+    localStorage.setItem("callbreak:new", JSON.stringify({
+      ...body, name: name.value.trim(), rules: profile.value, clockwise: clockwise.checked,
+    }));
     const seedText = seed.value.trim();
     // Long numbers stay text: JavaScript numbers are exact only to 15 digits.
     // "007" stays text, so that it gives the same deals whenever it is typed the same way.
@@ -86,22 +83,30 @@ export async function render(view, [choice]) {
       const { id } = await api("/api/matches", { method: "POST", body });
       location.hash = `#/play/${id}`;
     } catch (error) {
-      problem.textContent = error.message;
+      problem.textContent = serverText(error.message);
     }
   });
-  view.append(form, howToPlay());
+  view.append(form, howToPlay(profile, profiles));
   name.focus();
 }
 
-function howToPlay() {
-  const points = [
-    "Four players, each for themselves, 13 cards each. Spades are always trump.",
-    "Before play, everyone calls the number of tricks they will take, starting after the dealer; the dealer calls last.",
-    "Follow suit if you can. Holding the led suit, you must beat the best card of it on the table unless someone has trumped. Out of the led suit, you must trump, and overtrump a spade already played if you can.",
-    "Take at least your call and you score it, plus 0.1 for each extra trick; fall short and you lose your call. After five deals the highest total wins; equal totals share a place.",
-    "The rules differ a little between profiles (strict, classic, online, pagat, bhoos): the summary under Rules says how. When a card may not be played, the table tells you why.",
-  ];
-  return el("details", { class: "panel how-to" },
-    el("summary", { text: "How to play" }),
-    el("ul", {}, ...points.map((point) => el("li", { text: point }))));
+/** How to play, said for the rules chosen in `select` (the number of deals, the calls). */
+function howToPlay(select, profiles) {
+  const list = el("ul", {});
+  const draw = () => {
+    const found = profiles.find((p) => p.name === select.value) || profiles[0];
+    const options = found.options;
+    const end = options.deals ? t("how.endDeals", { deals: options.deals }) : t("how.endOpen");
+    const points = [
+      t("how.players"),
+      t("how.calls", { low: options.min_call, high: options.max_call }),
+      t("how.follow"),
+      t(options.exact_scoring ? "how.scoreExact" : "how.score") + " " + end,
+      t("how.profiles"),
+    ];
+    list.replaceChildren(...points.map((point) => el("li", { text: point })));
+  };
+  select.addEventListener("change", draw);
+  draw();
+  return el("details", { class: "panel how-to" }, el("summary", { text: t("how.title") }), list);
 }

@@ -6,8 +6,10 @@
 // Names are put in the page as text only, never as markup.
 
 import {
-  api, copyText, el, keepRoomEntry, LEVEL_LABELS, roomEntry, ROOM_CODE, saveName, savedName,
+  api, copyText, el, keepRoomEntry, levelLabel, roomEntry, ROOM_CODE, rulesName, rulesSummary, saveName,
+  savedName, serverText,
 } from "./common.js";
+import { num, t } from "./i18n.js";
 import { TablePage } from "./table.js";
 
 export async function render(view, [code]) {
@@ -23,9 +25,9 @@ export async function render(view, [code]) {
 
 function drawMissing(view, code) {
   view.replaceChildren(el("div", { class: "panel" },
-    el("h1", { text: "No such room" }),
-    el("p", { text: `There is no room with the code ${code}. Check the code, or make a room of your own.` }),
-    el("p", {}, el("a", { href: "#/friends", text: "Play with friends" }))));
+    el("h1", { text: t("room.missingTitle") }),
+    el("p", { text: t("room.missing", { code }) }),
+    el("p", {}, el("a", { href: "#/friends", text: t("home.withFriends") }))));
 }
 
 class RoomPage {
@@ -90,60 +92,65 @@ class RoomPage {
     if (seat === null && entry && entry.token) {
       // The token no longer holds a seat (the person left): the room stays in the history.
       keepRoomEntry(this.code, { ...entry, token: null, left: true });
-      this.say("Your seat in this room is not yours any more: you are watching.");
+      this.say(t("room.notYours"));
     } else if (seat !== null && entry && entry.seat !== seat) {
       keepRoomEntry(this.code, { ...entry, seat });
-      this.say(`The room's creator moved you: you now sit in seat ${seat + 1}.`);
+      this.say(t("room.moved", { seat: seat + 1 }));
     }
     this.seat = seat;
     this.draw();
   }
 
-  /** A word about what just happened, shown for a while. */
+  /** A word about what just happened, shown for a while (over the table's status once the
+   * match is on, so that nothing on the table moves). */
   say(text, kind = "info") {
+    if (text && this.lobby && this.lobby.status !== "lobby") {
+      this.table.note(text, kind);
+      text = "";
+    }
     this.message.textContent = text;
     this.message.className = `room-message ${kind}`;
     clearTimeout(this.sayTimer);
-    if (text && text !== "Connecting…") this.sayTimer = setTimeout(() => this.say(""), 10000);
+    if (text && !this.connecting) this.sayTimer = setTimeout(() => this.say(""), 10000);
   }
 
   // --- layout ----------------------------------------------------------------------------------
 
   build() {
     const link = `${location.origin}${location.pathname}#/room/${this.code}`;
-    this.invite = el("input", { id: "invite-link", readonly: true, value: link, "aria-label": "Invite link" });
+    this.invite = el("input", { id: "invite-link", readonly: true, value: link, "aria-label": t("room.inviteLink") });
     this.invite.addEventListener("focus", () => this.invite.select());
-    this.copyButton = el("button", { type: "button", class: "copy", text: "Copy link", onclick: () => this.copy() });
+    this.copyButton = el("button", { type: "button", class: "copy", text: t("room.copy"), onclick: () => this.copy() });
     this.settings = el("p", { class: "hint settings" });
     this.message = el("p", { class: "room-message", role: "status" });
     this.head = el("section", { class: "panel wide room-head", "aria-labelledby": "room-heading" },
       el("div", { class: "room-title" },
-        el("h1", { id: "room-heading", text: "Room" }),
-        el("p", { class: "room-code", "aria-label": `Room code ${this.code.split("").join(" ")}`, text: this.code })),
+        el("h1", { id: "room-heading", text: t("room.title") }),
+        el("p", { class: "room-code", "aria-label": t("room.codeLabel", { code: this.code.split("").join(" ") }), text: this.code })),
       el("div", { class: "invite" }, this.invite, this.copyButton),
-      el("p", { class: "hint", text: "Send the link to your friends, or tell them the code: they open it and join with a name." }),
+      el("p", { class: "hint", text: t("room.sendLink") }),
       this.settings, this.message);
 
     this.joinName = el("input", { id: "join-name", name: "name", maxlength: "32", autocomplete: "nickname", value: savedName() });
     this.joinProblem = el("p", { class: "error", role: "alert" });
     this.joinIntro = el("p", {});
     this.joinForm = el("form", { class: "panel wide join", hidden: true, "aria-labelledby": "join-heading" },
-      el("h2", { id: "join-heading", text: "Join this room" }),
+      el("h2", { id: "join-heading", text: t("room.joinTitle") }),
       this.joinIntro,
-      el("label", { for: "join-name", text: "Your name" }),
-      el("div", { class: "inline" }, this.joinName, el("button", { type: "submit", class: "primary", text: "Join" })),
+      el("label", { for: "join-name", text: t("home.name") }),
+      el("div", { class: "inline" }, this.joinName, el("button", { type: "submit", class: "primary", text: t("room.join") })),
       this.joinProblem);
     this.joinForm.addEventListener("submit", (event) => { event.preventDefault(); this.join(); });
 
-    this.seatList = el("ol", { class: "seat-list", "aria-label": "Seats in play order" });
+    this.seatList = el("ol", { class: "seat-list", "aria-label": t("room.seatsOrder") });
     this.lobbyNote = el("p", { class: "lobby-note" });
     this.problem = el("p", { class: "error", role: "alert" });
-    this.startButton = el("button", { type: "button", class: "primary", text: "Start the match", onclick: () => this.start() });
-    this.leaveButton = el("button", { type: "button", class: "danger", text: "Leave this room for good",
+    this.startButton = el("button", { type: "button", class: "primary", text: t("home.start"), onclick: () => this.start() });
+    this.leaveButton = el("button", { type: "button", class: "danger", text: t("room.leave"),
       onclick: () => this.confirmLeave() });
     this.links = el("p", { class: "room-links" });
     this.seatsPanel = el("section", { class: "panel wide lobby", "aria-labelledby": "seats-heading" },
-      el("h2", { id: "seats-heading", text: "Seats" }),
+      el("h2", { id: "seats-heading", text: t("room.seats") }),
       this.seatList, this.lobbyNote, this.problem,
       el("div", { class: "lobby-actions" }, this.startButton, this.leaveButton),
       this.links);
@@ -151,14 +158,15 @@ class RoomPage {
     this.tableBox = el("div", { class: "room-table", hidden: true });
     this.leaveText = el("p", {});
     this.leaveDialog = el("dialog", { class: "result confirm", "aria-labelledby": "leave-heading" },
-      el("h2", { id: "leave-heading", text: "Leave this room for good?" }),
+      el("h2", { id: "leave-heading", text: t("room.leaveQuestion") }),
       this.leaveText,
       el("div", { class: "lobby-actions" },
-        el("button", { type: "button", class: "danger", text: "Leave for good", onclick: () => this.leave() }),
-        el("button", { type: "button", text: "Stay", onclick: () => this.leaveDialog.close() })));
+        el("button", { type: "button", class: "danger", text: t("room.leaveForGood"), onclick: () => this.leave() }),
+        el("button", { type: "button", text: t("room.stay"), onclick: () => this.leaveDialog.close() })));
     this.page = el("div", { class: "room-page" }, this.head, this.joinForm, this.tableBox, this.seatsPanel);
     this.view.append(this.page, this.leaveDialog);
-    this.say("Connecting…");
+    this.connecting = true;
+    this.say(t("room.connecting"));
   }
 
   // --- drawing ---------------------------------------------------------------------------------
@@ -175,35 +183,35 @@ class RoomPage {
     // Once the match is on, the seats go beside the table, under the scores.
     const home = started ? this.table.side : this.page;
     if (this.seatsPanel.parentNode !== home) home.append(this.seatsPanel);
-    const clock = lobby.turn_seconds ? `Turn clock: ${lobby.turn_seconds} s.` : "No turn clock.";
-    this.settings.textContent = `Rules: ${lobby.rules} (${lobby.summary || ""}). ${clock} ` +
-      `A computer (${lobby.cover}) plays for anyone away or out of time.`;
-    if (this.message.textContent === "Connecting…") this.say("");
+    const clock = lobby.turn_seconds ? t("room.clock", { seconds: lobby.turn_seconds }) : t("room.noClock");
+    this.settings.textContent = [
+      t("room.rules", { rules: rulesName(lobby.rules), summary: rulesSummary(lobby.options) }), clock,
+      t("room.cover", { level: levelLabel(lobby.cover) })].join(" ");
+    if (this.connecting) {
+      this.connecting = false;
+      this.say("");
+    }
 
     const open = lobby.seats.filter((seat) => seat.kind === "open").length;
     const canJoin = this.seat === null && open > 0 && !over;
     this.joinForm.hidden = !canJoin;
     if (canJoin) {
       const host = lobby.seats[0].name;
-      this.joinIntro.textContent = started
-        ? `${host}'s match has started, and a seat is open: join and play it from the next turn, or just watch.`
-        : `${host} invites you to a game of Call Break. Join with a name, or just watch.`;
+      this.joinIntro.textContent = t(started ? "room.joinStarted" : "room.invites", { name: host });
     }
 
     this.seatList.replaceChildren(...lobby.seats.map((info, index) => this.seatRow(info, index, lobby)));
 
     let note = "";
-    if (over) note = "The match is over.";
+    if (over) note = t("room.over");
     else if (this.seat === null) {
-      note = canJoin ? "You are watching: join to take the open seat." : started
-        ? "The match has started: you are watching." : "This room is full: you are watching.";
+      note = t(canJoin ? "room.watchJoin" : started ? "room.watchStarted" : "room.watchFull");
     } else if (!started && creator) {
-      note = open ? `Waiting for ${open === 1 ? "one more player" : `${open} more players`}: send the link, or seat a computer.`
-        : "Every seat is taken: start when you are ready.";
+      note = open ? t("room.waiting", { open }) : t("room.ready");
     } else if (!started) {
-      note = `You sit in seat ${this.seat + 1}. Waiting for ${lobby.seats[0].name} to start the match.`;
+      note = t("room.waitStart", { seat: this.seat + 1, name: lobby.seats[0].name });
     } else {
-      note = `You play seat ${this.seat + 1}.`;
+      note = t("room.youPlay", { seat: this.seat + 1 });
     }
     this.lobbyNote.textContent = note;
     this.startButton.hidden = started || !creator;
@@ -211,8 +219,8 @@ class RoomPage {
     // The creator does not leave a lobby: without them nobody could start it.
     this.leaveButton.hidden = this.seat === null || over || (!started && creator);
     this.links.replaceChildren(...(started ? [
-      el("a", { href: `#/replay/room/${this.code}`, text: over ? "Replay" : "Replay the finished deals" }), " · ",
-      el("a", { href: `/api/rooms/${this.code}/record`, download: "", text: "Download record" }),
+      el("a", { href: `#/replay/room/${this.code}`, text: over ? t("history.replay") : t("room.replayDeals") }), " · ",
+      el("a", { href: `/api/rooms/${this.code}/record`, download: "", text: t("table.download") }),
     ] : []));
   }
 
@@ -221,24 +229,24 @@ class RoomPage {
     const over = lobby.status === "finished" || lobby.status === "stopped";
     const mine = index === this.seat;
     const tags = [];
-    if (index === 0) tags.push("creator");
-    if (mine) tags.push("you");
-    if (info.kind === "computer") tags.push(`computer: ${info.level}`);
-    if (info.kind === "person" && info.left) tags.push("left");
-    else if (info.kind === "person") tags.push(info.connected ? "here" : "away");
-    const name = info.kind === "open" ? "Open seat" : info.name;
+    if (index === 0) tags.push(["creator", t("room.tagCreator")]);
+    if (mine) tags.push(["you", t("table.you")]);
+    if (info.kind === "computer") tags.push(["computer", t("room.tagComputer", { level: levelLabel(info.level) })]);
+    if (info.kind === "person" && info.left) tags.push(["left", t("room.tagLeft")]);
+    else if (info.kind === "person") tags.push(info.connected ? ["here", t("room.tagHere")] : ["away", t("table.away")]);
+    const name = info.kind === "open" ? t("room.openSeat") : info.name;
     const who = el("div", { class: "seat-who" },
       el("strong", { text: name }),
-      ...tags.map((tag) => el("span", { class: `tag tag-${tag.split(":")[0]}`, text: tag })));
+      ...tags.map(([kind, text]) => el("span", { class: `tag tag-${kind}`, text })));
     let line = null;
     if (info.kind === "open") {
-      line = started ? "waiting for someone to join; a computer plays meanwhile" : "waiting for a friend to join";
+      line = t(started ? "room.openStarted" : "room.openWaiting");
     } else if (info.covered) {
-      line = info.left ? `a computer plays for ${info.name}, who left` : `a computer plays for ${info.name} while away`;
+      line = info.left ? t("table.coveredLeft", { name: info.name }) : t("table.coveredAway", { name: info.name });
     }
     const controls = this.seat === 0 && !over && index > 0 ? this.seatControls(info, index, started) : null;
     return el("li", { class: `seat-row kind-${info.kind}` + (mine ? " mine" : ""), "data-seat": String(index) },
-      el("span", { class: "seat-number", "aria-hidden": "true", text: String(index + 1) }),
+      el("span", { class: "seat-number", "aria-hidden": "true", text: num(index + 1) }),
       el("div", { class: "seat-body" }, who, line ? el("div", { class: "seat-line", text: line }) : null),
       controls);
   }
@@ -246,26 +254,26 @@ class RoomPage {
   /** The creator's buttons for seat `index`. */
   seatControls(info, index, started) {
     const buttons = [];
-    const name = info.kind === "open" ? `seat ${index + 1}` : info.name;
+    const name = info.kind === "open" ? t("room.seatN", { seat: index + 1 }) : info.name;
     const free = info.kind === "open" || (info.kind === "person" && info.left);
     if (free) {
-      const level = el("select", { "aria-label": `Computer level for seat ${index + 1}` },
-        ...this.levels.map((l) => el("option", { value: l, text: LEVEL_LABELS[l] || l })));
+      const level = el("select", { "aria-label": t("room.levelFor", { seat: index + 1 }) },
+        ...this.levels.map((l) => el("option", { value: l, text: levelLabel(l) })));
       level.value = this.levels.includes("intermediate") ? "intermediate" : this.levels[0];
-      buttons.push(level, el("button", { type: "button", text: "Seat a computer",
+      buttons.push(level, el("button", { type: "button", class: "seat-computer", text: t("room.seatComputer"),
         onclick: () => this.change(`/seats/${index}`, { level: level.value }) }));
     }
     if (info.kind === "computer" || (info.kind === "person" && info.left)) {
-      buttons.push(el("button", { type: "button", text: "Open for a friend",
+      buttons.push(el("button", { type: "button", class: "open-seat", text: t("room.openForFriend"),
         onclick: () => this.change(`/seats/${index}`, { open: true }) }));
     }
     if (!started) {
       if (index > 1) {
-        buttons.push(el("button", { type: "button", class: "move", text: "▲", "aria-label": `Move ${name} up`,
+        buttons.push(el("button", { type: "button", class: "move", text: "▲", "aria-label": t("room.moveUp", { name }),
           onclick: () => this.change("/move", { from: index, to: index - 1 }) }));
       }
       if (index < 3) {
-        buttons.push(el("button", { type: "button", class: "move", text: "▼", "aria-label": `Move ${name} down`,
+        buttons.push(el("button", { type: "button", class: "move", text: "▼", "aria-label": t("room.moveDown", { name }),
           onclick: () => this.change("/move", { from: index, to: index + 1 }) }));
       }
     }
@@ -287,7 +295,7 @@ class RoomPage {
       this.lobby = await this.post(path, body);
       this.draw();
     } catch (error) {
-      this.problem.textContent = error.message;
+      this.problem.textContent = serverText(error.message);
     }
   }
 
@@ -300,7 +308,7 @@ class RoomPage {
     this.joinProblem.textContent = "";
     const name = this.joinName.value.trim();
     if (!name) {
-      this.joinProblem.textContent = "Your name, please: the others will see it.";
+      this.joinProblem.textContent = t("room.nameNeeded");
       this.joinName.focus();
       return;
     }
@@ -308,18 +316,16 @@ class RoomPage {
       const { seat, token } = await this.post("/join", { name });
       keepRoomEntry(this.code, { token, seat });
       saveName(name);
-      this.say(`You joined: you sit in seat ${seat + 1}.`);
+      this.say(t("room.joined", { seat: seat + 1 }));
       this.table.reconnect(); // say hello again, with the new seat's token
     } catch (error) {
-      this.joinProblem.textContent = error.message;
+      this.joinProblem.textContent = serverText(error.message);
     }
   }
 
   confirmLeave() {
     const started = this.lobby && this.lobby.status !== "lobby";
-    this.leaveText.textContent = started
-      ? "A computer plays your seat until the match ends, or until the room's creator gives it to someone else. You cannot take it back."
-      : "Your seat opens for someone else.";
+    this.leaveText.textContent = t(started ? "room.leaveStarted" : "room.leaveLobby");
     this.leaveDialog.showModal();
   }
 
@@ -328,19 +334,19 @@ class RoomPage {
     try {
       await this.post("/leave", {});
     } catch (error) {
-      this.problem.textContent = error.message;
+      this.problem.textContent = serverText(error.message);
       return;
     }
     const entry = roomEntry(this.code) || {};
     keepRoomEntry(this.code, { ...entry, token: null, left: true });
-    this.say("You left the room: you are watching.");
+    this.say(t("room.left"));
     this.table.reconnect(); // as a spectator from now on
   }
 
   async copy() {
     const copied = await copyText(this.invite.value, this.invite);
-    this.copyButton.textContent = copied ? "Copied" : "Select and copy";
+    this.copyButton.textContent = copied ? t("room.copied") : t("room.selectCopy");
     clearTimeout(this.copiedTimer);
-    this.copiedTimer = setTimeout(() => { this.copyButton.textContent = "Copy link"; }, 2500);
+    this.copiedTimer = setTimeout(() => { this.copyButton.textContent = t("room.copy"); }, 2500);
   }
 }

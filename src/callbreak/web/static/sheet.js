@@ -2,16 +2,26 @@
 // tricks, the server checks and scores them. Every change is saved on the server at once, so
 // the page always draws what the server answered and a reload loses nothing.
 
-import { api, el, formatDate, placeText } from "./common.js";
+import { api, el, formatDate, placeText, profileChooser, rulesName, rulesSummary, score, serverText } from "./common.js";
+import { num, t } from "./i18n.js";
 
-/** Add sheet.css to the page once; the shared style.css is left to the other pages. */
+/** Add sheet.css to the page once (the shared style.css is left to the other pages), and wait
+ * for it: drawn without it, the sheet's table is wider than a phone for a moment. */
+let styles = null;
 function addStyles() {
-  if (document.querySelector("link[data-sheet-css]")) return;
-  document.head.append(el("link", { rel: "stylesheet", href: "/static/sheet.css", "data-sheet-css": "" }));
+  if (!styles) {
+    styles = new Promise((resolve) => {
+      const link = el("link", { rel: "stylesheet", href: "/static/sheet.css", "data-sheet-css": "" });
+      link.addEventListener("load", resolve);
+      link.addEventListener("error", resolve);
+      document.head.append(link);
+    });
+  }
+  return styles;
 }
 
 export async function render(view, params) {
-  addStyles();
+  await addStyles();
   const [id] = params;
   if (id) await renderSheet(view, id);
   else await renderStart(view);
@@ -26,39 +36,33 @@ async function renderStart(view) {
   try {
     [profiles, sheets] = await Promise.all([api("/api/profiles"), api("/api/sheets")]);
   } catch (error) {
-    problem.textContent = `Could not load the scoresheets: ${error.message}`;
+    problem.textContent = t("sheet.cannotLoad", { detail: serverText(error.message) });
   }
 
   const names = [1, 2, 3, 4].map((seat) =>
     el("input", { id: `sheet-name-${seat}`, name: `name-${seat}`, maxlength: "24", autocomplete: "off" }));
-  const profile = el("select", { id: "sheet-profile", name: "profile" },
-    ...profiles.map((p) => el("option", { value: p.name, text: p.name })));
-  const summary = el("p", { id: "sheet-profile-summary", class: "hint" });
-  const showSummary = () => {
-    const chosen = profiles.find((p) => p.name === profile.value);
-    summary.textContent = chosen ? chosen.summary : "";
-  };
-  profile.addEventListener("change", showSummary);
-  showSummary();
+  const { select: profile, summary } = profileChooser("sheet-profile", profiles, "strict");
   const changes = el("input", {
     id: "sheet-changes", name: "changes", autocomplete: "off", spellcheck: "false",
-    placeholder: "for example deals=10, eight_wins=true", "aria-describedby": "sheet-changes-hint",
+    "aria-describedby": "sheet-changes-hint",
   });
 
   const form = el("form", { class: "panel new-match sheet-new", "aria-labelledby": "sheet-new-title", novalidate: true },
-    el("h1", { id: "sheet-new-title", text: "New scoresheet" }),
-    el("p", { text: "Keep score of a game played with real cards: enter each deal's calls and tricks, and the sheet works out exact scores, totals and places." }),
+    el("h1", { id: "sheet-new-title", text: t("sheet.newTitle") }),
+    el("p", { text: t("sheet.intro") }),
     el("fieldset", {},
-      el("legend", { text: "Players in play order" }),
-      el("p", { class: "hint", text: "Each player plays after the one above: with anticlockwise play, the player on the right." }),
-      ...names.flatMap((input, index) => [el("label", { for: input.id, text: `Player ${index + 1}` }), input])),
-    el("label", { for: "sheet-profile", text: "Rules" }), profile, summary,
+      el("legend", { text: t("sheet.playersOrder") }),
+      el("p", { class: "hint", text: t("sheet.orderHint") }),
+      ...names.flatMap((input, index) => [el("label", { for: input.id, text: t("sheet.playerN", { n: index + 1 }) }), input])),
+    el("label", { for: "sheet-profile", text: t("home.rules") }), profile, summary,
     el("details", {},
-      el("summary", { text: "Change the rules" }),
-      el("label", { for: "sheet-changes", text: "Changes to the profile" }), changes,
-      el("p", { id: "sheet-changes-hint", class: "hint", text: "Options such as deals=10, deals=open, min_total_calls=10 or eight_wins=true, separated by commas." })),
+      el("summary", { text: t("sheet.changeRules") }),
+      el("label", { for: "sheet-changes", text: t("sheet.changes") }), changes,
+      el("p", { id: "sheet-changes-hint", class: "hint" }, t("sheet.changesHint"), " ",
+        ...["deals=10", "deals=open", "min_total_calls=10", "eight_wins=true"].flatMap((option, index) =>
+          [index ? ", " : "", el("code", { text: option })]))),
     problem,
-    el("button", { type: "submit", class: "primary", text: "Start the scoresheet" }));
+    el("button", { type: "submit", class: "primary", text: t("sheet.start") }));
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -68,11 +72,16 @@ async function renderStart(view) {
       names: names.map((input) => input.value),
       rules: extra ? `${profile.value}(${extra})` : profile.value,
     };
+    const problemText = checkNames(body.names);
+    if (problemText) {
+      problem.textContent = problemText;
+      return;
+    }
     try {
       const sheet = await api("/api/sheets", { method: "POST", body });
       location.hash = `#/sheet/${sheet.id}`;
     } catch (error) {
-      problem.textContent = error.message;
+      problem.textContent = serverText(error.message);
     }
   });
 
@@ -81,28 +90,28 @@ async function renderStart(view) {
 }
 
 function sheetList(sheets) {
-  const heading = el("h2", { id: "sheet-list-title", text: "Scoresheets" });
+  const heading = el("h2", { id: "sheet-list-title", text: t("sheet.list") });
   if (!sheets.length) {
     return el("section", { class: "panel wide sheet-list", "aria-labelledby": "sheet-list-title" },
-      heading, el("p", { class: "hint", text: "No scoresheet yet." }));
+      heading, el("p", { class: "hint", text: t("sheet.noneYet") }));
   }
   const rows = sheets.map((sheet) => {
     const players = sheet.names.map((name, seat) =>
-      `${name}: ${sheet.totals[seat]}` + (sheet.over ? `, ${placeText(sheet.places, seat)}` : "")).join("; ");
-    const state = sheet.over ? `finished, ${sheet.deals_played} deals` : `${sheet.deals_played} deals so far`;
+      `${name}: ${score(sheet.totals[seat])}` + (sheet.over ? `, ${placeText(sheet.places, seat)}` : "")).join("; ");
+    const state = t(sheet.over ? "sheet.finishedDeals" : "sheet.dealsSoFar", { deals: sheet.deals_played });
     return el("tr", { "data-sheet": sheet.id },
       el("td", { text: formatDate(sheet.updated) }),
-      el("td", { text: sheet.rules }),
+      el("td", { text: rulesName(sheet.rules) }),
       el("td", { text: state }),
       el("td", { text: players }),
       el("td", { class: "actions" },
-        el("a", { href: `#/sheet/${sheet.id}`, "aria-label": `Open the scoresheet of ${sheet.names.join(", ")}`, text: "Open" })));
+        el("a", { href: `#/sheet/${sheet.id}`, "aria-label": t("sheet.openOf", { names: sheet.names.join(", ") }), text: t("history.open") })));
   });
   return el("section", { class: "panel wide sheet-list", "aria-labelledby": "sheet-list-title" },
     heading,
     el("div", { class: "sheet-scroll" },
       el("table", { class: "history" },
-        el("thead", {}, el("tr", {}, ...["Last changed", "Rules", "Deals", "Players and totals", ""]
+        el("thead", {}, el("tr", {}, ...[t("sheet.lastChanged"), t("home.rules"), t("sheet.deals"), t("history.playersTotals"), ""]
           .map((text) => el("th", { scope: "col", text })))),
         el("tbody", {}, ...rows))));
 }
@@ -115,9 +124,9 @@ async function renderSheet(view, id) {
   try {
     sheet = await api(`/api/sheets/${id}`);
   } catch (error) {
-    alert.textContent = error.message;
-    view.append(el("div", { class: "panel" }, el("h1", { text: "Scoresheet" }), alert,
-      el("p", {}, el("a", { href: "#/sheet", text: "All scoresheets" }))));
+    alert.textContent = serverText(error.message);
+    view.append(el("div", { class: "panel" }, el("h1", { text: t("nav.sheet") }), alert,
+      el("p", {}, el("a", { href: "#/sheet", text: t("sheet.all") }))));
     return;
   }
 
@@ -139,7 +148,7 @@ async function renderSheet(view, id) {
         draw(true);
         page.querySelector(".sheet-entry")?.scrollIntoView({ block: "nearest" });
       }),
-      form || el("p", { class: "sheet-done", text: "Use Edit on a deal to correct it, or delete the last deal to go on." }),
+      form || el("p", { class: "sheet-done", text: t("sheet.done") }),
       alert,
       actions(sheet));
     if (!form) return;
@@ -161,12 +170,17 @@ async function renderSheet(view, id) {
       event.preventDefault();
       alert.textContent = "";
       const values = inputs.map((input) => (input.value.trim() === "" ? null : Number(input.value)));
+      const wrong = checkDeal(sheet, values.slice(0, 4), values.slice(4));
+      if (wrong) {
+        alert.textContent = wrong;
+        return;
+      }
       try {
         sheet = await api(`/api/sheets/${id}/deals/${number}`, {
           method: "PUT", body: { calls: values.slice(0, 4), tricks: values.slice(4) },
         });
       } catch (error) {
-        alert.textContent = error.message;
+        alert.textContent = serverText(error.message);
         return;
       }
       if (editing === null) localStorage.removeItem(draftKey);
@@ -183,14 +197,14 @@ async function renderSheet(view, id) {
 
   function actions(current) {
     const last = current.deals.length;
-    const remove = last ? el("button", { type: "button", class: "danger", text: `Delete deal ${last}` }) : null;
+    const remove = last ? el("button", { type: "button", class: "danger", text: t("sheet.delete", { deal: last }) }) : null;
     remove?.addEventListener("click", async () => {
-      if (!confirm(`Delete deal ${last}? Its calls and tricks are lost.`)) return;
+      if (!confirm(t("sheet.deleteQuestion", { deal: last }))) return;
       alert.textContent = "";
       try {
         sheet = await api(`/api/sheets/${id}/deals/${last}`, { method: "DELETE" });
       } catch (error) {
-        alert.textContent = error.message;
+        alert.textContent = serverText(error.message);
         return;
       }
       if (editing === last) editing = null;
@@ -199,9 +213,9 @@ async function renderSheet(view, id) {
     });
     return el("div", { class: "sheet-actions" },
       remove,
-      el("a", { href: `/api/sheets/${id}/export.csv`, download: "", text: "Download CSV" }),
-      el("a", { href: `/api/sheets/${id}/export.json`, download: "", text: "Download JSON" }),
-      el("a", { href: "#/sheet", text: "All scoresheets" }));
+      el("a", { href: `/api/sheets/${id}/export.csv`, download: "", text: t("sheet.csv") }),
+      el("a", { href: `/api/sheets/${id}/export.json`, download: "", text: t("sheet.json") }),
+      el("a", { href: "#/sheet", text: t("sheet.all") }));
   }
 
   draw(true);
@@ -210,87 +224,130 @@ async function renderSheet(view, id) {
 function header(sheet) {
   const limit = sheet.deals_limit;
   let state;
-  if (sheet.over) state = sheet.over_reason + ".";
-  else if (limit) state = `Deal ${sheet.next_deal} of ${limit} is next.`;
-  else state = `Deal ${sheet.next_deal} is next; the match is open-ended, so stop when the table agrees.`;
+  if (sheet.over) state = overReason(sheet);
+  else if (limit) state = t("sheet.nextOf", { deal: sheet.next_deal, deals: limit });
+  else state = t("sheet.nextOpen", { deal: sheet.next_deal });
   const result = sheet.over ? winnerText(sheet) : null;
   return el("div", { class: "sheet-head" },
-    el("h1", { text: `Scoresheet: ${sheet.names.join(", ")}` }),
-    el("p", { class: "hint" }, el("strong", { text: `Rules: ${sheet.rules}` }), ` (${sheet.summary})`),
+    el("h1", { text: t("sheet.heading", { names: sheet.names.join(", ") }) }),
+    el("p", { class: "hint" }, el("strong", { text: t("sheet.rules", { rules: rulesName(sheet.rules) }) }),
+      ` (${rulesSummary(sheet.options)})`),
     el("p", { class: "sheet-state" + (sheet.over ? " over" : ""), text: state }),
     result ? el("p", { class: "sheet-result", text: result }) : null);
 }
 
 function winnerText(sheet) {
   const first = sheet.names.filter((_, seat) => sheet.places[seat] === 1);
-  if (first.length === 1) return `${first[0]} wins.`;
-  return `${first.slice(0, -1).join(", ")} and ${first[first.length - 1]} share first place.`;
+  if (first.length === 1) return t("sheet.wins", { name: first[0] });
+  return t("sheet.shareFirst", { names: first.slice(0, -1).join(", "), last: first[first.length - 1] });
+}
+
+/** Why the sheet's match is over, from its data: a made call of 8+, or every deal played. */
+function overReason(sheet) {
+  if (sheet.winners && sheet.winners.length) {
+    const last = sheet.deals[sheet.deals.length - 1];
+    const who = sheet.winners.map((seat) => t("sheet.madeEight", { name: sheet.names[seat], call: last.calls[seat] }));
+    return t("sheet.overEight", { who: who.join(t("and")) });
+  }
+  return t("sheet.overDeals", { deals: sheet.deals_limit });
+}
+
+/** The names of a new sheet: four, each given once. */
+function checkNames(names) {
+  const trimmed = names.map((name) => name.trim());
+  const empty = trimmed.findIndex((name) => !name);
+  if (empty >= 0) return t("sheet.nameEmpty", { n: empty + 1 });
+  const twice = trimmed.find((name, index) => trimmed.indexOf(name) !== index);
+  if (twice) return t("sheet.nameTwice", { name: twice });
+  return null;
+}
+
+/** What is wrong with a deal's entries, in words, before the server is asked (it checks the
+ * same, and its words are shown for anything else). */
+function checkDeal(sheet, calls, tricks) {
+  const [low, high] = sheet.calls;
+  for (let seat = 0; seat < 4; seat++) {
+    const name = sheet.names[seat];
+    const call = calls[seat];
+    if (call === null) return t("sheet.callMissing", { name });
+    if (!Number.isInteger(call) || call < low || call > high) return t("sheet.callRange", { name, call: String(call), low, high });
+  }
+  for (let seat = 0; seat < 4; seat++) {
+    const name = sheet.names[seat];
+    const taken = tricks[seat];
+    if (taken === null) return t("sheet.tricksMissing", { name });
+    if (!Number.isInteger(taken) || taken < 0 || taken > 13) return t("sheet.tricksRange", { name, tricks: String(taken) });
+  }
+  const total = tricks.reduce((sum, value) => sum + value, 0);
+  if (total !== 13) return t("sheet.tricksTotal", { total });
+  const called = calls.reduce((sum, value) => sum + value, 0);
+  if (called < (sheet.min_total_calls || 0)) return t("sheet.callsLow", { total: called, least: sheet.min_total_calls });
+  return null;
 }
 
 function scoreTable(sheet, editing, onEdit) {
-  const head = el("tr", {}, el("th", { scope: "col", text: "Deal" }),
+  const head = el("tr", {}, el("th", { scope: "col", text: t("scores.deal") }),
     ...sheet.names.map((name) => el("th", { scope: "col", class: "name", text: name })));
   const rows = sheet.deals.map((deal) => {
     const edit = el("button", {
-      type: "button", class: "edit", text: "Edit", "aria-label": `Edit deal ${deal.number}`,
+      type: "button", class: "edit", text: t("sheet.edit"), "aria-label": t("sheet.editDeal", { deal: deal.number }),
       "aria-pressed": editing === deal.number ? "true" : null,
     });
     edit.addEventListener("click", () => onEdit(deal.number));
     return el("tr", { "data-deal": deal.number, class: editing === deal.number ? "editing" : null },
-      el("th", { scope: "row" }, el("span", { class: "number", text: deal.number }), edit),
+      el("th", { scope: "row" }, el("span", { class: "number", text: num(deal.number) }), edit),
       ...sheet.names.map((_, seat) => el("td", { class: deal.made[seat] ? "made" : "failed" },
-        el("span", { class: "points", text: deal.scores[seat] }),
+        el("span", { class: "points", text: score(deal.scores[seat]) }),
         el("span", { class: "detail" },
-          el("span", { class: "sr-only", text: "called " }), String(deal.calls[seat]),
+          el("span", { class: "sr-only", text: t("sheet.srCalled") }), num(deal.calls[seat]),
           el("span", { "aria-hidden": "true", text: " / " }),
-          el("span", { class: "sr-only", text: ", took " }), String(deal.tricks[seat]),
-          deal.made[seat] ? null : el("span", { class: "sr-only", text: ", failed" })))));
+          el("span", { class: "sr-only", text: t("sheet.srTook") }), num(deal.tricks[seat]),
+          deal.made[seat] ? null : el("span", { class: "sr-only", text: t("sheet.srFailed") })))));
   });
-  const placeLabel = sheet.over ? "Place" : "Standing";
+  const placeLabel = sheet.over ? t("sheet.place") : t("sheet.standing");
   return el("div", { class: "sheet-scroll" },
     el("table", { class: "scores sheet-table" },
-      el("caption", { text: "Points per deal, with call / tricks taken under each score." }),
+      el("caption", { text: t("sheet.caption") }),
       el("thead", {}, head),
-      el("tbody", {}, ...(rows.length ? rows : [el("tr", {}, el("td", { colspan: "5", class: "empty", text: "No deal entered yet." }))])),
+      el("tbody", {}, ...(rows.length ? rows : [el("tr", {}, el("td", { colspan: "5", class: "empty", text: t("sheet.noDeal") }))])),
       el("tfoot", {},
-        el("tr", { class: "total" }, el("th", { scope: "row", text: "Total" }),
-          ...sheet.totals.map((total) => el("td", { text: total }))),
+        el("tr", { class: "total" }, el("th", { scope: "row", text: t("scores.total") }),
+          ...sheet.totals.map((total) => el("td", { text: score(total) }))),
         el("tr", { class: "places" + (sheet.over ? " final" : "") }, el("th", { scope: "row", text: placeLabel }),
           ...sheet.places.map((_, seat) => el("td", { text: placeText(sheet.places, seat) }))))));
 }
 
 function entryForm(sheet, number, correcting) {
   const [low, high] = sheet.calls;
-  const title = correcting ? `Correct deal ${number}` : `Deal ${number}`;
+  const title = correcting ? t("sheet.correct", { deal: number }) : t("replay.dealN", { deal: number });
   const callInputs = sheet.names.map((name, seat) => el("input", {
     type: "number", inputmode: "numeric", min: low, max: high, step: "1", name: `call-${seat}`,
-    id: `sheet-call-${seat}`, "aria-label": `${name}'s call`, autocomplete: "off",
+    id: `sheet-call-${seat}`, "aria-label": t("sheet.callOf", { name }), autocomplete: "off",
   }));
   const trickInputs = sheet.names.map((name, seat) => el("input", {
     type: "number", inputmode: "numeric", min: "0", max: "13", step: "1", name: `tricks-${seat}`,
-    id: `sheet-tricks-${seat}`, "aria-label": `${name}'s tricks`, autocomplete: "off",
+    id: `sheet-tricks-${seat}`, "aria-label": t("sheet.tricksOf", { name }), autocomplete: "off",
   }));
   const count = el("p", { class: "hint sheet-count" });
   const buttons = el("div", { class: "sheet-buttons" },
-    el("button", { type: "submit", class: "primary", text: correcting ? `Save deal ${number}` : `Add deal ${number}` }),
-    correcting ? el("button", { type: "button", class: "cancel", text: "Cancel" }) : null);
+    el("button", { type: "submit", class: "primary", text: t(correcting ? "sheet.save" : "sheet.add", { deal: number }) }),
+    correcting ? el("button", { type: "button", class: "cancel", text: t("sheet.cancel") }) : null);
   // Calls are written down at the start of a deal and tricks at its end, so all the calls
   // come first in the tab order, then all the tricks, each in play order.
   const grid = el("div", { class: "sheet-grid" },
     el("span", { class: "corner", "aria-hidden": "true" }),
     ...sheet.names.map((name) => el("span", { class: "name", "aria-hidden": "true", text: name })),
-    el("span", { class: "row-label", "aria-hidden": "true", text: "Call" }), ...callInputs,
-    el("span", { class: "row-label", "aria-hidden": "true", text: "Tricks" }), ...trickInputs);
+    el("span", { class: "row-label", "aria-hidden": "true", text: t("sheet.call") }), ...callInputs,
+    el("span", { class: "row-label", "aria-hidden": "true", text: t("sheet.tricks") }), ...trickInputs);
   const form = el("form", { class: "panel wide sheet-entry" + (correcting ? " correcting" : ""), novalidate: true, "aria-labelledby": "sheet-entry-title" },
     el("h2", { id: "sheet-entry-title", text: title }),
-    el("p", { class: "hint", text: `Calls ${low}-${high}` + (sheet.min_total_calls ? `, at least ${sheet.min_total_calls} in all` : "") + "; tricks 0-13, 13 in all." }),
+    el("p", { class: "hint", text: t(sheet.min_total_calls ? "sheet.rangeLeast" : "sheet.range", { low, high, least: sheet.min_total_calls }) }),
     grid, count, buttons);
   const recount = () => {
     const sum = (inputs) => inputs.reduce((total, input) => total + (Number(input.value) || 0), 0);
     const tricks = sum(trickInputs);
     const left = 13 - tricks;
-    count.textContent = `Calls total ${sum(callInputs)}; tricks total ${tricks}` +
-      (left > 0 ? ` (${left} left)` : left < 0 ? ` (${-left} too many)` : "") + ".";
+    count.textContent = t("sheet.count", { calls: sum(callInputs), tricks, left });
   };
   form.addEventListener("input", recount);
   form.addEventListener("recount", recount);

@@ -1,0 +1,117 @@
+"""What the browser tests share to play at the table: a browser context at a given size and
+language, a match made through the API, and one step of play (whatever the page asks now)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+WIDTHS = {
+    "360": {"width": 360, "height": 740},
+    "390": {"width": 390, "height": 844},
+    "768": {"width": 768, "height": 1024},
+    "1366": {"width": 1366, "height": 850},
+}
+LONG_NAME = "Bhagyalaxmi Shrestha-Rai"  # 24 characters, the most the new-match form takes
+assert len(LONG_NAME) == 24
+
+# What a page asks of its person now: the result dialog, a call, a card, or nothing (the match
+# over, or someone else's turn, or a card still travelling).
+TURN = """() => {
+  if (document.querySelector('dialog.result[open]')) return 'dialog';
+  if (document.querySelector('.play-page[data-over]')) return 'over';
+  if (document.querySelector('.calling:not([hidden]) button.call')) return 'call';
+  if (document.querySelector('.hand.active .card.playable:not(.gone)')) return 'play';
+  return null;
+}"""
+
+
+def context(
+    browser: Any,
+    width: str = "1366",
+    lang: str = "en",
+    pause: str = "off",
+    motion: bool = False,
+    **options: Any,
+) -> Any:
+    """A fresh browser context (its own storage) at one of the WIDTHS, in a language, with the
+    finished trick's pause and motion as asked (off by default, to keep the tests quick)."""
+    made = browser.new_context(
+        viewport=WIDTHS[width],
+        reduced_motion="no-preference" if motion else "reduce",
+        is_mobile=int(width) < 700,
+        has_touch=int(width) < 700,
+        **options,
+    )
+    made.add_init_script(
+        f"localStorage.setItem('callbreak:lang', {json.dumps(lang)});"
+        f"localStorage.setItem('callbreak:pause', {json.dumps(pause)});"
+    )
+    made.set_default_timeout(20_000)
+    return made
+
+
+def new_match(
+    page: Any,
+    base_url: str,
+    rules: str = "strict",
+    name: str = "Asha",
+    level: str = "random",
+    speed: str = "instant",
+) -> str:
+    """A match against three computers made through the API; its id."""
+    answer = page.request.post(
+        base_url + "/api/matches",
+        data=json.dumps({"rules": rules, "name": name, "opponents": [level] * 3, "speed": speed}),
+        headers={"content-type": "application/json"},
+    )
+    assert answer.status == 201, answer.text()
+    return str(answer.json()["id"])
+
+
+def turn(page: Any) -> str | None:
+    """What the page asks now: 'dialog', 'over', 'call', 'play' or None."""
+    return page.evaluate(TURN)  # type: ignore[no-any-return]
+
+
+def step(page: Any, close_dialogs: bool = True, asked: str | None = "?") -> str | None:
+    """Do what the page asks now (close a summary, call the lowest, play the first legal
+    card), or what it `asked` when the caller read it; return what that was. A page that moved
+    on meanwhile is simply asked again."""
+    now = turn(page) if asked == "?" else asked
+    try:
+        if now == "dialog" and close_dialogs:
+            page.locator("dialog.result[open] button.primary").click(timeout=3_000)
+        elif now == "call":
+            page.locator(".calling:not([hidden]) button.call").first.click(timeout=3_000)
+        elif now == "play":
+            page.locator(".hand.active .card.playable:not(.gone)").first.click(timeout=3_000)
+        else:
+            page.wait_for_timeout(20)
+    except PlaywrightTimeout:
+        return None
+    return now
+
+
+def play_until(page: Any, done: str, limit: int = 2_000) -> None:
+    """Step until the page asks `done` ('dialog', 'over', 'call', 'play')."""
+    for _ in range(limit):
+        # What the page asks is read once: a summary that opens meanwhile is not closed unseen.
+        now = turn(page)
+        if now == done:
+            return
+        step(page, asked=now)
+    status = page.locator(".status-box").all_inner_texts()
+    raise AssertionError(f"the page never asked for {done!r} at {page.url}; it says {status}")
+
+
+def sideways(page: Any) -> int:
+    """How far the page scrolls sideways (0 when it fits its viewport)."""
+    return int(
+        page.evaluate(
+            "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+            " - document.documentElement.clientWidth"
+        )
+    )
