@@ -531,6 +531,30 @@ def test_the_view_has_the_rules_as_data(client: TestClient) -> None:
     assert state["rules"]["options"]["profile"] == "classic"
 
 
+def test_the_view_says_when_the_computer_players_are_being_prepared(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a warm-up loads (or compiles) the kernel, the view says so, for the page to say
+    why the first computer move waits; not otherwise."""
+    from callbreak import warmup
+
+    match_id = new_match(client, rules="strict")
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        assert receive_state(socket)["preparing"] is False
+        seen: list[bool] = []
+
+        def look() -> float:  # a warm-up that asks for the view while it runs
+            socket.send_json({"type": "sync"})
+            seen.append(receive_state(socket)["preparing"])
+            return 0.0
+
+        monkeypatch.setattr(warmup, "_play_warm_up", look)
+        warmup.warm_up()
+        assert seen == [True]
+        socket.send_json({"type": "sync"})
+        assert receive_state(socket)["preparing"] is False
+
+
 # --- your record -----------------------------------------------------------------------------
 
 

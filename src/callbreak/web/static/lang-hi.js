@@ -273,6 +273,7 @@ export default {
   "status.yourTurn": "आपकी बारी: कोई पत्ता चलें।",
   "status.onlyOne": "सिर्फ़ {card} चल सकता है।",
   "status.thinking": "{name} सोच रहे हैं…",
+  "status.preparing": "{name} सोच रहे हैं… (पहली बार शुरू होने पर कंप्यूटर खिलाड़ी तैयार हो रहे हैं: लगभग एक मिनट लग सकता है)",
   "status.toCall": "{name} की कॉल की बारी।",
   "status.toPlay": "{name} की चलने की बारी।",
 
