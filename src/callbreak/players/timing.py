@@ -11,7 +11,7 @@ its own weight and the weights the rest of the round's decisions can be expected
 >>> match = Match("bhoos", seed=1)
 >>> seen = match.observation(match.deal.turn)
 >>> round(share(seen, 1.5), 3)  # a call: the hardest decision of the round
-0.229
+0.325
 """
 
 from __future__ import annotations
