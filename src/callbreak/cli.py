@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from callbreak import __version__
 from callbreak.errors import CallbreakError
@@ -13,6 +14,10 @@ from callbreak.game import Phase
 from callbreak.record import CheckResult, check, load
 from callbreak.rules import PROFILES, format_tenths
 from callbreak.web.limits import Limits
+
+if TYPE_CHECKING:  # rich is imported by the commands that draw, not at start
+    from rich.console import Console
+    from rich.progress import Progress
 
 EXIT_OK, EXIT_BROKEN, EXIT_UNREADABLE = 0, 1, 2
 
@@ -178,7 +183,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
     """Run a duplicate comparison with a progress bar and print the report."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from callbreak import arena
 
@@ -189,15 +193,7 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
         return EXIT_UNREADABLE
     console = Console(stderr=True)
     command = "callbreak " + " ".join(_quote(a) for a in argv)
-    with Progress(
-        TextColumn("[bold]sets"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[running]}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
+    with _sets_progress(console) as progress:
         bar = progress.add_task("sets", total=args.sets, running="starting Ray" if args.ray else "")
 
         every = max(1, args.sets // 20)
@@ -250,7 +246,6 @@ def run_league(args: argparse.Namespace, argv: list[str]) -> int:
     from pathlib import Path
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from callbreak import league
 
@@ -270,15 +265,7 @@ def run_league(args: argparse.Namespace, argv: list[str]) -> int:
     except CallbreakError as error:
         print(f"callbreak league: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
-    with Progress(
-        TextColumn("[bold]sets"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[running]}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
+    with _sets_progress(console) as progress:
         bar = progress.add_task("sets", total=None, running="")
         done = [0, 1]
 
@@ -385,6 +372,21 @@ def _ray_address_ok(command: str, address: str | None) -> bool:
         print(f"callbreak {command}: {error}", file=sys.stderr)
         return False
     return True
+
+
+def _sets_progress(console: Console) -> Progress:
+    """The progress bar of sets played (arena and league), with what is running beside it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("[bold]sets"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[running]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
 
 
 def _quote(text: str) -> str:

@@ -275,10 +275,8 @@ class ExpertPlayer:
         candidates = np.array([group[-1] for group in groups], dtype=np.int64)
         cards_left = len(observation.hand)
         trick = observation.trick
-        cards_in = np.zeros(4, dtype=np.int64)
-        for position, card in enumerate(trick.cards):
-            cards_in[position] = card
-        calls = np.array([c or 0 for c in observation.calls], dtype=np.int64)
+        cards_in = kernel.trick_cards(trick.cards)
+        calls = kernel.calls_of(observation.calls)
         won = np.array(observation.won, dtype=np.int64)
         rules = observation.rules
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)

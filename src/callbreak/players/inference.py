@@ -83,7 +83,7 @@ def play_log_likelihoods(
     events, event_won = play_events(observation)
     if len(events) == 0:
         return np.zeros(len(pool))
-    calls = np.array([c or 0 for c in observation.calls], dtype=np.int64)
+    calls = kernel.calls_of(observation.calls)
     rules = observation.rules
     return kernel.play_log_likelihoods(
         pool,

@@ -179,12 +179,10 @@ class IsmctsPlayer:
             dtype=np.uint64,
         )
         trick = observation.trick
-        cards_in = np.zeros(4, dtype=np.int64)
-        for position, played in enumerate(trick.cards):
-            cards_in[position] = played
+        cards_in = kernel.trick_cards(trick.cards)
         allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
         sizes = np.array(knowledge.sizes, dtype=np.int64)
-        calls = np.array([c or 0 for c in observation.calls], dtype=np.int64)
+        calls = kernel.calls_of(observation.calls)
         won = np.array(observation.won, dtype=np.int64)
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
         deadline = started + budget * 0.98

@@ -16,6 +16,8 @@ winning so far.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numba import njit, prange
 
@@ -51,6 +53,18 @@ def scoring_of(profile: rules.Rules) -> np.ndarray:
     return np.array(
         [int(profile.exact_scoring), profile.bonus_call or 0, profile.bonus_score], dtype=np.int64
     )
+
+
+def trick_cards(cards: Sequence[int]) -> np.ndarray:
+    """A trick's cards in play order, padded to four, as the kernel's functions read a trick."""
+    padded = np.zeros(4, dtype=np.int64)
+    padded[: len(cards)] = cards
+    return padded
+
+
+def calls_of(calls: Sequence[int | None]) -> np.ndarray:
+    """The seats' calls as the kernel reads them: 0 for a seat yet to call."""
+    return np.array([call or 0 for call in calls], dtype=np.int64)
 
 
 # Desire for tricks, in the policy.

@@ -117,9 +117,7 @@ class OraclePlayer:
         exact = len(observation.hand) <= self.solve_below
         worlds = world if exact else np.repeat(world, self.rollouts // 8 or 1, axis=0)
         trick = observation.trick
-        cards_in = np.zeros(4, dtype=np.int64)
-        for position, card in enumerate(trick.cards):
-            cards_in[position] = card
+        cards_in = kernel.trick_cards(trick.cards)
         rules = observation.rules
         values, _nodes = kernel.evaluate(
             worlds,
@@ -132,7 +130,7 @@ class OraclePlayer:
             knowledge.gone,
             knowledge.done,
             knowledge.voids,
-            np.array([c or 0 for c in observation.calls], dtype=np.int64),
+            kernel.calls_of(observation.calls),
             np.array(observation.won, dtype=np.int64),
             kernel.flags_of(rules),
             kernel.scoring_of(rules),

@@ -95,7 +95,7 @@ def policy_card(
     voids = knowledge.voids if voids is None else voids
     trick = observation.trick
     led, high_led, high_spade, win_seat = trick_state([int(c) for c in trick.cards], trick.leader)
-    calls = np.array([c or 0 for c in observation.calls], dtype=np.int64)
+    calls = kernel.calls_of(observation.calls)
     won = np.array(observation.won, dtype=np.int64)
     return int(
         kernel.choose(
