@@ -452,3 +452,57 @@ def test_connection_lost_is_cleared_on_reconnecting(browser: Any, base_url: str)
         assert note.is_hidden() or "Connection lost" not in note.inner_text()
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["ne", "hi"])
+def test_room_pages_in_nepali_and_hindi_show_no_english(
+    browser: Any, base_url: str, screens: Path, lang: str
+) -> None:
+    """The pages of a room besides its lobby: the join form a friend opening the link sees, a
+    code with no room, and the room's table in play with its turn clock."""
+    ctx = context(browser, "390", lang=lang)
+    page = ctx.new_page()
+    friend_ctx = context(browser, "390", lang=lang)
+    friend = friend_ctx.new_page()
+    problems: dict[str, list[str]] = {}
+    try:
+        page.goto(f"{base_url}/#/")
+        page.wait_for_selector("#name")
+        english = set(page.evaluate(ENGLISH_WORDS)) - ALLOWED
+
+        def check(where: Any, name: str) -> None:
+            found = english_in(where, english)
+            if found:
+                problems[name] = found
+
+        code, _token = create_room(
+            base_url,
+            page,
+            name="आशा",
+            rules="strict(deals=1)",
+            seats=[None, "random", "random"],
+            turn_seconds=15,
+            speed="instant",
+        )
+        friend.goto(f"{base_url}/#/room/{code}")
+        friend.wait_for_selector("form.join:not([hidden]) #join-name")
+        check(friend, "join form")
+        friend.goto(f"{base_url}/#/room/ZZZZZZ")
+        friend.wait_for_selector(".panel h1")
+        check(friend, "no such room")
+        # The room filled with a computer, started, and the table at the person's turn.
+        page.goto(f"{base_url}/#/room/{code}")
+        page.wait_for_selector(".seat-row.mine")
+        check(page, "room lobby")
+        page.locator(".seat-row[data-seat='1'] select").select_option("random")
+        page.locator(".seat-row[data-seat='1'] .seat-computer").click()
+        page.wait_for_selector(".seat-row[data-seat='1'].kind-computer")
+        page.locator(".lobby-actions button.primary").click()
+        play_until(page, "call")
+        page.locator(".turn-clock:not([hidden])").wait_for()
+        check(page, "room table")
+        page.screenshot(path=str(screens / f"room-table-{lang}.png"), full_page=True)
+    finally:
+        friend_ctx.close()
+        ctx.close()
+    assert not problems, problems

@@ -5,8 +5,8 @@
 const KEY = "callbreak:sound";
 let context = null;
 
-/** How many sounds this page has made (the tests read it). */
-export let played = 0;
+/** The kinds of the sounds this page has made, in order (the tests read it). */
+export const heard = [];
 
 export function enabled() {
   try {
@@ -84,7 +84,7 @@ export function play(kind) {
   if (!ctx) return;
   try {
     SOUNDS[kind](ctx);
-    played += 1;
+    heard.push(kind);
   } catch {
     // a sound is never worth an error
   }
