@@ -382,3 +382,40 @@ def test_knowledge_reads_a_must_beat_follow() -> None:
             break
         else:
             pytest.fail("no position found")
+
+
+# --- Ctrl-C -----------------------------------------------------------------------------------
+
+
+def test_ctrl_c_in_a_parallel_search_is_a_keyboard_interrupt() -> None:
+    # A Ctrl-C while numba's parallel loop runs can come out of the compiled function as a
+    # SystemError ("returned a result with an exception set") caused by a SystemError of
+    # numba's caused by the KeyboardInterrupt; an arena ended with that traceback, not its
+    # report. The same chain, raised by hand (a real signal lands there only sometimes):
+    def search() -> None:
+        try:
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as interrupt:
+                raise SystemError("_numba_unpickle returned a result with an exception set") from (
+                    interrupt
+                )
+        except SystemError as inner:
+            raise SystemError("evaluate returned a result with an exception set") from inner
+
+    with pytest.raises(KeyboardInterrupt):
+        kernel.interruptible(search)()
+
+    def broken() -> None:
+        raise SystemError("something else")
+
+    with pytest.raises(SystemError, match="something else"):
+        kernel.interruptible(broken)()
+    # Every parallel function of the kernel is wrapped so.
+    parallel = {
+        name
+        for name, value in vars(kernel).items()
+        if getattr(getattr(value, "__wrapped__", value), "targetoptions", {}).get("parallel")
+    }
+    assert parallel == {"evaluate", "simulate", "ismcts", "play_log_likelihoods"}
+    assert all(hasattr(getattr(kernel, name), "__wrapped__") for name in parallel)

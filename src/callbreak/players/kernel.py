@@ -16,8 +16,9 @@ winning so far.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from llvmlite import ir
@@ -34,6 +35,35 @@ SUIT = np.array([0x1FFF << (13 * s) for s in range(4)], dtype=np.int64)
 SPADES = 0x1FFF
 NON_SPADES = FULL & ~SPADES
 ABOVE = np.array([(0x1FFF << (13 * (c // 13))) & ~((2 << c) - 1) for c in range(52)], np.int64)
+
+# --- Ctrl-C in the parallel loops ----------------------------------------------------------
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def interruptible(function: F) -> F:
+    """``function`` (a ``parallel=True`` kernel function) with Ctrl-C raised as itself.
+
+    A Ctrl-C that lands while numba's parallel loop runs leaves the KeyboardInterrupt pending
+    when the compiled function returns, and Python reports that as a ``SystemError``
+    ("returned a result with an exception set"), which ended an arena with a traceback
+    instead of its report. The interrupt is at the end of that error's causes: raise it.
+    """
+
+    @functools.wraps(function)
+    def call(*args: Any) -> Any:
+        try:
+            return function(*args)
+        except SystemError as error:
+            cause = error.__cause__  # through numba's own SystemErrors on the way out
+            while cause is not None and not isinstance(cause, KeyboardInterrupt):
+                cause = cause.__cause__
+            if cause is None:
+                raise
+            raise KeyboardInterrupt from None
+
+    return cast(F, call)
+
 
 NO_SPADE_FIRST_LEAD = 1
 FREE_FOLLOWING = 2
@@ -834,6 +864,7 @@ def solve(
 # --- evaluating candidate cards over sampled worlds -----------------------------------------
 
 
+@interruptible
 @njit(cache=True, parallel=True)
 def evaluate(
     worlds: np.ndarray,
@@ -1109,6 +1140,7 @@ def sample_worlds(
     return worlds
 
 
+@interruptible
 @njit(cache=True, parallel=True)
 def simulate(
     worlds: np.ndarray,
@@ -1268,6 +1300,7 @@ def deal_world(
     return False
 
 
+@interruptible
 @njit(cache=True, parallel=True)
 def ismcts(
     tree_card: np.ndarray,
@@ -1528,6 +1561,7 @@ def fill_play_features(
     return count, chosen
 
 
+@interruptible
 @njit(cache=True, parallel=True)
 def play_log_likelihoods(
     pool: np.ndarray,
