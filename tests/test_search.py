@@ -271,3 +271,43 @@ def test_the_oracle_is_for_measuring_only() -> None:
         play_match(match, ["oracle(seed=1)", "random", "random", "random"])
     result = compare("oracle(rollouts=16)", "random", rules="strict(deals=1)", sets=1, workers=1)
     assert result.sets == 1 and result.mean_diff > 0
+
+
+class _FakeClock:
+    """A clock that moves only when the fake search works: 5 ms per world, a machine far
+    slower than the cost model assumed (as under heavy load)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+def test_a_search_on_a_slow_machine_stops_within_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from callbreak.players import expert
+
+    fake = _FakeClock()
+    monkeypatch.setattr(expert, "clock", fake)
+    sizes: list[int] = []
+
+    def work(chunk: np.ndarray, seed: int, start: int) -> np.ndarray:
+        sizes.append(len(chunk))
+        fake.now += 0.005 * len(chunk)
+        return np.zeros(len(chunk))
+
+    worlds = np.zeros((1_000, 4), dtype=np.int64)
+    player = ExpertPlayer(time=0.2, seed=1)
+    started = fake.now
+    player._run(work, worlds, started, 0.2)
+    # The first chunk was small enough to look at the clock in time; the search then stopped
+    # before a chunk that would overrun. (A sixteenth of the worlds first, as before, took
+    # 0.315 s of a 0.2 s budget.)
+    assert fake.now - started <= 0.2
+    assert sizes[0] == expert.MIN_CHUNK and player.cut_short == 1
+    # Without a deadline the chunks are the sixteenths they always were: the same decisions.
+    sizes.clear()
+    ExpertPlayer(time=0.2, seed=1, deadline=False)._run(work, worlds, fake.now, 0.2)
+    assert sizes == [63] * 15 + [55]

@@ -407,26 +407,43 @@ class ExpertPlayer:
         first index), stopping before the deadline when one is kept, and once ``settled(values
         so far)`` says the decision is clear (checked from a quarter of the worlds on)."""
         deadline = started + budget * 0.98
-        chunk = max(MIN_CHUNK, -(-len(worlds) // CHUNKS))
+        chunks = self._chunks(len(worlds))
         parts = []
         with self._threads():
-            for begin in range(0, len(worlds), chunk):
+            for index, (begin, end) in enumerate(chunks):
                 before = clock.perf_counter()
                 seed = self.rng.getrandbits(48)
-                parts.append(work(worlds[begin : begin + chunk], seed, begin))
+                parts.append(work(worlds[begin:end], seed, begin))
                 now = clock.perf_counter()
-                if begin + chunk >= len(worlds):
+                if end >= len(worlds):
                     break
-                if self.deadline and now + (now - before) > deadline:
+                following = chunks[index + 1][1] - end
+                if self.deadline and now + (now - before) * following / (end - begin) > deadline:
                     self.cut_short += 1  # slower than the cost model: stop before the budget
                     break
                 if (
                     settled is not None
-                    and 4 * (begin + chunk) >= len(worlds)
+                    and 4 * end >= len(worlds)
                     and settled(np.concatenate(parts))
                 ):
                     break
         return np.concatenate(parts)
+
+    def _chunks(self, count: int) -> list[tuple[int, int]]:
+        """``(begin, end)`` of the chunks of ``count`` worlds, the clock looked at after each.
+
+        Without a deadline, CHUNKS equal chunks (the decision depends on the seed alone). With
+        one, the first chunks are smaller, from MIN_CHUNK worlds doubling up to that size: on a
+        machine far slower than the cost model assumed (a loaded one), the first look at the
+        clock comes early and the search still stops within its budget.
+        """
+        full = max(MIN_CHUNK, -(-count // CHUNKS))
+        size = MIN_CHUNK if self.deadline else full
+        chunks, begin = [], 0
+        while begin < count:
+            chunks.append((begin, min(begin + size, count)))
+            begin, size = begin + size, min(2 * size, full)
+        return chunks
 
     def _threads(self) -> contextlib.AbstractContextManager[None]:
         """Run numba's parallel loops on this player's number of threads."""

@@ -187,11 +187,15 @@ class IsmctsPlayer:
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
         deadline = started + budget * 0.98
         chunk = -(-iterations // CHUNKS)
+        # With a deadline the first steps are smaller, doubling up to a chunk, so that a machine
+        # far slower than the cost model (a loaded one) is seen before a chunk has run (as the
+        # expert's search does; without one the trees grow the same in any steps).
+        stride = max(1, chunk // 8) if self.deadline else chunk
         done = 0
         with threads_of(self.threads):
             while done < iterations:
                 before = clock.perf_counter()
-                step = min(chunk, iterations - done)
+                step = min(stride, iterations - done)
                 kernel.ismcts(
                     card,
                     mover,
@@ -222,8 +226,14 @@ class IsmctsPlayer:
                     self.exploration,
                 )
                 done += step
+                stride = min(2 * stride, chunk)
+                following = min(stride, iterations - done)
                 now = clock.perf_counter()
-                if self.deadline and done < iterations and now + (now - before) > deadline:
+                if (
+                    self.deadline
+                    and done < iterations
+                    and now + (now - before) * following / step > deadline
+                ):
                     self.cut_short += 1
                     break
         root_visits: dict[int, float] = {}
