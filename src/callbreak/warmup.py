@@ -2,7 +2,7 @@
 
 numba compiles each kernel function at its first call and keeps the machine code in a cache on
 disk. On a fresh install compiling them all takes about half a minute of CPU on the 2-core
-project machine (34 s for this warm-up; ``benchmarks/compile.py``, ``docs/benchmarks.md``),
+project machine (30-43 s for this warm-up; ``benchmarks/compile.py``, ``docs/benchmarks.md``),
 and even from the cache loading them takes a moment (0.7 s). A person at a browser table or a
 remote host counting a bot's time budget should pay neither, so servers (and the arena's
 workers, whose decision times are reported) warm up first.
