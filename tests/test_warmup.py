@@ -23,9 +23,13 @@ from numba.core.registry import CPUDispatcher
 from callbreak.players import kernel
 from callbreak.warmup import warm_up
 warm_up()
+dispatchers = {  # the parallel ones are wrapped (kernel.interruptible)
+    name: value if isinstance(value, CPUDispatcher) else getattr(value, "__wrapped__", value)
+    for name, value in vars(kernel).items()
+}
 print(json.dumps({
     name: bool(value.signatures)
-    for name, value in vars(kernel).items() if isinstance(value, CPUDispatcher)
+    for name, value in dispatchers.items() if isinstance(value, CPUDispatcher)
 }))
 """
 

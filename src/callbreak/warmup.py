@@ -31,10 +31,10 @@ def preparing() -> bool:
 
 
 def warm_up() -> float:
-    """Play one short seeded deal with a small expert (inferring from plays), a small IS-MCTS
-    player and two advanced players, which calls every kernel function the players call (calling,
-    world sampling, playouts, the exact solver, the card policy, the model of play, the tree
-    search); return the seconds it took."""
+    """Play one short seeded deal with two small experts (one inferring from plays), a small
+    IS-MCTS player and an advanced player, which calls every kernel function the players call
+    (calling, world sampling, playouts, the exact solver, the card policy, the model of play,
+    the tree search); return the seconds it took."""
     _warming.set()
     try:
         return _play_warm_up()
@@ -50,13 +50,19 @@ def _play_warm_up() -> float:
     from callbreak.seating import play_match
 
     started = time.perf_counter()
-    players: list[Player] = [
-        ExpertPlayer(time=0.02, seed=0, deadline=False, inference="plays"),
-        AdvancedPlayer(seed=1),
+    match = Match("strict(deals=1)", seed="warm-up")
+    # In the order a first match against the browser's default opponents (three experts) needs
+    # them: the default expert calls first and leads the first trick, so its calls' search and
+    # then its cards' are ready before the rest (the model of play, IS-MCTS, the solver).
+    others: list[Player] = [
+        ExpertPlayer(time=0.02, seed=1, deadline=False, inference="plays"),
         IsmctsPlayer(time=0.02, seed=2, deadline=False),
         AdvancedPlayer(seed=3),
     ]
-    play_match(Match("strict(deals=1)", seed="warm-up"), players)
+    first = match.deal.turn
+    players: list[Player] = [ExpertPlayer(time=0.02, seed=0, deadline=False)]
+    players += others
+    play_match(match, players[-first:] + players[:-first] if first else players)
     return time.perf_counter() - started
 
 
