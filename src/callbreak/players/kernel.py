@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 import numpy as np
-from llvmlite import ir
 from numba import njit, prange, types
+from numba.core import cgutils
 from numba.core.extending import intrinsic
 from numba.core.typing.templates import Signature
 
@@ -130,10 +130,10 @@ def _low_index(typingctx: object, x: types.Integer) -> tuple[Signature, Callable
 
     def codegen(context: Any, builder: Any, signature: Signature, args: Any) -> object:
         value = context.cast(builder, args[0], signature.args[0], types.int64)
-        zero = ir.Constant(value.type, 0)
-        index = builder.cttz(value, ir.Constant(ir.IntType(1), 0))
+        zero = value.type(0)
+        index = builder.cttz(value, cgutils.false_bit)
         empty = builder.icmp_signed("==", value, zero)
-        return builder.select(empty, ir.Constant(value.type, 48), index)
+        return builder.select(empty, value.type(48), index)
 
     return types.int64(x), codegen
 
@@ -144,9 +144,9 @@ def _high_index(typingctx: object, x: types.Integer) -> tuple[Signature, Callabl
 
     def codegen(context: Any, builder: Any, signature: Signature, args: Any) -> object:
         value = context.cast(builder, args[0], signature.args[0], types.int64)
-        zero = ir.Constant(value.type, 0)
-        lead = builder.ctlz(value, ir.Constant(ir.IntType(1), 0))
-        index = builder.sub(ir.Constant(value.type, 63), lead)
+        zero = value.type(0)
+        lead = builder.ctlz(value, cgutils.false_bit)
+        index = builder.sub(value.type(63), lead)
         return builder.select(builder.icmp_signed("==", value, zero), zero, index)
 
     return types.int64(x), codegen
