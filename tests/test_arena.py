@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 import threading
@@ -322,3 +323,17 @@ def test_cli_arena_bad_ray_address_is_one_line() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "not a Ray address: 'nowhere'" in result.stderr
+
+
+def test_a_clocked_arena_with_one_worker_plays_in_a_process_of_its_own() -> None:
+    # It once set NUMBA_NUM_THREADS in this process after numba's threads were running: the
+    # players kept two threads, and the next compile stopped the run with a RuntimeError.
+    import numba
+
+    numba.get_num_threads()
+    result = compare(
+        "expert(time=0.02, threads=1)", "advanced", rules="strict(deals=1)", sets=1, seed=2,
+        workers=1, clock=0.05,
+    )  # fmt: skip
+    assert not result.interrupted and result.error is None and result.sets == 1
+    assert os.environ.get("NUMBA_NUM_THREADS") != "1"  # this process's environment restored

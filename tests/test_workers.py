@@ -30,6 +30,26 @@ def test_in_process_and_local_processes_run_every_task_once() -> None:
         assert sorted(runner.run(square, list(range(6)))) == [(n, n * n) for n in range(6)]
 
 
+def numba_threads(_task: int) -> int:
+    """The number of threads numba gives the process that runs the task."""
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+
+
+def test_one_worker_in_a_process_of_its_own_takes_numbas_threads_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An arena under a clock sets NUMBA_NUM_THREADS=1 for its workers; this process's numba
+    # may have started its threads already, so even one worker runs in a process of its own.
+    import numba
+
+    numba.get_num_threads()  # this process's threads are running
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    with open_runner(workers=1, processes=True) as runner:
+        assert list(runner.run(numba_threads, [0])) == [(0, 1)]
+
+
 def test_a_task_error_stops_the_run_and_is_raised_as_itself() -> None:
     with open_runner(workers=2) as runner, pytest.raises(Refused, match="no square of -1"):
         list(runner.run(square, [1, -1, 2]))

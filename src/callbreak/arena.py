@@ -425,7 +425,14 @@ def compare(
     interrupted = False
     failure = None
     try:
-        with _one_thread_each(clock is not None), open_runner(workers=workers, ray=ray) as runner:
+        # Under a clock the sets run in worker processes even for one worker: this process's
+        # numba threads may be running already (setting NUMBA_NUM_THREADS here then changed
+        # nothing, or stopped the next compile with a RuntimeError).
+        clocked = clock is not None
+        with (
+            _one_thread_each(clocked),
+            open_runner(workers=workers, ray=ray, processes=clocked) as runner,
+        ):
             for _, played in run_sets(runner, tasks):
                 if folder is not None:
                     write_records(folder, played)

@@ -115,10 +115,15 @@ class Runner:
         self.close()
 
 
-def open_runner(*, workers: int | None = None, ray: str | None = None) -> Runner:
+def open_runner(
+    *, workers: int | None = None, ray: str | None = None, processes: bool = False
+) -> Runner:
     """A runner: with ``ray`` (an address, or ``"local"``) Ray tasks, at most ``workers`` at
     once (default: the cluster's CPUs; a local Ray gets ``workers`` CPUs, default all);
-    otherwise ``workers`` local processes (default: one per core), or this process for one.
+    otherwise ``workers`` local processes (default: one per core), or this process for one
+    unless ``processes`` asks for a worker process even then (numba takes its number of
+    threads from the environment when a process starts using it: a process of its own is the
+    only way to give one worker fewer threads than this process).
 
     Raises WorkerError when Ray is not installed or cannot be reached."""
     if workers is not None and workers < 1:
@@ -126,7 +131,7 @@ def open_runner(*, workers: int | None = None, ray: str | None = None) -> Runner
     if ray is not None:
         return RayRunner(check_address(ray), workers)
     workers = workers or os.cpu_count() or 1
-    return Runner() if workers == 1 else ProcessRunner(workers)
+    return Runner() if workers == 1 and not processes else ProcessRunner(workers)
 
 
 def threads_per_worker(workers: int) -> int:
