@@ -54,15 +54,14 @@ def _play_warm_up() -> float:
     # In the order a first match against the browser's default opponents (three experts) needs
     # them: the default expert calls first and leads the first trick, so its calls' search and
     # then its cards' are ready before the rest (the model of play, IS-MCTS, the solver).
-    others: list[Player] = [
+    players: list[Player] = [
+        ExpertPlayer(time=0.02, seed=0, deadline=False),
         ExpertPlayer(time=0.02, seed=1, deadline=False, inference="plays"),
         IsmctsPlayer(time=0.02, seed=2, deadline=False),
         AdvancedPlayer(seed=3),
     ]
-    first = match.deal.turn
-    players: list[Player] = [ExpertPlayer(time=0.02, seed=0, deadline=False)]
-    players += others
-    play_match(match, players[-first:] + players[:-first] if first else players)
+    first = match.deal.turn or 0  # the first to call; the default expert (players[0]) sits there
+    play_match(match, players[-first:] + players[:-first])
     return time.perf_counter() - started
 
 

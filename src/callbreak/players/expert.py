@@ -41,7 +41,7 @@ from callbreak.players.calling import (
 from callbreak.players.inference import play_log_likelihoods
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.simple import AdvancedPlayer
-from callbreak.players.timing import share
+from callbreak.players.timing import chunk_sizes, overruns, share
 from callbreak.rules import Rules
 from callbreak.spec import format_spec
 
@@ -407,18 +407,20 @@ class ExpertPlayer:
         first index), stopping before the deadline when one is kept, and once ``settled(values
         so far)`` says the decision is clear (checked from a quarter of the worlds on)."""
         deadline = started + budget * 0.98
-        chunks = self._chunks(len(worlds))
+        full = max(MIN_CHUNK, -(-len(worlds) // CHUNKS))
+        sizes = chunk_sizes(len(worlds), full, MIN_CHUNK if self.deadline else full)
         parts = []
+        begin = 0
         with self._threads():
-            for index, (begin, end) in enumerate(chunks):
+            for index, size in enumerate(sizes):
                 before = clock.perf_counter()
                 seed = self.rng.getrandbits(48)
+                end = begin + size
                 parts.append(work(worlds[begin:end], seed, begin))
                 now = clock.perf_counter()
                 if end >= len(worlds):
                     break
-                following = chunks[index + 1][1] - end
-                if self.deadline and now + (now - before) * following / (end - begin) > deadline:
+                if self.deadline and overruns(before, now, size, sizes[index + 1], deadline):
                     self.cut_short += 1  # slower than the cost model: stop before the budget
                     break
                 if (
@@ -427,23 +429,8 @@ class ExpertPlayer:
                     and settled(np.concatenate(parts))
                 ):
                     break
+                begin = end
         return np.concatenate(parts)
-
-    def _chunks(self, count: int) -> list[tuple[int, int]]:
-        """``(begin, end)`` of the chunks of ``count`` worlds, the clock looked at after each.
-
-        Without a deadline, CHUNKS equal chunks (the decision depends on the seed alone). With
-        one, the first chunks are smaller, from MIN_CHUNK worlds doubling up to that size: on a
-        machine far slower than the cost model assumed (a loaded one), the first look at the
-        clock comes early and the search still stops within its budget.
-        """
-        full = max(MIN_CHUNK, -(-count // CHUNKS))
-        size = MIN_CHUNK if self.deadline else full
-        chunks, begin = [], 0
-        while begin < count:
-            chunks.append((begin, min(begin + size, count)))
-            begin, size = begin + size, min(2 * size, full)
-        return chunks
 
     def _threads(self) -> contextlib.AbstractContextManager[None]:
         """Run numba's parallel loops on this player's number of threads."""

@@ -27,6 +27,7 @@ from callbreak.players import kernel
 from callbreak.players.calling import call_table, expected_tricks
 from callbreak.players.expert import SECONDS_PER_PLAYOUT_CARD, call_lookup, threads_of
 from callbreak.players.knowledge import Knowledge
+from callbreak.players.timing import chunk_sizes, overruns
 from callbreak.spec import format_spec
 
 __all__ = ["IsmctsPlayer"]
@@ -187,15 +188,13 @@ class IsmctsPlayer:
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
         deadline = started + budget * 0.98
         chunk = -(-iterations // CHUNKS)
-        # With a deadline the first steps are smaller, doubling up to a chunk, so that a machine
-        # far slower than the cost model (a loaded one) is seen before a chunk has run (as the
-        # expert's search does; without one the trees grow the same in any steps).
-        stride = max(1, chunk // 8) if self.deadline else chunk
+        # With a deadline the first steps are an eighth of a chunk (the trees grow the same in
+        # any steps): a loaded machine is seen before a chunk has run.
+        steps = chunk_sizes(iterations, chunk, max(1, chunk // 8) if self.deadline else chunk)
         done = 0
         with threads_of(self.threads):
-            while done < iterations:
+            for index, step in enumerate(steps):
                 before = clock.perf_counter()
-                step = min(stride, iterations - done)
                 kernel.ismcts(
                     card,
                     mover,
@@ -226,13 +225,11 @@ class IsmctsPlayer:
                     self.exploration,
                 )
                 done += step
-                stride = min(2 * stride, chunk)
-                following = min(stride, iterations - done)
                 now = clock.perf_counter()
                 if (
                     self.deadline
-                    and done < iterations
-                    and now + (now - before) * following / step > deadline
+                    and index + 1 < len(steps)
+                    and overruns(before, now, step, steps[index + 1], deadline)
                 ):
                     self.cut_short += 1
                     break

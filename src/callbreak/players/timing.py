@@ -18,7 +18,14 @@ from __future__ import annotations
 
 from callbreak.game import Observation
 
-__all__ = ["CALL_WEIGHT", "EXPECTED_PLAY_WEIGHT", "decision_weight", "share"]
+__all__ = [
+    "CALL_WEIGHT",
+    "EXPECTED_PLAY_WEIGHT",
+    "chunk_sizes",
+    "decision_weight",
+    "overruns",
+    "share",
+]
 
 CALL_WEIGHT = 2.0
 """A call decides the most: twice a hard first card."""
@@ -72,3 +79,25 @@ def share(observation: Observation, seconds_left: float, choices: int | None = N
     later = cards if observation.legal_calls else cards - 1
     future = sum(EXPECTED_PLAY_WEIGHT[held] for held in range(1, later + 1))
     return seconds_left * weight / (weight + future)
+
+
+def chunk_sizes(total: int, full: int, first: int) -> list[int]:
+    """The pieces a search of ``total`` units (worlds, iterations) runs between two looks at the
+    clock: from ``first`` units doubling up to ``full``, the last piece what is left.
+
+    Without a deadline a search runs equal pieces (``first == full``), so that its decision
+    depends on the seed alone. With one it starts small: on a machine far slower than its cost
+    model assumed (a loaded one) the first look at the clock comes early.
+    """
+    sizes, done, size = [], 0, first
+    while done < total:
+        sizes.append(min(size, total - done))
+        done += size
+        size = min(2 * size, full)
+    return sizes
+
+
+def overruns(before: float, now: float, size: int, following: int, deadline: float) -> bool:
+    """Whether the next piece of ``following`` units, at the pace of the piece of ``size`` units
+    that ran from ``before`` to ``now``, would end after ``deadline``."""
+    return now + (now - before) * following / size > deadline
