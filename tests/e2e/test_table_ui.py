@@ -266,8 +266,9 @@ PAGE_TEXTS = """async () => {
   const texts = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    // <code> holds what is typed as it is in every language (rules options: deals=10).
-    if (node.parentElement.closest("noscript, script, style, code")) continue;
+    // <code> holds what is typed as it is in every language (rules options: deals=10), and a
+    // room's code is random letters and digits (GN3TRY once read as the English "try").
+    if (node.parentElement.closest("noscript, script, style, code, .room-code")) continue;
     if (node.textContent.trim()) texts.push(node.textContent.trim());
   }
   for (const element of document.querySelectorAll("[title], [aria-label], [placeholder]")) {
