@@ -531,28 +531,50 @@ def test_the_view_has_the_rules_as_data(client: TestClient) -> None:
     assert state["rules"]["options"]["profile"] == "classic"
 
 
-def test_the_view_says_when_the_computer_players_are_being_prepared(
+def test_a_stand_in_decides_while_a_first_start_prepares_the_search(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """While a warm-up loads (or compiles) the kernel, the view says so, for the page to say
-    why the first computer move waits; not otherwise."""
-    from callbreak import warmup
+    """While the warm-up is still compiling a search player's functions (``warmup.ready`` says
+    no), the advanced level decides for it at once instead of the table waiting; the record
+    marks each such decision with a ``preparing`` fault naming what was played, the view says
+    so while that seat thinks, and the match is valid. Players without a search never wait."""
+    from callbreak.web import scheduler
 
-    match_id = new_match(client, rules="strict")
+    asked: list[str] = []
+
+    def not_ready(player: object) -> bool:
+        asked.append(str(getattr(player, "spec", player)))
+        return not hasattr(player, "kernel_functions")
+
+    monkeypatch.setattr(scheduler, "ready", not_ready)
+    match_id = new_match(
+        client, opponents=["expert(time=0.01)", "random", "random"], rules="strict(deals=1)"
+    )
+    thinking: dict[int, set[bool]] = {}
     with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
-        assert receive_state(socket)["preparing"] is False
-        seen: list[bool] = []
-
-        def look() -> float:  # a warm-up that asks for the view while it runs
-            socket.send_json({"type": "sync"})
-            seen.append(receive_state(socket)["preparing"])
-            return 0.0
-
-        monkeypatch.setattr(warmup, "_play_warm_up", look)
-        warmup.warm_up()
-        assert seen == [True]
-        socket.send_json({"type": "sync"})
-        assert receive_state(socket)["preparing"] is False
+        state = receive_state(socket)
+        while not state["match_over"]:
+            if state["thinking"] is not None:
+                thinking.setdefault(state["thinking"], set()).add(state["preparing"])
+            if state["turn"] == state["seat"]:
+                if state["legal_calls"]:
+                    move = {"type": "call", "value": state["legal_calls"][0]}
+                else:
+                    move = {"type": "play", "card": state["legal"][0]}
+                socket.send_json(move | {"version": state["version"]})
+            state = receive_state(socket)
+    record = client.get(f"/api/matches/{match_id}/record").json()
+    assert check(from_data(record)).valid
+    deal = record["deals"][0]
+    faults = deal.get("faults", [])
+    plays = [card for trick in deal["tricks"] for card in trick if card in deal["hands"][1]]
+    # The expert's call and its 13 cards, each decided by the stand-in and marked so.
+    assert [f["fault"] for f in faults] == ["preparing"] * 14
+    assert {f["seat"] for f in faults} == {1}
+    assert [f["substitute"] for f in faults] == [str(deal["calls"][1]), *plays]
+    assert "advanced" in faults[0]["detail"]
+    assert thinking[1] == {True} and thinking[2] == {False}
+    assert any(spec.startswith("expert") for spec in asked)
 
 
 # --- your record -----------------------------------------------------------------------------

@@ -534,12 +534,12 @@ def run_serve(
 
 
 def _announced_warm_up() -> None:
-    """Load the kernel, saying so: on a fresh install the first computer move waits on it."""
-    from callbreak.warmup import warm_up
+    """Load the kernel, saying so: on a fresh install the search levels are not ready at once."""
+    from callbreak.warmup import STAND_IN, warm_up
 
     print(
         "Loading the computer players (a fresh install compiles them once, in about half a minute; "
-        "their first moves wait until then)...",
+        f"until then the {STAND_IN} level plays for the expert)...",
         flush=True,
     )
     print(f"The computer players are ready ({warm_up():.0f} s)", flush=True)

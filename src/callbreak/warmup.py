@@ -6,6 +6,12 @@ project machine (30-43 s for this warm-up; ``benchmarks/compile.py``, ``docs/ben
 and even from the cache loading them takes a moment (0.7 s). A person at a browser table or a
 remote host counting a bot's time budget should pay neither, so servers (and the arena's
 workers, whose decision times are reported) warm up first.
+
+On a fresh install the search levels' functions are ready only half a minute into the warm-up,
+while the casual levels' few functions are ready within seconds. So a host where people wait
+(the browser app) asks :func:`ready` before a computer's decision: while the warm-up is still
+compiling what a search player needs, the advanced level stands in for it (and the game record
+says so), rather than leave the table waiting for the compiler.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from callbreak.players import Player
 from callbreak.seating import PlayerSpec
@@ -20,19 +27,26 @@ from callbreak.seating import PlayerSpec
 NO_KERNEL = frozenset({"random"})
 """Levels that never call the kernel."""
 
+STAND_IN = "advanced"
+"""The level that decides for a search player whose compiled functions are not ready yet."""
+GRACE = 1.0
+"""Seconds a decision waits for a search player's functions before the stand-in decides: loading
+them from the cache of an earlier start takes about a second, compiling them half a minute."""
+
 
 _warming = threading.Event()
 
 
 def preparing() -> bool:
-    """Whether this process is loading (or, on a fresh install, compiling) the kernel now: a
-    page says so rather than only "thinking" while a computer's first decision waits on it."""
+    """Whether this process is loading (or, on a fresh install, compiling) the kernel now
+    (then :func:`ready` may let a stand-in decide)."""
     return _warming.is_set()
 
 
 def warm_up() -> float:
-    """Play one short seeded deal with two small experts (one inferring from plays), a small
-    IS-MCTS player and an advanced player, which calls every kernel function the players call
+    """Make the advanced level's call and first card (what a stand-in needs, first), then play
+    one short seeded deal with two small experts (one inferring from plays), a small IS-MCTS
+    player and the advanced player, which calls every kernel function the players call
     (calling, world sampling, playouts, the exact solver, the card policy, the model of play,
     the tree search); return the seconds it took."""
     _warming.set()
@@ -50,6 +64,12 @@ def _play_warm_up() -> float:
     from callbreak.seating import play_match
 
     started = time.perf_counter()
+    # First what the stand-in needs (a few seconds' compile): its call and its card.
+    advanced = AdvancedPlayer(seed=3)
+    match = Match("strict(deals=1)", seed="warm-up")
+    while match.deal.legal_calls():
+        match.call(advanced.call(match.observation(match.deal.turn or 0)))
+    advanced.play(match.observation(match.deal.turn or 0))
     match = Match("strict(deals=1)", seed="warm-up")
     # In the order a first match against the browser's default opponents (three experts) needs
     # them: the default expert calls first and leads the first trick, so its calls' search and
@@ -58,11 +78,34 @@ def _play_warm_up() -> float:
         ExpertPlayer(time=0.02, seed=0, deadline=False),
         ExpertPlayer(time=0.02, seed=1, deadline=False, inference="plays"),
         IsmctsPlayer(time=0.02, seed=2, deadline=False),
-        AdvancedPlayer(seed=3),
+        advanced,
     ]
     first = match.deal.turn or 0  # the first to call; the default expert (players[0]) sits there
     play_match(match, players[-first:] + players[:-first])
     return time.perf_counter() - started
+
+
+def ready(player: object, grace: float = GRACE) -> bool:
+    """Whether ``player`` can decide now without waiting on the warm-up's compile: always, unless
+    the warm-up runs and a compiled function the player's decisions call (its
+    ``kernel_functions``) has no machine code yet after ``grace`` seconds of waiting."""
+    from callbreak.players import kernel
+
+    needs = getattr(player, "kernel_functions", ())
+    waited_until = time.monotonic() + grace
+    while preparing():
+        if all(_dispatcher(getattr(kernel, name)).signatures for name in needs):
+            return True
+        if time.monotonic() >= waited_until:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _dispatcher(function: Any) -> Any:
+    """The numba dispatcher of a kernel function: the parallel ones are wrapped
+    (``kernel.interruptible``); a dispatcher's own ``__wrapped__`` is its Python function."""
+    return function if hasattr(function, "signatures") else function.__wrapped__
 
 
 def needs_kernel(specs: Iterable[str | PlayerSpec]) -> bool:

@@ -61,7 +61,7 @@ DEAL_START, CALL, PLAY, REDEAL, DEAL_OVER, MATCH_OVER = EVENTS = (
 )
 
 
-LATE, SILENT, MALFORMED, ILLEGAL, FAILED, TIMEOUT, AWAY = FAULTS = (
+LATE, SILENT, MALFORMED, ILLEGAL, FAILED, TIMEOUT, AWAY, PREPARING = FAULTS = (
     "late",
     "silent",
     "malformed",
@@ -69,10 +69,12 @@ LATE, SILENT, MALFORMED, ILLEGAL, FAILED, TIMEOUT, AWAY = FAULTS = (
     "failed",
     "timeout",
     "away",
+    "preparing",
 )
 """The kinds of fault: a remote bot answered late, not at all, not in the protocol, or with an
 illegal call or card; a player of ours raised an error; a person's turn clock ran out, or they
-were not at the table (the host's cover played for them)."""
+were not at the table (the host's cover played for them); a computer's search was still being
+compiled on a first start (a simpler level stood in, :func:`callbreak.warmup.ready`)."""
 
 
 @dataclasses.dataclass(frozen=True)

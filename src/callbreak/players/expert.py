@@ -172,6 +172,14 @@ class ExpertPlayer:
         self.cut_short = 0
         """How many searches the clock cut short (each may make a run unrepeatable)."""
 
+    @property
+    def kernel_functions(self) -> tuple[str, ...]:
+        """The compiled kernel functions this player's decisions call (a host that is still
+        compiling them on a first start can let a simpler level stand in, see
+        :func:`callbreak.warmup.ready`)."""
+        needs = ("sample_worlds", "call_weights", "world_calls", "simulate", "evaluate")
+        return needs + (("play_log_likelihoods",) if self.inference == "plays" else ())
+
     # --- calls -----------------------------------------------------------------------------
 
     def call(self, observation: Observation, *, time: float | None = None) -> int:

@@ -88,6 +88,9 @@ class IsmctsPlayer:
         self.last_search: dict[str, float] = {}
         self.cut_short = 0
 
+    kernel_functions = ("sample_worlds", "world_calls", "simulate", "ismcts")
+    """The compiled kernel functions this player's decisions call (see ``ExpertPlayer``)."""
+
     def _budget(self, limit: float | None) -> float:
         return self.time if limit is None else min(self.time, limit)
 

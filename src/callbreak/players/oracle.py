@@ -36,6 +36,8 @@ class OraclePlayer:
 
     omniscient = True
     """Marks the player a host must show every hand to (see ``see``)."""
+    kernel_functions = ("world_calls", "simulate", "evaluate")
+    """The compiled kernel functions this player's decisions call (see ``ExpertPlayer``)."""
 
     def __init__(
         self,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 import traceback
 from collections.abc import Coroutine
@@ -22,9 +23,11 @@ from typing import TYPE_CHECKING, Any
 from starlette.concurrency import run_in_threadpool
 
 from callbreak.cards import parse_card
-from callbreak.game import Call, Play
-from callbreak.players.base import AWAY, CALL, FAILED, PLAY, TIMEOUT, Fault
+from callbreak.game import Action, Call, Observation, Play
+from callbreak.players import Player
+from callbreak.players.base import AWAY, CALL, FAILED, PLAY, PREPARING, TIMEOUT, Fault
 from callbreak.seating import Decision
+from callbreak.warmup import STAND_IN, ready
 from callbreak.web.backend import OWNER
 from callbreak.web.model import (
     COMPUTER,
@@ -169,19 +172,30 @@ async def _computer(
     table: Table, seat: int, version: int, delay: float, loop: asyncio.AbstractEventLoop
 ) -> None:
     try:
-        await run_in_threadpool(table.seating.player, seat)
+        player = await run_in_threadpool(table.seating.player, seat)
     except Exception as problem:  # a spec that cannot be built: nothing can move on
         await table.tell(f"cannot seat {table.names[seat]}: {problem}")
         await _wait(table, LEASE_SECONDS)
         return
     if table.version != version:
         return
-    await table.notify({"type": "thinking", "seat": seat})
     started = loop.time()
-    decision = await run_in_threadpool(table.seating.decide, table.match.observation(seat))
+    prepared = await run_in_threadpool(ready, player)
+    await table.notify({"type": "thinking", "seat": seat, "preparing": not prepared})
+    observation = table.match.observation(seat)
+    if prepared:
+        decision = await run_in_threadpool(table.seating.decide, observation)
+    else:  # a first start still compiles this player's search: the stand-in decides
+        stand_in = await run_in_threadpool(table.stand_in, seat)
+        decision = await _sit_and_decide(table, seat, stand_in, observation)
+        kind, shown, _ = _shown(decision.action)
+        detail = f"its search was still being prepared; the {STAND_IN} level decided"
+        stood_in = Fault(seat, kind, PREPARING, detail, shown)
+        decision = dataclasses.replace(decision, faults=(*decision.faults, stood_in))
     for fault in decision.faults:
-        message, kind = _fault_message(table.names[seat], fault)
-        await _announce(table, message, kind, fault)
+        if fault.fault != PREPARING:  # the page's status says that the search is being prepared
+            message, kind = _fault_message(table.names[seat], fault)
+            await _announce(table, message, kind, fault)
     await _pace(delay, started, loop)
     if table.version != version:
         table.thinking = None  # the table moved on meanwhile (the person ended the match)
@@ -227,21 +241,11 @@ async def _cover(
 ) -> None:
     """Let the room's cover decide for the person in ``seat``, marked as a fault of the seat."""
     player = await run_in_threadpool(table.cover, seat)
-    observation = table.match.observation(seat)
     started = loop.time()
-    previous = table.seating.sit(seat, player)
-    try:
-        decision: Decision = await run_in_threadpool(table.seating.decide, observation)
-    finally:
-        table.seating.sit(seat, previous)
+    decision = await _sit_and_decide(table, seat, player, table.match.observation(seat))
     action = decision.action
     detail = "the turn clock ran out" if reason == TIMEOUT else "not at the table"
-    if isinstance(action, Play):
-        kind, shown, what = PLAY, str(action.card), f"the {action.card.pretty()}"
-    elif isinstance(action, Call):
-        kind, shown, what = CALL, str(action.value), f"a call of {action.value}"
-    else:
-        kind, shown, what = CALL, "redeal", "a claim for a new deal"
+    kind, shown, what = _shown(action)
     fault = Fault(seat, kind, reason, detail, shown)
     await _pace(delay, started, loop)
     if table.version != version:
@@ -254,6 +258,28 @@ async def _cover(
             "cover": {"seat": seat, "reason": reason, "kind": kind, "action": shown},
         }
     )
+
+
+async def _sit_and_decide(
+    table: Table, seat: int, player: Player, observation: Observation
+) -> Decision:
+    """The decision of ``player`` seated in ``seat`` for this one decision (the cover, the
+    stand-in), the seat's own occupant given its seat back after."""
+    previous = table.seating.sit(seat, player)
+    try:
+        decision: Decision = await run_in_threadpool(table.seating.decide, observation)
+    finally:
+        table.seating.sit(seat, previous)
+    return decision
+
+
+def _shown(action: Action) -> tuple[str, str, str]:
+    """A helper's action as a fault writes it (its kind and the substitute) and in words."""
+    if isinstance(action, Play):
+        return PLAY, str(action.card), f"the {action.card.pretty()}"
+    if isinstance(action, Call):
+        return CALL, str(action.value), f"a call of {action.value}"
+    return CALL, "redeal", "a claim for a new deal"
 
 
 async def _pace(delay: float, started: float, loop: asyncio.AbstractEventLoop) -> None:

@@ -26,6 +26,7 @@ from callbreak.errors import CallbreakError
 from callbreak.game import Action, Call, Match, Play
 from callbreak.players import Player
 from callbreak.seating import PlayerSpec, Seating, close, derive_seed
+from callbreak.warmup import STAND_IN
 from callbreak.web import scheduler
 from callbreak.web.actions import STOP, decode, encode
 from callbreak.web.backend import OWNER, Backend
@@ -108,6 +109,8 @@ class Table:
         self.backend = backend
         self.connections: dict[WebSocket, Connection] = {}
         self.thinking: int | None = None
+        self.stood_in = False
+        """Whether the stand-in decides for the thinking seat (its search is being prepared)."""
         self.hint_running = False
         self.lock = asyncio.Lock()
         self.changed = asyncio.Event()
@@ -115,6 +118,7 @@ class Table:
         self.driver: asyncio.Task[None] | None = None
         self.listener: asyncio.Task[None] | None = None
         self.covers: dict[int, Player] = {}
+        self.stand_ins: dict[int, Player] = {}
         self.away_since: dict[int, float] = {}
         self.present: set[int] = set()
         """Seats with a connection open in some process, as last heard."""
@@ -361,12 +365,22 @@ class Table:
     def cover(self, seat: int) -> Player:
         """The computer that plays for the person in ``seat`` when they are away or out of
         time: the room's cover level, seeded from the match and the seat."""
-        player = self.covers.get(seat)
+        spec = self.settings.get("cover") or "intermediate"
+        return self._helper(self.covers, "cover", spec, seat)
+
+    def stand_in(self, seat: int) -> Player:
+        """The computer that decides for the search player in ``seat`` while a first start is
+        still compiling its search (:func:`callbreak.warmup.ready`), seeded like the cover."""
+        return self._helper(self.stand_ins, "stand-in", STAND_IN, seat)
+
+    def _helper(self, built: dict[int, Player], role: str, spec: str, seat: int) -> Player:
+        player = built.get(seat)
         if player is None:
-            spec = PlayerSpec.parse(self.settings.get("cover") or "intermediate")
-            seeded = spec.with_defaults(seed=derive_seed(self.data.seed, "cover", seat))
+            seeded = PlayerSpec.parse(spec).with_defaults(
+                seed=derive_seed(self.data.seed, role, seat)
+            )
             player = seeded.build(ready=False)
-            self.covers[seat] = player
+            built[seat] = player
         return player
 
     # --- connections ---------------------------------------------------------------------------
@@ -473,6 +487,7 @@ class Table:
         kind = event.get("type")
         if kind == "thinking":
             self.thinking = event.get("seat")
+            self.stood_in = bool(event.get("preparing"))
         if kind == "seen":
             seat, deals = event.get("seat"), event.get("deals")
             if isinstance(seat, int) and isinstance(deals, int):

@@ -14,7 +14,6 @@ from callbreak.cards import Card
 from callbreak.game import Trick
 from callbreak.rules import Rules, format_tenths
 from callbreak.seating import is_remote
-from callbreak.warmup import preparing
 from callbreak.web.model import COMPUTER, PLAYING
 
 if TYPE_CHECKING:
@@ -126,7 +125,7 @@ def public_view(table: Table) -> dict[str, Any]:
         "seats": lobby_json(table)["seats"] if table.is_room else None,
         "covered": table.covered(),
         "clock": _clock(table),
-        "preparing": preparing(),
+        "preparing": table.thinking is not None and table.stood_in,
     }
 
 
