@@ -18,6 +18,7 @@ from callbreak.players.calling import (
     call_table,
     expected_tricks,
     normal_distribution,
+    shifted,
     sure_tricks,
 )
 from callbreak.players.expert import ExpertPlayer
@@ -284,6 +285,24 @@ def test_best_call_sits_below_the_mean() -> None:
     assert call < 4
     assert dict(table)[call] == max(value for _, value in table)
     assert [c for c, _ in call_table(distribution, STRICT)] == list(range(2, 14))
+
+
+@given(
+    st.lists(st.floats(0, 1), min_size=14, max_size=14).filter(lambda c: sum(c) > 0.1),
+    st.floats(0, 3),
+)
+def test_a_shifted_distribution_keeps_its_total_and_moves_its_mean_up(
+    chances: list[float], shift: float
+) -> None:
+    distribution = [c / sum(chances) for c in chances]
+    moved = shifted(distribution, shift)
+    mean = sum(t * p for t, p in enumerate(distribution))
+    moved_mean = sum(t * p for t, p in enumerate(moved))
+    assert sum(moved) == pytest.approx(1.0)
+    assert moved_mean <= mean + shift + 1e-9
+    if sum(distribution[10:]) == 0:  # nothing pushed past 13: the mean moves by the shift
+        assert moved_mean == pytest.approx(mean + shift)
+    assert shifted(distribution, 0.0) == pytest.approx(distribution)
 
 
 def test_last_deal_trailing_player_risks_more_than_the_leader() -> None:

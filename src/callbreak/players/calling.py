@@ -68,6 +68,19 @@ def normal_distribution(mean: float, spread: float) -> list[float]:
     return [weight / total for weight in weights]
 
 
+def shifted(distribution: Sequence[float], shift: float) -> list[float]:
+    """``distribution`` (of 0-13 tricks) moved up by ``shift`` tricks (0 or more): each trick
+    count's chance goes to the count ``shift`` above it, split between the two whole counts
+    around it, and what would pass 13 stays at 13."""
+    whole, part = int(shift), shift - int(shift)
+    moved = [0.0] * len(distribution)
+    top = len(distribution) - 1
+    for tricks, chance in enumerate(distribution):
+        moved[min(tricks + whole, top)] += chance * (1 - part)
+        moved[min(tricks + whole + 1, top)] += chance * part
+    return moved
+
+
 def call_table(distribution: Sequence[float], rules: Rules) -> list[tuple[int, float]]:
     """Each legal call with its expected score in points under ``distribution`` (0-13)."""
     return [

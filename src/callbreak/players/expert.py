@@ -37,6 +37,7 @@ from callbreak.players.calling import (
     first_place_chance_ahead,
     model_distribution,
     normal_distribution,
+    shifted,
 )
 from callbreak.players.inference import play_log_likelihoods
 from callbreak.players.knowledge import Knowledge
@@ -109,6 +110,7 @@ class ExpertPlayer:
         rival_weight: float = 0.0,
         win_weight: float = 4.0,
         call_spread: float = 1.5,
+        call_shift: float = 0.0,
         inference: str = "calls",
         play_temperature: float = 0.5,
         pool: int = 3,
@@ -131,6 +133,9 @@ class ExpertPlayer:
         self.rival_weight = rival_weight
         self.win_weight = win_weight
         self.call_spread = call_spread
+        if not 0 <= call_shift <= 3:
+            raise ValueError(f"call_shift must be 0-3 tricks, not {call_shift}")
+        self.call_shift = call_shift
         if inference not in INFERENCE:
             raise ValueError(f"inference must be one of {', '.join(INFERENCE)}, not {inference!r}")
         self.inference = inference
@@ -161,6 +166,7 @@ class ExpertPlayer:
             rival_weight=rival_weight,
             win_weight=win_weight,
             call_spread=call_spread,
+            call_shift=call_shift,
             inference=inference,
             play_temperature=play_temperature,
             pool=pool,
@@ -235,7 +241,9 @@ class ExpertPlayer:
 
             won = self._run(work, worlds, started, budget)
             histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
-            distribution = list(histogram / histogram.sum())
+            # The playouts play this seat by the policy, weaker than its search will: its own
+            # tricks come out low (docs/strength.md), so they may be moved up.
+            distribution = shifted(list(histogram / histogram.sum()), self.call_shift)
             if self.calls == "blend":
                 distribution = [(a + b) / 2 for a, b in zip(distribution, model, strict=True)]
             ranked.append((call, self._call_value(distribution, call, observation), distribution))
