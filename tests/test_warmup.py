@@ -7,10 +7,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import numba
 import pytest
 
-from callbreak.players import PlayerError
+from callbreak.game import Match, Observation
+from callbreak.players import PlayerError, decide
 from callbreak.warmup import needs_kernel
 
 PLAYERS = Path(__file__).parent.parent / "src" / "callbreak" / "players"
@@ -19,17 +22,12 @@ PLAYERS = Path(__file__).parent.parent / "src" / "callbreak" / "players"
 # then list the kernel's compiled functions that have machine code for some signature.
 PROBE = """
 import json
-from numba.core.registry import CPUDispatcher
 from callbreak.players import kernel
 from callbreak.warmup import warm_up
 warm_up()
-dispatchers = {  # the parallel ones are wrapped (kernel.interruptible)
-    name: value if isinstance(value, CPUDispatcher) else getattr(value, "__wrapped__", value)
-    for name, value in vars(kernel).items()
-}
+dispatchers = {name: kernel.dispatcher(value) for name, value in vars(kernel).items()}
 print(json.dumps({
-    name: bool(value.signatures)
-    for name, value in dispatchers.items() if isinstance(value, CPUDispatcher)
+    name: bool(value.signatures) for name, value in dispatchers.items() if value is not None
 }))
 """
 
@@ -77,13 +75,13 @@ import json
 from callbreak.players import kernel
 from callbreak.players.expert import ExpertPlayer
 from callbreak.warmup import warm_up
-from callbreak.warmup import _dispatcher
 seen = {}
 original = ExpertPlayer.rank_calls
 def rank_calls(self, observation, **limits):
     if not seen:
         names = ("choose", "hand_strength", "simulate", "evaluate")
-        seen.update({name: bool(_dispatcher(getattr(kernel, name)).signatures) for name in names})
+        for name in names:
+            seen[name] = bool(kernel.dispatcher(getattr(kernel, name)).signatures)
     return original(self, observation, **limits)
 ExpertPlayer.rank_calls = rank_calls
 warm_up()
@@ -100,12 +98,15 @@ def test_the_warm_up_readies_the_stand_in_before_the_search() -> None:
 
 
 class Searcher:
-    kernel_functions = ("evaluate", "legal")  # evaluate is faked below; legal is compiled
+    def kernel_functions(self, calling: bool) -> tuple[str, ...]:
+        return ("hand_strength",) if calling else ("evaluate", "legal")
 
 
-class FakeDispatcher:
-    def __init__(self) -> None:
-        self.signatures: list[object] = []
+def a_card_decision() -> Observation:
+    match = Match("strict", seed="ready")
+    while match.deal.legal_calls():
+        match.call(2)
+    return match.observation(match.deal.turn or 0)
 
 
 def test_ready_waits_for_a_search_player_only_while_the_warm_up_compiles(
@@ -115,53 +116,104 @@ def test_ready_waits_for_a_search_player_only_while_the_warm_up_compiles(
     from callbreak.players import kernel
 
     kernel.legal(1, 0, 0, 0, False, 0)
-    compiling = FakeDispatcher()
+    kernel.hand_strength(1)
+    compiling = numba.njit(lambda x: x + 1)  # a real dispatcher with no machine code yet
     monkeypatch.setattr(kernel, "evaluate", compiling)
-    assert warmup.ready(Searcher(), grace=0.05)  # no warm-up runs: decide (and compile) as before
+    fresh = Match("strict", seed="ready")
+    card, call = a_card_decision(), fresh.observation(fresh.deal.turn or 0)
+    assert warmup.ready(card, Searcher(), grace=0.05)  # no warm-up: decide (and compile) as before
     monkeypatch.setattr(warmup, "preparing", lambda: True)
-    assert not warmup.ready(Searcher(), grace=0.05)  # still compiling: the stand-in decides
-    assert warmup.ready(object(), grace=0.05)  # a player without a search never waits
-    compiling.signatures.append("(int64,)")
-    assert warmup.ready(Searcher(), grace=0.05)
+    assert warmup.ready(call, Searcher(), grace=0.05)  # its calls need nothing still compiling
+    assert not warmup.ready(card, Searcher(), grace=0.05)  # its cards do: the stand-in decides
+    assert warmup.ready(card, object(), grace=0.05)  # a player without a search never waits
+    compiling(1)
+    assert warmup.ready(card, Searcher(), grace=0.05)
 
 
-def test_ready_waits_up_to_its_grace_for_a_load_in_progress(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_ready_waits_for_a_load_in_progress_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
     from callbreak import warmup
     from callbreak.players import kernel
 
     kernel.legal(1, 0, 0, 0, False, 0)
-    loading = FakeDispatcher()
+    loading = numba.njit(lambda x: x + 1)
     monkeypatch.setattr(kernel, "evaluate", loading)
     monkeypatch.setattr(warmup, "preparing", lambda: True)
-    threading.Timer(0.2, loading.signatures.append, ["(int64,)"]).start()
-    assert warmup.ready(Searcher(), grace=5.0)
+    monkeypatch.setattr(warmup, "_compiling", threading.Event())
+    card = a_card_decision()
+    threading.Timer(0.2, loading, [1]).start()
+    assert warmup.ready(card, Searcher(), grace=30.0)  # compiled (here: loaded) meanwhile
+    monkeypatch.setattr(kernel, "evaluate", numba.njit(lambda x: x + 2))
+    assert not warmup.ready(card, Searcher(), grace=0.05)  # the wait ran out: compiling
+    assert not warmup.ready(card, Searcher(), grace=30.0)  # so the next decision does not wait
 
 
-def test_each_search_player_names_the_kernel_functions_it_calls() -> None:
-    from numba.core.registry import CPUDispatcher
+def positions() -> list[tuple[Observation, tuple[int, ...]]]:
+    """A call, a card early in a deal, and a card the search solves exactly (few cards left),
+    each with a choice; with the four hands held then (for the oracle)."""
+    from callbreak.players.simple import AdvancedPlayer
 
+    match = Match("strict", seed="positions")
+    advanced = AdvancedPlayer(seed=1)
+    seen = []
+    while not match.deal.is_over and len(seen) < 3:
+        observation = match.observation(match.deal.turn or 0)
+        wanted = [13, 12, 4][len(seen)]
+        has_choice = len(observation.legal_calls or observation.legal_cards) > 1
+        if len(observation.hand) == wanted and has_choice:
+            seen.append((observation, tuple(match.deal.held(s).mask for s in range(4))))
+        match.apply(decide(advanced, observation))
+    assert len(seen) == 3
+    return seen
+
+
+def test_each_search_player_names_the_kernel_functions_its_decisions_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every compiled function a search player's call or card reaches from Python (through
+    any module) is among its ``kernel_functions`` for that kind of decision, which
+    ``warmup.ready`` checks."""
+    import importlib
+    import pkgutil
+
+    import callbreak.players as package
     from callbreak.players import kernel
     from callbreak.players.expert import ExpertPlayer
     from callbreak.players.ismcts import IsmctsPlayer
     from callbreak.players.oracle import OraclePlayer
 
-    def dispatcher(name: str) -> bool:
-        value = getattr(kernel, name)  # a dispatcher, or one wrapped by kernel.interruptible
-        return isinstance(value, CPUDispatcher) or isinstance(
-            getattr(value, "__wrapped__", None), CPUDispatcher
-        )
+    called: list[str] = []
+    compiled = {name for name, value in vars(kernel).items() if kernel.dispatcher(value)}
 
-    for module, player in (
-        ("expert", ExpertPlayer()),
-        ("ismcts", IsmctsPlayer()),
-        ("oracle", OraclePlayer()),
-    ):
-        text = (PLAYERS / f"{module}.py").read_text()
-        called = {name for name in re.findall(r"\bkernel\.(\w+)\(", text) if dispatcher(name)}
-        assert called == set(player.kernel_functions), module
-    plays = ExpertPlayer(inference="plays").kernel_functions
-    assert set(plays) - set(ExpertPlayer().kernel_functions) == {"play_log_likelihoods"}
+    def recording(name: str, function: Any) -> Any:
+        def call(*args: Any) -> Any:
+            called.append(name)
+            return function(*args)
+
+        return call
+
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"callbreak.players.{info.name}")
+        for name, value in list(vars(module).items()):
+            if kernel.dispatcher(value) is not None:
+                monkeypatch.setattr(module, name, recording(name, value))
+    fast = {"time": 0.01, "deadline": False, "seed": 1}
+    players = [
+        ExpertPlayer(**fast),  # type: ignore[arg-type]
+        ExpertPlayer(inference="plays", **fast),  # type: ignore[arg-type]
+        ExpertPlayer(inference="rules", calls="model", **fast),  # type: ignore[arg-type]
+        IsmctsPlayer(**fast),  # type: ignore[arg-type]
+        OraclePlayer(seed=1, rollouts=2),
+    ]
+    for player in players:
+        for observation, hands in positions():
+            if isinstance(player, OraclePlayer):
+                player.see(hands)
+            called.clear()
+            decide(player, observation)
+            calling = bool(observation.legal_calls)
+            assert called, player.spec
+            assert set(called) <= set(player.kernel_functions(calling)), (player.spec, calling)
+        for calling in (True, False):
+            assert set(player.kernel_functions(calling)) <= compiled

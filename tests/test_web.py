@@ -534,28 +534,28 @@ def test_the_view_has_the_rules_as_data(client: TestClient) -> None:
 def test_a_stand_in_decides_while_a_first_start_prepares_the_search(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """While the warm-up is still compiling a search player's functions (``warmup.ready`` says
-    no), the advanced level decides for it at once instead of the table waiting; the record
-    marks each such decision with a ``preparing`` fault naming what was played, the view says
-    so while that seat thinks, and the match is valid. Players without a search never wait."""
-    from callbreak.web import scheduler
+    """While the warm-up is still compiling a search player's functions (here: the expert's
+    search functions stand for ones with no machine code yet), the advanced level decides for
+    it at once instead of the table waiting; the record marks each such decision with a
+    ``preparing`` fault naming what was played, the view says so while that seat thinks (and
+    only then), and the match is valid. Players without a search never wait."""
+    import numba
 
-    asked: list[str] = []
+    from callbreak import warmup
+    from callbreak.players import kernel
 
-    def not_ready(player: object) -> bool:
-        asked.append(str(getattr(player, "spec", player)))
-        return not hasattr(player, "kernel_functions")
-
-    monkeypatch.setattr(scheduler, "ready", not_ready)
+    monkeypatch.setattr(warmup, "preparing", lambda: True)
+    monkeypatch.setattr(warmup, "GRACE", 0.05)
+    for name in ("simulate", "evaluate"):
+        monkeypatch.setattr(kernel, name, numba.njit(lambda x: x))  # never compiled
     match_id = new_match(
         client, opponents=["expert(time=0.01)", "random", "random"], rules="strict(deals=1)"
     )
-    thinking: dict[int, set[bool]] = {}
+    thinking: dict[int | None, set[bool]] = {}
     with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
         state = receive_state(socket)
         while not state["match_over"]:
-            if state["thinking"] is not None:
-                thinking.setdefault(state["thinking"], set()).add(state["preparing"])
+            thinking.setdefault(state["thinking"], set()).add(state["preparing"])
             if state["turn"] == state["seat"]:
                 if state["legal_calls"]:
                     move = {"type": "call", "value": state["legal_calls"][0]}
@@ -573,8 +573,22 @@ def test_a_stand_in_decides_while_a_first_start_prepares_the_search(
     assert {f["seat"] for f in faults} == {1}
     assert [f["substitute"] for f in faults] == [str(deal["calls"][1]), *plays]
     assert "advanced" in faults[0]["detail"]
-    assert thinking[1] == {True} and thinking[2] == {False}
-    assert any(spec.startswith("expert") for spec in asked)
+    assert thinking[1] == {True} and thinking[2] == {False} and thinking[None] == {False}
+
+
+def test_only_the_seat_to_act_is_shown_thinking(client: TestClient) -> None:
+    """A copy of the table in another process hears "thinking" but learns of the action by
+    catching up, which leaves the flag behind: the view shows it only for the seat to act."""
+    match_id = new_match(client, opponents=["random", "random", "random"])
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        wait_for_my_turn(socket, receive_state(socket))  # nothing moves until the person does
+        table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
+        turn = table.match.deal.turn
+        table.thinking, table.stood_in = (turn + 1) % 4, True  # left behind by an earlier seat
+        view = table.view(0)
+        assert view["thinking"] is None and view["preparing"] is False
+        table.thinking = turn
+        assert table.view(0)["thinking"] == turn and table.view(0)["preparing"] is True
 
 
 # --- your record -----------------------------------------------------------------------------

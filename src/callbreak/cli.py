@@ -539,7 +539,7 @@ def _announced_warm_up() -> None:
 
     print(
         "Loading the computer players (a fresh install compiles them once, in about half a minute; "
-        f"until then the {STAND_IN} level plays for the expert)...",
+        f"until then the {STAND_IN} level plays for the searching ones at the browser's tables)...",
         flush=True,
     )
     print(f"The computer players are ready ({warm_up():.0f} s)", flush=True)

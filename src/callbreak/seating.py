@@ -45,6 +45,7 @@ from callbreak.players.base import (
     PLAY,
     REDEAL,
     Event,
+    written,
 )
 from callbreak.record import Record
 from callbreak.spec import SpecError, format_spec, parse_spec
@@ -199,18 +200,11 @@ def ask(
         if not isinstance(error, PlayerError):
             traceback.print_exception(error)  # a bug of ours: leave its trace in the log
         action = substitute(observation)
-        kind, shown = (
-            (CALL, str(action.value)) if isinstance(action, Call) else (PLAY, _card(action))
-        )
+        kind, shown = written(action)
         failed = (Fault(observation.seat, kind, FAILED, str(error), shown),)
     seconds = clock.perf_counter() - started
     new = tuple(kept[before:]) if kept is not None else ()
     return Decision(observation.seat, action, seconds, new + failed)
-
-
-def _card(action: Action) -> str:
-    assert isinstance(action, Play)
-    return str(action.card)
 
 
 # --- the seats of a match ----------------------------------------------------------------------

@@ -19,8 +19,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
-from typing import Any
 
+from callbreak.game import Observation
 from callbreak.players import Player
 from callbreak.seating import PlayerSpec
 
@@ -35,6 +35,7 @@ them from the cache of an earlier start takes about a second, compiling them hal
 
 
 _warming = threading.Event()
+_compiling = threading.Event()  # a wait in ready() ran out: the kernel is compiled, not loaded
 
 
 def preparing() -> bool:
@@ -54,6 +55,7 @@ def warm_up() -> float:
         return _play_warm_up()
     finally:
         _warming.clear()
+        _compiling.clear()
 
 
 def _play_warm_up() -> float:
@@ -85,27 +87,28 @@ def _play_warm_up() -> float:
     return time.perf_counter() - started
 
 
-def ready(player: object, grace: float = GRACE) -> bool:
-    """Whether ``player`` can decide now without waiting on the warm-up's compile: always, unless
-    the warm-up runs and a compiled function the player's decisions call (its
-    ``kernel_functions``) has no machine code yet after ``grace`` seconds of waiting."""
+def ready(observation: Observation, player: object, grace: float | None = None) -> bool:
+    """Whether ``player`` can make the decision of ``observation`` now without waiting on the
+    warm-up's compile: always, unless the warm-up runs and a compiled function that decision
+    calls (the player's ``kernel_functions``) has no machine code yet after ``grace`` seconds
+    (``GRACE``) of waiting. Once a wait has run out the warm-up is compiling, not loading a
+    cache, and later decisions do not wait."""
     from callbreak.players import kernel
 
-    needs = getattr(player, "kernel_functions", ())
-    waited_until = time.monotonic() + grace
+    needs_of = getattr(player, "kernel_functions", None)
+    if needs_of is None:
+        return True
+    calling = bool(observation.legal_calls) or observation.may_claim_redeal
+    names = needs_of(calling)
+    waited_until = time.monotonic() + (GRACE if grace is None else grace)
     while preparing():
-        if all(_dispatcher(getattr(kernel, name)).signatures for name in needs):
+        if all(kernel.dispatcher(getattr(kernel, name)).signatures for name in names):
             return True
-        if time.monotonic() >= waited_until:
+        if _compiling.is_set() or time.monotonic() >= waited_until:
+            _compiling.set()
             return False
         time.sleep(0.05)
     return True
-
-
-def _dispatcher(function: Any) -> Any:
-    """The numba dispatcher of a kernel function: the parallel ones are wrapped
-    (``kernel.interruptible``); a dispatcher's own ``__wrapped__`` is its Python function."""
-    return function if hasattr(function, "signatures") else function.__wrapped__
 
 
 def needs_kernel(specs: Iterable[str | PlayerSpec]) -> bool:

@@ -79,7 +79,8 @@ compiled on a first start (a simpler level stood in, :func:`callbreak.warmup.rea
 
 @dataclasses.dataclass(frozen=True)
 class Fault:
-    """One time a player failed to answer properly and the host played a substitute."""
+    """One decision the host made for a player: it failed to answer properly, a person was away
+    or out of time, or its search was not compiled yet; ``substitute`` is what was played."""
 
     seat: int
     action: str
@@ -99,6 +100,16 @@ class Fault:
             "detail": self.detail,
             "substitute": self.substitute,
         }
+
+
+def written(action: Action) -> tuple[str, str]:
+    """An action as a fault writes it: its kind ('call' or 'play') and the ``substitute`` text (a
+    call as a number, a card as 'TH', a claim for a new deal as 'redeal')."""
+    if isinstance(action, Play):
+        return PLAY, str(action.card)
+    if isinstance(action, Call):
+        return CALL, str(action.value)
+    return CALL, "redeal"
 
 
 def decide(player: Player, observation: Observation, *, time: float | None = None) -> Action:

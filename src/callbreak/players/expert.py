@@ -178,13 +178,20 @@ class ExpertPlayer:
         self.cut_short = 0
         """How many searches the clock cut short (each may make a run unrepeatable)."""
 
-    @property
-    def kernel_functions(self) -> tuple[str, ...]:
-        """The compiled kernel functions this player's decisions call (a host that is still
-        compiling them on a first start can let a simpler level stand in, see
-        :func:`callbreak.warmup.ready`)."""
-        needs = ("sample_worlds", "call_weights", "world_calls", "simulate", "evaluate")
-        return needs + (("play_log_likelihoods",) if self.inference == "plays" else ())
+    def kernel_functions(self, calling: bool) -> tuple[str, ...]:
+        """The compiled kernel functions its calls (or its cards) call: a host that is still
+        compiling them on a first start may let a simpler level stand in
+        (:func:`callbreak.warmup.ready`)."""
+        weighing = {"rules": (), "calls": ("call_weights",)}
+        worlds = (
+            "sample_worlds",
+            *weighing.get(self.inference, ("call_weights", "play_log_likelihoods")),
+        )
+        if not calling:
+            return (*worlds, "evaluate")
+        if self.calls == "model":
+            return ("hand_strength",)
+        return ("hand_strength", *worlds, "world_calls", "simulate")
 
     # --- calls -----------------------------------------------------------------------------
 

@@ -88,8 +88,11 @@ class IsmctsPlayer:
         self.last_search: dict[str, float] = {}
         self.cut_short = 0
 
-    kernel_functions = ("sample_worlds", "world_calls", "simulate", "ismcts")
-    """The compiled kernel functions this player's decisions call (see ``ExpertPlayer``)."""
+    def kernel_functions(self, calling: bool) -> tuple[str, ...]:
+        """The compiled kernel functions its calls (or its cards) call (see ``ExpertPlayer``)."""
+        if calling:
+            return ("hand_strength", "sample_worlds", "world_calls", "simulate")
+        return ("ismcts",)
 
     def _budget(self, limit: float | None) -> float:
         return self.time if limit is None else min(self.time, limit)

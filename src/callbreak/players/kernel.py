@@ -23,6 +23,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 from numba import njit, prange, types
 from numba.core import cgutils
+from numba.core.dispatcher import Dispatcher
 from numba.core.extending import intrinsic
 from numba.core.typing.templates import Signature
 
@@ -63,6 +64,16 @@ def interruptible(function: F) -> F:
             raise KeyboardInterrupt from None
 
     return cast(F, call)
+
+
+def dispatcher(value: object) -> Any:
+    """The numba dispatcher behind a kernel function (the parallel ones are wrapped by
+    :func:`interruptible`), or None for plain Python; note that a dispatcher's own
+    ``__wrapped__`` is its Python function."""
+    if isinstance(value, Dispatcher):
+        return value
+    inner = getattr(value, "__wrapped__", None)
+    return inner if isinstance(inner, Dispatcher) else None
 
 
 NO_SPADE_FIRST_LEAD = 1

@@ -36,8 +36,6 @@ class OraclePlayer:
 
     omniscient = True
     """Marks the player a host must show every hand to (see ``see``)."""
-    kernel_functions = ("world_calls", "simulate", "evaluate")
-    """The compiled kernel functions this player's decisions call (see ``ExpertPlayer``)."""
 
     def __init__(
         self,
@@ -65,6 +63,10 @@ class OraclePlayer:
             options["solve_below"] = solve_below
         self.spec = format_spec("oracle", options)
         self._hands: tuple[int, ...] | None = None
+
+    def kernel_functions(self, calling: bool) -> tuple[str, ...]:
+        """The compiled kernel functions its calls (or its cards) call (see ``ExpertPlayer``)."""
+        return ("hand_strength", "world_calls", "simulate") if calling else ("evaluate",)
 
     def see(self, hands: tuple[int, ...]) -> None:
         """Every seat's hand now, as card masks (the host shows them before each decision)."""

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 from starlette.concurrency import run_in_threadpool
 
 from callbreak.cards import parse_card
-from callbreak.game import Action, Call, Observation, Play
+from callbreak.game import Call, Observation, Play
 from callbreak.players import Player
-from callbreak.players.base import AWAY, CALL, FAILED, PLAY, PREPARING, TIMEOUT, Fault
+from callbreak.players.base import AWAY, CALL, FAILED, PREPARING, TIMEOUT, Fault, written
 from callbreak.seating import Decision
 from callbreak.warmup import STAND_IN, ready
 from callbreak.web.backend import OWNER
@@ -180,17 +180,17 @@ async def _computer(
     if table.version != version:
         return
     started = loop.time()
-    prepared = await run_in_threadpool(ready, player)
-    await table.notify({"type": "thinking", "seat": seat, "preparing": not prepared})
     observation = table.match.observation(seat)
+    prepared = await run_in_threadpool(ready, observation, player)
+    if table.version != version:
+        return
+    await table.notify({"type": "thinking", "seat": seat, "preparing": not prepared})
     if prepared:
         decision = await run_in_threadpool(table.seating.decide, observation)
     else:  # a first start still compiles this player's search: the stand-in decides
         stand_in = await run_in_threadpool(table.stand_in, seat)
-        decision = await _sit_and_decide(table, seat, stand_in, observation)
-        kind, shown, _ = _shown(decision.action)
         detail = f"its search was still being prepared; the {STAND_IN} level decided"
-        stood_in = Fault(seat, kind, PREPARING, detail, shown)
+        decision, stood_in = await _helped(table, stand_in, observation, PREPARING, detail)
         decision = dataclasses.replace(decision, faults=(*decision.faults, stood_in))
     for fault in decision.faults:
         if fault.fault != PREPARING:  # the page's status says that the search is being prepared
@@ -242,44 +242,41 @@ async def _cover(
     """Let the room's cover decide for the person in ``seat``, marked as a fault of the seat."""
     player = await run_in_threadpool(table.cover, seat)
     started = loop.time()
-    decision = await _sit_and_decide(table, seat, player, table.match.observation(seat))
-    action = decision.action
     detail = "the turn clock ran out" if reason == TIMEOUT else "not at the table"
-    kind, shown, what = _shown(action)
-    fault = Fault(seat, kind, reason, detail, shown)
+    decision, fault = await _helped(table, player, table.match.observation(seat), reason, detail)
+    action = decision.action
     await _pace(delay, started, loop)
     if table.version != version:
         return
     await table.act(seat, action, version, [fault.to_json()])
+    if isinstance(action, Play):
+        what = f"the {action.card.pretty()}"
+    else:
+        what = f"a call of {action.value}" if isinstance(action, Call) else "a claim for a new deal"
+    cover = {"seat": seat, "reason": reason, "kind": fault.action, "action": fault.substitute}
     await table.notify(
         {
             "type": "notice",
             "message": f"{table.names[seat]}: {detail}, so the computer made {what}",
-            "cover": {"seat": seat, "reason": reason, "kind": kind, "action": shown},
+            "cover": cover,
         }
     )
 
 
-async def _sit_and_decide(
-    table: Table, seat: int, player: Player, observation: Observation
-) -> Decision:
-    """The decision of ``player`` seated in ``seat`` for this one decision (the cover, the
-    stand-in), the seat's own occupant given its seat back after."""
-    previous = table.seating.sit(seat, player)
+async def _helped(
+    table: Table, helper: Player, observation: Observation, reason: str, detail: str
+) -> tuple[Decision, Fault]:
+    """The decision of ``helper`` (the cover, the stand-in) seated for this one decision in the
+    seat of ``observation``, whose own occupant gets the seat back after; and the fault that
+    says so in the record."""
+    seat, seating = observation.seat, table.seating  # the same seating before and after
+    previous = seating.sit(seat, helper)
     try:
-        decision: Decision = await run_in_threadpool(table.seating.decide, observation)
+        decision: Decision = await run_in_threadpool(seating.decide, observation)
     finally:
-        table.seating.sit(seat, previous)
-    return decision
-
-
-def _shown(action: Action) -> tuple[str, str, str]:
-    """A helper's action as a fault writes it (its kind and the substitute) and in words."""
-    if isinstance(action, Play):
-        return PLAY, str(action.card), f"the {action.card.pretty()}"
-    if isinstance(action, Call):
-        return CALL, str(action.value), f"a call of {action.value}"
-    return CALL, "redeal", "a claim for a new deal"
+        seating.sit(seat, previous)
+    kind, shown = written(decision.action)
+    return decision, Fault(seat, kind, reason, detail, shown)
 
 
 async def _pace(delay: float, started: float, loop: asyncio.AbstractEventLoop) -> None:

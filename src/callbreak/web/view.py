@@ -96,6 +96,10 @@ def public_view(table: Table) -> dict[str, Any]:
         for number, finished in enumerate(played, 1)
     ]
     rules = match.rules
+    turn = None if match.is_over else deal.turn
+    # Only the seat to act can be thinking: a copy in another process hears "thinking" but
+    # learns of the action itself by catching up, which leaves the flag behind.
+    thinking = table.thinking if table.thinking == turn else None
     return {
         "match": table.id,
         "rules": rules_json(rules),
@@ -104,7 +108,7 @@ def public_view(table: Table) -> dict[str, Any]:
         "deal_number": match.deal_number,
         "dealer": deal.dealer,
         "phase": deal.phase.value,
-        "turn": None if match.is_over else deal.turn,
+        "turn": turn,
         "calls": list(deal.calls),
         "won": list(deal.won),
         "trick": trick_json(deal.trick),
@@ -118,14 +122,14 @@ def public_view(table: Table) -> dict[str, Any]:
         "status": table.status,
         "places": match.places() if match.is_over else None,
         "can_stop": table.can_stop,
-        "thinking": table.thinking,
+        "thinking": thinking,
         "settings": {key: table.settings.get(key) for key in ("speed", "auto_forced")},
         "version": table.version,
         "room": table.id if table.is_room else None,
         "seats": lobby_json(table)["seats"] if table.is_room else None,
         "covered": table.covered(),
         "clock": _clock(table),
-        "preparing": table.thinking is not None and table.stood_in,
+        "preparing": thinking is not None and table.stood_in,
     }
 
 

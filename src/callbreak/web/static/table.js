@@ -766,7 +766,7 @@ export class TablePage {
       text = t(s.trick.cards.length === 0 ? "status.yourLead" : "status.yourTurn");
       if (s.legal.length === 1) text += " " + t("status.onlyOne", { card: cardText(s.legal[0]) });
     } else if (s.thinking !== null) {
-      // The first computer move of a fresh install waits while the kernel compiles: say why.
+      // On a first start a simpler level plays for a computer whose search still compiles.
       text = t(s.preparing ? "status.preparing" : "status.thinking", { name: name(s.thinking) });
     } else if (s.turn !== null) {
       text = t(s.phase === "calling" ? "status.toCall" : "status.toPlay", { name: name(s.turn) });
