@@ -1,13 +1,15 @@
 """How soon a fresh install's first start gives a person a computer's move, as the browser has it.
 
-Run: ``python benchmarks/first_move.py [--runs N] [--opponent SPEC]``. Each run starts
-``callbreak serve`` in a new process with ``NUMBA_CACHE_DIR`` set to a new empty folder (as
+Run: ``python benchmarks/first_move.py [--runs N] [--opponent SPEC] [--speed PACE]``. Each run
+starts ``callbreak serve`` in a new process with ``NUMBA_CACHE_DIR`` set to a new empty folder (as
 after ``pip install``) and a new database, creates a match against three computers (three
-experts by default, the browser's default opponents) the moment the server answers, and plays
-the person's seat with the first legal call or card the moment it is their turn. It prints the
+experts by default, the browser's default opponents, at the page's default pace) the moment
+the server answers, and plays the person's seat with the first legal call or card the moment
+it is their turn, closing each deal's summary at once. It prints the
 seconds from starting the server to: the page answering, the first computer call and card
-(and whether the stand-in made it, ``warmup.ready``), the first decision the computer's own
-search made, and the server's "ready" line, for the first deal.
+(and whether the stand-in made it, ``warmup.ready``), the first call and card the computer's
+own search made (playing on past the first deal until it has made both), and the server's
+"ready" line.
 """
 
 from __future__ import annotations
@@ -34,18 +36,24 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-async def play_first_deal(base: str, match_id: str, started: float) -> dict[str, float | None]:
-    """Play the person's seat through the first deal; the moments (seconds since ``started``)
-    the computers' decisions arrived."""
+async def play_until_searched(base: str, match_id: str, started: float) -> dict[str, float | None]:
+    """Play the person's seat until a computer's own search has made a call and a card; the
+    moments (seconds since ``started``) the computers' decisions arrived."""
     from websockets.asyncio.client import connect
 
     moments: dict[str, float | None] = dict.fromkeys(
-        ("first computer call", "first computer card", "first decision by the search")
+        (
+            "first computer call",
+            "first computer card",
+            "first call by the search",
+            "first card by the search",
+        )
     )
     stood_in = {"call": False, "card": False}
     address = base.replace("http://", "ws://") + f"/ws/matches/{match_id}"
     async with connect(address) as ws:
         thinking: tuple[str, bool] | None = None  # the phase a computer thinks in, stood in
+        closed = 0
         while True:
             message = json.loads(await asyncio.wait_for(ws.recv(), 300))
             if message["type"] != "state":
@@ -59,11 +67,15 @@ async def play_first_deal(base: str, match_id: str, started: float) -> dict[str,
                 if moments[f"first computer {kind}"] is None:
                     moments[f"first computer {kind}"] = now
                     stood_in[kind] = thinking[1]
-                if not thinking[1] and moments["first decision by the search"] is None:
-                    moments["first decision by the search"] = now
+                if not thinking[1] and moments[f"first {kind} by the search"] is None:
+                    moments[f"first {kind} by the search"] = now
                 thinking = None
-            if state["results"] or state["match_over"]:
+            searched = moments["first call by the search"] and moments["first card by the search"]
+            if searched or state["match_over"]:
                 break
+            if len(state["results"]) > closed:  # close each deal's summary at once
+                closed = len(state["results"])
+                await ws.send(json.dumps({"type": "seen", "deals": closed}))
             if state["turn"] == state["seat"] and state["thinking"] is None:
                 if state["legal_calls"]:
                     move: dict[str, Any] = {"type": "call", "value": state["legal_calls"][0]}
@@ -75,7 +87,7 @@ async def play_first_deal(base: str, match_id: str, started: float) -> dict[str,
     return moments
 
 
-def run(opponent: str) -> dict[str, float | None]:
+def run(opponent: str, speed: str) -> dict[str, float | None]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as folder:
@@ -118,10 +130,10 @@ def run(opponent: str) -> dict[str, float | None]:
             status, created = http(
                 "POST",
                 f"{base}/api/matches",
-                {"opponents": [opponent] * 3, "speed": "instant", "seed": 1},
+                {"opponents": [opponent] * 3, "speed": speed, "seed": 1},
             )
             assert status == 201, created
-            moments = asyncio.run(play_first_deal(base, created["id"], started))
+            moments = asyncio.run(play_until_searched(base, created["id"], started))
             while not ready and server.poll() is None and time.perf_counter() - started < 600:
                 time.sleep(0.2)
         finally:
@@ -134,9 +146,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1, help="fresh starts to measure")
     parser.add_argument("--opponent", default="expert", help="the three computers' spec")
+    parser.add_argument(
+        "--speed", default="normal", help="the computers' pace (the page's default)"
+    )
     args = parser.parse_args()
     for number in range(args.runs):
-        figures = run(args.opponent)
+        figures = run(args.opponent, args.speed)
         shown = ", ".join(
             f"{name} {'-' if value is None else f'{value:.1f} s'}"
             for name, value in figures.items()
