@@ -240,6 +240,42 @@ async def test_the_clock_runs_out_and_the_cover_plays(app: Any, base: str) -> No
     await asha.close()
 
 
+async def test_a_searching_cover_has_the_stand_in_while_its_search_compiles(
+    app: Any, base: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a first start a room whose cover is the expert does not wait on the compiler: the
+    stand-in decides for the person out of time (the expert cover, whose search functions here
+    stand for ones with no machine code, would fail on them), still marked as the cover's."""
+    import numba
+
+    from callbreak import warmup
+    from callbreak.players import kernel
+
+    monkeypatch.setattr(warmup, "preparing", lambda: True)
+    monkeypatch.setattr(warmup, "GRACE", 0.05)
+    for name in ("simulate", "evaluate"):
+        monkeypatch.setattr(kernel, name, numba.njit(lambda x: x))  # never compiled
+    code, creator = new_room(
+        base,
+        seats=["random", "random", "random"],
+        turn_seconds=5,
+        cover="expert(time=0.01)",
+        speed="instant",
+    )
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    asha = await Client.open(base, code, creator)
+    state = await asha.my_turn()
+    assert state is not None
+    version = state["version"]
+    notice = await asha.until(lambda m: m["type"] == "notice", timeout=20)
+    assert notice["cover"]["reason"] == "timeout" and notice["cover"]["action"].isdigit()
+    table = app.state.tables.live[code]
+    assert [f["fault"] for f in table.data.faults[version]] == ["timeout"]
+    assert list(table.stand_ins) == [0]  # the stand-in, not the expert cover, decided
+    assert_fair(app, code, asha)
+    await asha.close()
+
+
 async def test_a_person_who_goes_away_is_covered_and_gets_the_seat_back(
     app: Any, base: str
 ) -> None:

@@ -242,8 +242,11 @@ async def _cover(
     """Let the room's cover decide for the person in ``seat``, marked as a fault of the seat."""
     player = await run_in_threadpool(table.cover, seat)
     started = loop.time()
+    observation = table.match.observation(seat)
+    if not await run_in_threadpool(ready, observation, player):  # a searching cover, compiling
+        player = await run_in_threadpool(table.stand_in, seat)
     detail = "the turn clock ran out" if reason == TIMEOUT else "not at the table"
-    decision, fault = await _helped(table, player, table.match.observation(seat), reason, detail)
+    decision, fault = await _helped(table, player, observation, reason, detail)
     action = decision.action
     await _pace(delay, started, loop)
     if table.version != version:
