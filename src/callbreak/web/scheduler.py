@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.concurrency import run_in_threadpool
 
 from callbreak.cards import parse_card
-from callbreak.game import Call, Observation, Play
+from callbreak.game import Observation, Play
 from callbreak.players import Player
 from callbreak.players.base import AWAY, CALL, FAILED, PREPARING, TIMEOUT, Fault, written
 from callbreak.seating import Decision
@@ -252,15 +252,11 @@ async def _cover(
     if table.version != version:
         return
     await table.act(seat, action, version, [fault.to_json()])
-    if isinstance(action, Play):
-        what = f"the {action.card.pretty()}"
-    else:
-        what = f"a call of {action.value}" if isinstance(action, Call) else "a claim for a new deal"
     cover = {"seat": seat, "reason": reason, "kind": fault.action, "action": fault.substitute}
     await table.notify(
         {
             "type": "notice",
-            "message": f"{table.names[seat]}: {detail}, so the computer made {what}",
+            "message": f"{table.names[seat]}: {detail}, so the computer made {_what(fault)}",
             "cover": cover,
         }
     )
@@ -299,12 +295,22 @@ def _fault_message(name: str, fault: Fault) -> tuple[str, str]:
     """What people are told of a computer's fault, and whether it is an error or a notice."""
     if fault.fault == FAILED:  # a player of ours failed: a bug, shown as an error
         return f"{name} failed ({fault.detail}); a legal move was made for it", "error"
-    instead = (
-        f"a call of {fault.substitute} was made"
-        if fault.action == CALL
-        else f"the {parse_card(fault.substitute).pretty()} was played"
+    done = "made" if fault.action == CALL else "played"
+    return (
+        f"{name}'s bot: {fault.fault} ({fault.detail}); {_what(fault)} was {done} for it",
+        "notice",
     )
-    return f"{name}'s bot: {fault.fault} ({fault.detail}); {instead} for it", "notice"
+
+
+def _what(fault: Fault) -> str:
+    """What the host played for a seat, in words (the English of a notice)."""
+    if fault.action != CALL:
+        return f"the {parse_card(fault.substitute).pretty()}"
+    return (
+        "a claim for a new deal"
+        if fault.substitute == "redeal"
+        else f"a call of {fault.substitute}"
+    )
 
 
 def _report_failure(task: asyncio.Task[None]) -> None:
