@@ -18,7 +18,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,12 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from callbreak.web.client import http
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from rooms import free_port  # benchmarks/rooms.py, beside this script
 
 
 async def play_until_searched(base: str, match_id: str, started: float) -> dict[str, float | None]:
