@@ -48,6 +48,15 @@ def receive_state(socket: Any) -> dict[str, Any]:
     return dict(message["state"])
 
 
+def first_legal(state: dict[str, Any]) -> dict[str, Any]:
+    """The person's first legal call or card as a message, for the state's version."""
+    if state["legal_calls"]:
+        move = {"type": "call", "value": state["legal_calls"][0]}
+    else:
+        move = {"type": "play", "card": state["legal"][0]}
+    return move | {"version": state["version"]}
+
+
 def wait_for_my_turn(socket: Any, state: dict[str, Any]) -> dict[str, Any]:
     while not state["match_over"] and state["turn"] != state["seat"]:
         state = receive_state(socket)
@@ -163,14 +172,7 @@ def play_to_the_end(client: TestClient, match_id: str) -> dict[str, Any]:
             state = wait_for_my_turn(socket, state)
             if state["match_over"]:
                 break
-            if state["legal_calls"]:
-                socket.send_json(
-                    {"type": "call", "value": state["legal_calls"][0], "version": state["version"]}
-                )
-            else:
-                socket.send_json(
-                    {"type": "play", "card": state["legal"][0], "version": state["version"]}
-                )
+            socket.send_json(first_legal(state))
             raw = socket.receive_text()
             _assert_only_visible_cards(raw, app_tables.live[match_id])
             assert json.loads(raw)["type"] == "state", raw
@@ -450,11 +452,7 @@ def _play_first_deal(socket: Any, seen: bool) -> dict[str, Any]:
         socket.send_json({"type": "seen", "deals": 0})  # a page that shows summaries
     while not state["results"]:
         if state["turn"] == state["seat"]:
-            if state["legal_calls"]:
-                action = {"type": "call", "value": state["legal_calls"][0]}
-            else:
-                action = {"type": "play", "card": state["legal"][0]}
-            socket.send_json(action | {"version": state["version"]})
+            socket.send_json(first_legal(state))
         state = receive_state(socket)
     return state
 
@@ -557,11 +555,7 @@ def test_a_stand_in_decides_while_a_first_start_prepares_the_search(
         while not state["match_over"]:
             thinking.setdefault(state["thinking"], set()).add(state["preparing"])
             if state["turn"] == state["seat"]:
-                if state["legal_calls"]:
-                    move = {"type": "call", "value": state["legal_calls"][0]}
-                else:
-                    move = {"type": "play", "card": state["legal"][0]}
-                socket.send_json(move | {"version": state["version"]})
+                socket.send_json(first_legal(state))
             state = receive_state(socket)
     record = client.get(f"/api/matches/{match_id}/record").json()
     assert check(from_data(record)).valid
