@@ -118,6 +118,13 @@ def test_fast_levels_rebuild_from_their_spec(level: str) -> None:
         ("random(time=1)", "unknown option 'time' for random"),
         ("expert(time=0)", "time must be"),
         ("expert(time=fast)", "bad option"),
+        ("expert(eps=abc)", "eps must be a number, not 'abc'"),  # else a numba traceback
+        ("expert(call_shift=abc)", "call_shift must be a number"),
+        ("expert(threads=1.5)", "threads must be a whole number"),
+        ("expert(deadline=3)", "deadline must be true or false"),
+        ("expert(rollouts=true)", "rollouts must be a whole number"),
+        ("ismcts(exploration=wide)", "exploration must be a number"),
+        ("advanced(seed=abc)", "seed must be a whole number"),
         ("expert(", "cannot read the player"),
         ("", "cannot read the player"),
     ],

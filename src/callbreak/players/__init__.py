@@ -108,10 +108,36 @@ def check_options(name: str, options: Mapping[str, object]) -> None:
             )
 
 
+# What a spec's value must be for each annotated parameter type of a level's constructor (the
+# annotations are text here): a wrong type would otherwise fail deep inside the search, or in
+# the compiled kernel, with a traceback instead of one clear error.
+_KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "float": ((int, float), "a number"),
+    "int": ((int,), "a whole number"),
+    "int | None": ((int,), "a whole number"),
+    "bool": ((bool,), "true or false"),
+    "str": ((str,), "a word"),
+}
+
+
+def _check_types(name: str, options: Mapping[str, object], text: str | None) -> None:
+    """Raise PlayerError for an option whose value is not of its parameter's type."""
+    parameters = inspect.signature(_factory(name)).parameters
+    for key, value in options.items():
+        annotation = parameters[key].annotation
+        kinds, words = _KINDS.get(annotation if isinstance(annotation, str) else "", ((), ""))
+        wrong = isinstance(value, bool) and bool not in kinds  # a bool is an int to Python
+        if kinds and (wrong or not isinstance(value, kinds)):
+            raise PlayerError(
+                f"bad option in {text or name!r}: {key} must be {words}, not {value!r}"
+            )
+
+
 def build_player(name: str, options: Mapping[str, object], text: str | None = None) -> Player:
     """A player of level ``name`` with ``options``; PlayerError names what is wrong (quoting
     ``text``, the spec as written, when given)."""
     check_options(name, options)
+    _check_types(name, options, text)
     try:
         return _factory(name)(**options)
     except (TypeError, ValueError) as error:
