@@ -25,6 +25,8 @@ def main() -> None:
     parser.add_argument("--expert", default="expert(time=0.1, threads=1)")
     parser.add_argument("--opponent", default="advanced")
     args = parser.parse_args()
+    if args.deals < 2:
+        parser.error("--deals must be 2 or more (the interval needs two)")
     simulated: list[float] = []
     taken: list[int] = []
     for number in range(args.deals):
