@@ -126,7 +126,8 @@ def run(opponent: str, speed: str) -> dict[str, float | None]:
                 f"{base}/api/matches",
                 {"opponents": [opponent] * 3, "speed": speed, "seed": 1},
             )
-            assert status == 201, created
+            if status != 201:
+                raise SystemExit(f"first_move.py: the server refused the match: {created}")
             moments = asyncio.run(play_until_searched(base, created["id"], started))
             while not ready and server.poll() is None and time.perf_counter() - started < 600:
                 time.sleep(0.2)
