@@ -276,7 +276,7 @@ export default {
   "status.yourTurn": "Your turn: play a card.",
   "status.onlyOne": "Only the {card} is legal.",
   "status.thinking": "{name} is thinking…",
-  "status.preparing": "{name} is thinking… (on a first start the computer players are still getting ready: until then they play simpler moves)",
+  "status.preparing": "{name} is thinking… (a first start: simpler moves until the computers are ready)",
   "status.toCall": "{name} to call.",
   "status.toPlay": "{name} to play.",
 

@@ -273,7 +273,7 @@ export default {
   "status.yourTurn": "आपकी बारी: कोई पत्ता चलें।",
   "status.onlyOne": "सिर्फ़ {card} चल सकता है।",
   "status.thinking": "{name} सोच रहे हैं…",
-  "status.preparing": "{name} सोच रहे हैं… (पहली बार शुरू होने पर कंप्यूटर खिलाड़ी अभी तैयार हो रहे हैं: तब तक वे आसान चालें चलते हैं)",
+  "status.preparing": "{name} सोच रहे हैं… (पहली शुरुआत: कंप्यूटर तैयार होने तक आसान चालें)",
   "status.toCall": "{name} की कॉल की बारी।",
   "status.toPlay": "{name} की चलने की बारी।",
 

@@ -273,7 +273,7 @@ export default {
   "status.yourTurn": "तपाईंको पालो: एउटा पत्ता खेल्नुहोस्।",
   "status.onlyOne": "{card} मात्र खेल्न मिल्छ।",
   "status.thinking": "{name} सोच्दै…",
-  "status.preparing": "{name} सोच्दै… (पहिलो पटक सुरु गर्दा कम्प्युटर खेलाडी अझै तयार हुँदैछन्: त्यतिन्जेल उनीहरू सजिला चाल खेल्छन्)",
+  "status.preparing": "{name} सोच्दै… (पहिलो सुरुवात: कम्प्युटर तयार नहुन्जेल सजिला चाल)",
   "status.toCall": "{name}को कल गर्ने पालो।",
   "status.toPlay": "{name}को खेल्ने पालो।",
 
