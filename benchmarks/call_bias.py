@@ -23,7 +23,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=40)
     parser.add_argument("--expert", default="expert(time=0.1, threads=1)")
-    parser.add_argument("--opponent", default="advanced")
+    parser.add_argument("--opponent", default="casual")  # the sound policy player
     args = parser.parse_args()
     if args.deals < 2:
         parser.error("--deals must be 2 or more (the interval needs two)")

@@ -17,13 +17,13 @@ import pytest
 from callbreak.arena import ArenaError, arena_spec, compare, confidence_interval, t_quantile
 from callbreak.game import Observation
 from callbreak.players import LEVELS, register
-from callbreak.players.simple import AdvancedPlayer
+from callbreak.players.simple import CasualPlayer
 from callbreak.record import check, load
 from tests.ray_processes import descendants
 
 
-class MinimumCaller(AdvancedPlayer):
-    """Plays like the intermediate player but always calls the least it may."""
+class MinimumCaller(CasualPlayer):
+    """Plays like the sound casual player but always calls the least it may."""
 
     def call(self, observation: Observation) -> int:
         return observation.legal_calls[0]
@@ -46,7 +46,7 @@ def test_a_player_against_itself_centres_on_zero() -> None:
 
 
 def test_always_calling_the_minimum_loses_clearly(mincaller: str) -> None:
-    result = compare(mincaller, "advanced", rules="strict", sets=30, seed=1, workers=1)
+    result = compare(mincaller, "casual", rules="strict", sets=30, seed=1, workers=1)
     assert result.ci95[1] < 0
     assert result.a_stats["mean_call"] == 2.0
 

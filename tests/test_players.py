@@ -27,6 +27,12 @@ from callbreak.rules import PROFILES, STRICT
 from callbreak.seating import make_player, play_match
 
 FAST_LEVELS = ["random", "beginner", "intermediate", "advanced"]
+WEAKNESSES = {
+    "beginner": "casual(memory=trick, voids=false, optimism=1.5)",
+    "intermediate": "casual(memory=honours, optimism=1.4)",
+    "advanced": "casual(optimism=0.9)",
+}
+"""Each casual level as the casual player with its weaknesses (docs/strength.md)."""
 
 
 # --- specs -----------------------------------------------------------------------------------
@@ -111,8 +117,34 @@ def test_fast_levels_rebuild_from_their_spec(level: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "spec", ["casual", "casual(seed=4, memory=honours, optimism=1.25)", "casual(voids=false)"]
+)
+def test_the_casual_player_rebuilds_from_its_spec(spec: str) -> None:
+    player = make_player(spec)
+    assert player.spec == spec and make_player(player.spec).spec == spec
+
+
+@pytest.mark.parametrize("level", sorted(WEAKNESSES))
+def test_each_casual_level_is_the_casual_player_with_its_weaknesses(level: str) -> None:
+    def record(spec: str) -> Record:
+        match = Match("strict", seed=6)
+        play_match(match, [make_player(f"{spec}(seed={s})") for s in range(4)])
+        return Record.from_match(match)
+
+    weak = WEAKNESSES[level].replace("casual(", "casual(seed={s}, ")
+    match = Match("strict", seed=6)
+    play_match(match, [make_player(weak.format(s=s)) for s in range(4)])
+    assert Record.from_match(match).deals == record(level).deals
+    # and the weaknesses cost: the sound casual player plays these deals differently
+    assert record("casual").deals != record(level).deals
+
+
+@pytest.mark.parametrize(
     ("spec", "words"),
     [
+        ("casual(memory=elephant)", "memory must be one of all, honours, trick"),
+        ("casual(optimism=9)", "optimism must be -3 to 3 tricks"),
+        ("advanced(optimism=0)", "unknown option 'optimism' for advanced"),
         ("grandmaster", "unknown player 'grandmaster'"),
         ("expert(speed=3)", "unknown option 'speed' for expert"),
         ("random(time=1)", "unknown option 'time' for random"),

@@ -52,16 +52,19 @@ LEVELS: dict[str, str | Factory] = {
 
 MEASURING: dict[str, str | Factory] = {
     "oracle": "callbreak.players.oracle:OraclePlayer",
+    "casual": "callbreak.players.simple:CasualPlayer",
 }
 """Players for measuring only, never offered as opponents (no menu lists them): ``oracle``
-sees every hand when a host shows them (the arena does)."""
+sees every hand when a host shows them (the arena does); ``casual`` is the policy player with a
+person's weaknesses as options (``memory``, ``voids``, ``calls``, ``optimism``), the levels'
+common ground; with none (``casual``) it is the advanced level of before 2026-12-01."""
 
 
 DESCRIPTIONS = {
     "random": "plays any legal card",
     "beginner": "forgets the cards gone and hopes for more tricks than its hand holds",
-    "intermediate": "remembers the high cards and calls a little hopefully",
-    "advanced": "remembers every card and void and calls soundly",
+    "intermediate": "remembers the high cards and calls hopefully",
+    "advanced": "remembers every card and void and calls a little hopefully",
     "expert": "searches thousands of possible deals, reading every call and card",
     "ismcts": "a tree search over what it cannot see (information-set MCTS)",
 }

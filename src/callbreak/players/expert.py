@@ -41,7 +41,7 @@ from callbreak.players.calling import (
 )
 from callbreak.players.inference import play_log_likelihoods
 from callbreak.players.knowledge import Knowledge
-from callbreak.players.simple import AdvancedPlayer
+from callbreak.players.simple import HAND_SPREAD
 from callbreak.players.timing import chunk_sizes, overruns, share
 from callbreak.rules import Rules
 from callbreak.spec import format_spec
@@ -522,10 +522,11 @@ def threads_of(threads: int) -> Iterator[None]:
 
 @functools.cache
 def call_lookup(rules: Rules) -> np.ndarray:
-    """The call a hand of strength ``i / 20`` makes, as the advanced player calls."""
+    """The call a hand of strength ``i / 20`` makes when called soundly (as ``casual`` calls):
+    the other seats' calls are read as sound ones."""
     calls = []
     for index in range(14 * 20):
-        table = call_table(normal_distribution(index / 20, AdvancedPlayer.spread), rules)
+        table = call_table(normal_distribution(index / 20, HAND_SPREAD), rules)
         calls.append(max(table, key=lambda item: (item[1], -item[0]))[0])
     return np.array(calls, dtype=np.int64)
 

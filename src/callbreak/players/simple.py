@@ -1,9 +1,12 @@
-"""The random, beginner, intermediate and advanced players.
+"""The random, beginner, intermediate and advanced players, and the casual player they are made of.
 
-The advanced player plays the search kernel's policy with everything the rules have revealed
-and calls well. The beginner and intermediate players are weaker the way people are: they
-forget cards that have gone and miss what a void means, and they call by feel, hoping for more
-tricks than their hand is worth (a broken call costs the whole call, so hope costs the most).
+The casual player plays the search kernel's policy with what it remembers and calls from a
+count of its hand. Without weaknesses (``casual``) it remembers everything the rules have
+revealed and calls soundly. The levels are weaker the way people are: they forget cards that
+have gone and miss what a void means, and they call by feel, hoping for more tricks than their
+hand is worth (a broken call costs the whole call, so hope costs the most). The arena showed
+that hope is what makes the steps (docs/strength.md): forgetting cards costs the policy little,
+since it uses them only to know which cards are masters.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from callbreak.players.calling import (
 )
 from callbreak.players.knowledge import Knowledge
 from callbreak.rules import trick_state
+from callbreak.spec import format_spec
 
 __all__ = [
     "AdvancedPlayer",
@@ -49,35 +53,9 @@ class RandomPlayer:
         return self.rng.choice(list(observation.legal_cards))
 
 
-class AdvancedPlayer:
-    """Remembers every card, tracks voids and masters, plays toward its call and breaks rivals.
-
-    Calls from a finer count of the hand (the online game's guide counts half tricks) and the
-    best expected score; plays by the search kernel's policy with everything the rules have
-    revealed.
-    """
-
-    spread = 0.95  # the residual spread of hand_strength, from benchmarks/calibrate_hand.py
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.spec = "advanced" if seed is None else f"advanced(seed={seed})"
-        self.rng = np.empty(1, dtype=np.uint64)
-        self.rng[:] = kernel.seed_state(0 if seed is None else seed)
-        if seed is None:
-            self.rng[:] = kernel.seed_state(random.getrandbits(63))
-
-    def call(self, observation: Observation, *, time: float | None = None) -> int:
-        """The best call for a trick count around the hand's estimated tricks."""
-        mean = expected_tricks(observation.hand.mask)
-        return best_call(normal_distribution(mean, self.spread), observation)[0]
-
-    def claim_redeal(self, observation: Observation) -> bool:
-        """A spadeless hand asks for a new deal unless it is worth three tricks."""
-        return expected_tricks(observation.hand.mask) < 3
-
-    def play(self, observation: Observation, *, time: float | None = None) -> Card:
-        """The policy's card for what this seat knows."""
-        return Card(policy_card(observation, Knowledge.from_observation(observation), self.rng))
+HAND_SPREAD = 0.95
+"""The residual spread of ``hand_strength`` around the tricks a hand takes, from
+benchmarks/calibrate_hand.py: how sure a sound count of the hand is."""
 
 
 def policy_card(
@@ -135,6 +113,10 @@ class CasualPlayer:
     voids noticed or not (``voids``), and calls from the hand's strength or from a count of
     sure tricks (``calls``)."""
 
+    name = "casual"
+    """The spec's name; a level made of these weaknesses has its own, and takes no options
+    but its seed."""
+
     def __init__(
         self,
         seed: int | None = None,
@@ -143,15 +125,21 @@ class CasualPlayer:
         voids: bool = True,
         calls: str = "strength",
         optimism: float = 0.0,
-        name: str = "casual",
     ) -> None:
         if memory not in MEMORIES:
             raise ValueError(f"memory must be one of {', '.join(MEMORIES)}, not {memory!r}")
         if calls not in CALLINGS:
             raise ValueError(f"calls must be one of {', '.join(CALLINGS)}, not {calls!r}")
+        if not -3 <= optimism <= 3:
+            raise ValueError(f"optimism must be -3 to 3 tricks, not {optimism}")
         self.memory, self.voids, self.calls = memory, voids, calls
         self.optimism = optimism
-        self.spec = name if seed is None else f"{name}(seed={seed})"
+        options: dict[str, object] = {} if seed is None else {"seed": seed}
+        if type(self) is CasualPlayer:  # a level's weaknesses are its own, not options
+            given = {"memory": memory, "voids": voids, "calls": calls, "optimism": optimism}
+            defaults = {"memory": "all", "voids": True, "calls": "strength", "optimism": 0.0}
+            options |= {key: value for key, value in given.items() if value != defaults[key]}
+        self.spec = format_spec(self.name, options)
         self.rng = np.empty(1, dtype=np.uint64)
         self.rng[:] = kernel.seed_state(random.getrandbits(63) if seed is None else seed)
 
@@ -161,7 +149,7 @@ class CasualPlayer:
         if self.calls == "count":
             mean, spread = sure_tricks(hand) + 0.5, COUNT_SPREAD
         else:
-            mean, spread = expected_tricks(hand), AdvancedPlayer.spread
+            mean, spread = expected_tricks(hand), HAND_SPREAD
         mean += self.optimism
         return best_call(normal_distribution(mean, spread), observation)[0]
 
@@ -184,17 +172,32 @@ class CasualPlayer:
         return Card(policy_card(observation, knowledge, self.rng, gone=gone, voids=voids))
 
 
-class IntermediatePlayer(CasualPlayer):
-    """Remembers the honours played (jacks and up) and notices voids; calls a trick more than
-    its hand is worth."""
+class AdvancedPlayer(CasualPlayer):
+    """Remembers every card and void; calls nine tenths of a trick more than its hand is worth
+    (the casual player without weaknesses, ``casual``, calls soundly and is a few points a match
+    stronger: docs/strength.md)."""
+
+    name = "advanced"
 
     def __init__(self, seed: int | None = None) -> None:
-        super().__init__(seed, memory="honours", optimism=1.0, name="intermediate")
+        super().__init__(seed, optimism=0.9)
+
+
+class IntermediatePlayer(CasualPlayer):
+    """Remembers the honours played (jacks and up) and notices voids; calls 1.4 tricks more
+    than its hand is worth."""
+
+    name = "intermediate"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed, memory="honours", optimism=1.4)
 
 
 class BeginnerPlayer(CasualPlayer):
     """Remembers only the trick on the table and misses what a void means; calls a trick and a
     half more than its hand is worth."""
 
+    name = "beginner"
+
     def __init__(self, seed: int | None = None) -> None:
-        super().__init__(seed, memory="trick", voids=False, optimism=1.5, name="beginner")
+        super().__init__(seed, memory="trick", voids=False, optimism=1.5)
