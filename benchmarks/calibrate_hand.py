@@ -1,6 +1,6 @@
 """Fit the hand-strength features to the tricks hands really take, and print the weights.
 
-The intermediate player calls from ``kernel.hand_strength``, and the expert uses it to judge how
+The casual players call from ``kernel.hand_strength``, and the expert uses it to judge how
 likely the calls it hears are. Its weights come from this script: it deals many random deals,
 lets the policy play them out for all four seats (calls from the current estimate), and fits
 the tricks each seat took to the features of its hand by least squares.

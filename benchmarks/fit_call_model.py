@@ -6,7 +6,7 @@ strength, the seat's place in the calling order, the sum of the calls before it)
 tricks the seat took. The mean is fitted by least squares; the spread around it as a line in
 the mean (least squares on the absolute residuals, times sqrt(pi/2)). The script prints the
 constants, the mean log-likelihood of the tricks taken under the fitted model and under the
-intermediate player's model (a normal curve of spread 0.95 around the hand's strength), and
+sound casual player's model (a normal curve of spread 0.95 around the hand's strength), and
 the spread of one seat's deal score (``DEAL_SCORE_SPREAD``).
 """
 
@@ -83,7 +83,9 @@ def main() -> None:
     fitted = mean_log_likelihood(means, spreads, y)
     strength = x[:, 1]
     plain = mean_log_likelihood(strength, np.full_like(strength, 0.95), y)
-    print(f"mean log-likelihood of the tricks: fitted {fitted:.4f}, intermediate's {plain:.4f}")
+    print(
+        f"mean log-likelihood of the tricks: fitted {fitted:.4f}, the casual player's {plain:.4f}"
+    )
     print(f"one seat's deal score: spread {np.std(relative):.3f} points (DEAL_SCORE_SPREAD)")
     print(
         'CALL_MODEL = {"mean": ('

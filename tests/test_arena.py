@@ -25,6 +25,8 @@ from tests.ray_processes import descendants
 class MinimumCaller(CasualPlayer):
     """Plays like the sound casual player but always calls the least it may."""
 
+    name = "mincaller"
+
     def call(self, observation: Observation) -> int:
         return observation.legal_calls[0]
 

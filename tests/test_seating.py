@@ -82,7 +82,7 @@ def test_seeds_are_derived_from_the_match_seed_and_the_seat() -> None:
 
 
 class Follower(AdvancedPlayer):
-    """An intermediate player that writes down every event it is told of."""
+    """An advanced player that writes down every event it is told of."""
 
     def __init__(self) -> None:
         super().__init__(seed=1)

@@ -11,6 +11,7 @@ since it uses them only to know which cards are masters.
 
 from __future__ import annotations
 
+import inspect
 import random
 
 import numpy as np
@@ -133,12 +134,14 @@ class CasualPlayer:
         if not -3 <= optimism <= 3:
             raise ValueError(f"optimism must be -3 to 3 tricks, not {optimism}")
         self.memory, self.voids, self.calls = memory, voids, calls
-        self.optimism = optimism
+        self.optimism = float(optimism)  # one spec for 1 and 1.0
         options: dict[str, object] = {} if seed is None else {"seed": seed}
-        if type(self) is CasualPlayer:  # a level's weaknesses are its own, not options
-            given = {"memory": memory, "voids": voids, "calls": calls, "optimism": optimism}
-            defaults = {"memory": "all", "voids": True, "calls": "strength", "optimism": 0.0}
-            options |= {key: value for key, value in given.items() if value != defaults[key]}
+        if self.name == CasualPlayer.name:  # a level's weaknesses are its own, not options
+            given = {"memory": memory, "voids": voids, "calls": calls, "optimism": self.optimism}
+            defaults = inspect.signature(CasualPlayer).parameters
+            options |= {
+                key: value for key, value in given.items() if value != defaults[key].default
+            }
         self.spec = format_spec(self.name, options)
         self.rng = np.empty(1, dtype=np.uint64)
         self.rng[:] = kernel.seed_state(random.getrandbits(63) if seed is None else seed)

@@ -38,7 +38,7 @@ export default {
   "level.intermediate": "मध्यम",
   "level.intermediate.long": "मध्यम: ठूला पत्ता सम्झन्छ र आशा राखेर कल गर्छ",
   "level.advanced": "उन्नत",
-  "level.advanced.long": "उन्नत: हरेक पत्ता र खाली रङ सम्झन्छ र अलि आशा राखेर कल गर्छ",
+  "level.advanced.long": "उन्नत: हरेक पत्ता र खाली रङ सम्झन्छ र अलिकति आशा राखेर कल गर्छ",
   "level.expert": "सिपालु",
   "level.expert.long": "सिपालु: हजारौँ सम्भावित बाँडाइ खोज्छ, हरेक कल र पत्ताबाट अनुमान गर्छ",
   "level.ismcts": "रुख खोज",
