@@ -112,7 +112,7 @@ class CasualPlayer:
     """The policy with a person's weaknesses: a memory of only some of the cards played
     (``memory``: every card, the honours and the current trick, or the current trick alone),
     voids noticed or not (``voids``), and calls from the hand's strength or from a count of
-    sure tricks (``calls``)."""
+    sure tricks (``calls``), moved up by ``optimism`` tricks of hope."""
 
     name = "casual"
     """The spec's name; a level made of these weaknesses has its own, and takes no options
