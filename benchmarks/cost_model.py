@@ -76,6 +76,7 @@ def iteration_seconds(seen: object, iterations: int) -> tuple[int, float]:
         knowledge.unseen,
         np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64),
         np.array(knowledge.sizes, dtype=np.int64),
+        np.zeros((0, 4), dtype=np.int64),  # fresh uniform worlds, as the IS-MCTS player deals
         trick.leader,
         cards_in,
         len(trick.cards),

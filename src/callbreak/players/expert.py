@@ -74,9 +74,21 @@ SPEND = ("even", "deal")
 """How the budget is spent: ``time`` on every decision with a choice, or ``time`` times 14 per
 deal, shared out by how hard each decision is (:mod:`callbreak.players.timing`), a decision
 stopping early once its best card is clear."""
+TREE_EXPLORATION = 0.7  # the IS-MCTS player's default
+# An iteration over drawn worlds skips dealing one: it costs 0.76 times the IS-MCTS player's
+# (127 against 168 ns per card left, one thread, `python benchmarks/cost_model.py --worlds`),
+# so its constant (70 ns, set to spend what the flat search spends) is scaled by as much.
+SECONDS_PER_TREE_ITERATION_CARD = 53e-9
 DECISIONS_PER_DEAL = 14
 SETTLED_Z = 3.0
 """A decision is clear when the best card beats each other by this many standard errors."""
+SEARCH = ("flat", "tree")
+"""How cards are chosen: each candidate played out in every world by the policy (exact solves
+near the end), or an information-set tree (the IS-MCTS of :mod:`callbreak.players.ismcts`)
+grown over the expert's own weighted worlds instead of uniform ones."""
+TREE_WORLDS_SHARE = 0.2
+"""With ``search=tree``, the share of a decision's search time spent drawing (and weighing)
+the worlds the tree is grown over; the rest grows the tree."""
 INFERENCE = ("rules", "calls", "plays")
 """What weights the sampled worlds: nothing beyond the rules, the calls, or the calls and every
 play (a model of sensible play, :mod:`callbreak.players.inference`)."""
@@ -117,6 +129,7 @@ class ExpertPlayer:
         calls: str = "simulate",
         situation: str = "last",
         spend: str = "even",
+        search: str = "flat",
     ) -> None:
         if not 0.01 <= time <= 600:
             raise ValueError(f"time must be 0.01-600 seconds, not {time}")
@@ -154,6 +167,9 @@ class ExpertPlayer:
         if spend not in SPEND:
             raise ValueError(f"spend must be one of {', '.join(SPEND)}, not {spend!r}")
         self.spend = spend
+        if search not in SEARCH:
+            raise ValueError(f"search must be one of {', '.join(SEARCH)}, not {search!r}")
+        self.search = search
         self._bank = DECISIONS_PER_DEAL * time
         self.spec = _spec(
             time=time,
@@ -173,6 +189,7 @@ class ExpertPlayer:
             calls=calls,
             situation=situation,
             spend=spend,
+            search=search,
         )
         self.last_search: dict[str, float] = {}
         self.cut_short = 0
@@ -188,7 +205,7 @@ class ExpertPlayer:
             *weighing.get(self.inference, ("call_weights", "play_log_likelihoods")),
         )
         if not calling:
-            return (*worlds, "evaluate")
+            return (*worlds, "ismcts" if self.search == "tree" else "evaluate")
         if self.calls == "model":
             return ("hand_strength",)
         return ("hand_strength", *worlds, "world_calls", "simulate")
@@ -295,6 +312,9 @@ class ExpertPlayer:
         groups = _equivalent_groups(legal, knowledge)
         allotted = self._allot(observation, len(groups))
         budget = self._budget(time, allotted)
+        if self.search == "tree":
+            self._bank -= allotted
+            return self._rank_by_tree(observation, knowledge, started, budget)
         candidates = np.array([group[-1] for group in groups], dtype=np.int64)
         cards_left = len(observation.hand)
         trick = observation.trick
@@ -381,6 +401,33 @@ class ExpertPlayer:
             "seconds": clock.perf_counter() - started,
         }
         return ranked
+
+    def _rank_by_tree(
+        self, observation: Observation, knowledge: Knowledge, started: float, budget: float
+    ) -> list[tuple[Card, float]]:
+        """``search=tree``: every legal card with its mean value in points, most visited first,
+        from information-set trees grown over the expert's weighted worlds."""
+        # Imported here: the IS-MCTS module takes its playout costs and helpers from this one.
+        from callbreak.players.ismcts import TreeSearch, iteration_count
+
+        drawing = budget * 0.8 * TREE_WORLDS_SHARE
+        count = self._world_count(0.0, drawing / 0.8, self._weigh_cost(knowledge))
+        worlds = self._worlds(observation, knowledge, count)
+        tree = TreeSearch(observation, knowledge, self.threads, self.eps, TREE_EXPLORATION)
+        ranked, done = tree.run(
+            iteration_count(knowledge, budget * 0.8 - drawing, SECONDS_PER_TREE_ITERATION_CARD),
+            self.rng,
+            started + budget * 0.98 if self.deadline else None,
+            worlds,
+        )
+        self.cut_short += tree.cut_short
+        self.last_search = {
+            "worlds": float(len(worlds)),
+            "iterations": float(done),
+            "seconds": clock.perf_counter() - started,
+        }
+        # The tree's rewards are in tenths of points, tenfold smaller than the flat values.
+        return [(card, 10 * mean) for card, _visits, mean in ranked]
 
     # --- search machinery ------------------------------------------------------------------
 

@@ -167,10 +167,68 @@ class IsmctsPlayer:
         started = clock.perf_counter()
         budget = self._budget(time)
         knowledge = Knowledge.from_observation(observation)
+        search = TreeSearch(observation, knowledge, self.threads, self.eps, self.exploration)
+        ranked, done = search.run(
+            iteration_count(knowledge, budget * 0.8),
+            self.rng,
+            started + budget * 0.98 if self.deadline else None,
+        )
+        self.cut_short += search.cut_short
+        self.last_search = {
+            "iterations": float(done),
+            "seconds": clock.perf_counter() - started,
+        }
+        return ranked
+
+
+def iteration_count(
+    knowledge: Knowledge, seconds: float, per_card: float = SECONDS_PER_ITERATION_CARD
+) -> int:
+    """How many iterations (per tree) the cost model fits in ``seconds`` when an iteration
+    costs ``per_card`` for every card still to be played."""
+    cards_left = sum(knowledge.sizes)
+    per_iteration = SECONDS_PER_ITERATION + per_card * cards_left
+    return max(64, min(MAX_ITERATIONS, int(seconds / per_iteration)))
+
+
+NO_WORLDS = np.zeros((0, 4), dtype=np.int64)
+
+
+class TreeSearch:
+    """One decision's information-set trees (one per thread), grown in chunks.
+
+    Worlds are dealt fresh in every iteration, uniformly among those the rules allow, unless
+    ``run`` is given ``worlds``: then each iteration draws one of them (the expert's
+    ``search=tree`` passes its worlds already weighted by what the calls and plays say).
+    """
+
+    def __init__(
+        self,
+        observation: Observation,
+        knowledge: Knowledge,
+        threads: int,
+        eps: float,
+        exploration: float,
+    ) -> None:
+        self.observation = observation
+        self.knowledge = knowledge
+        self.threads = threads
+        self.eps = eps
+        self.exploration = exploration
+        self.cut_short = 0
+
+    def run(
+        self,
+        iterations: int,
+        rng: random.Random,
+        deadline: float | None,
+        worlds: np.ndarray = NO_WORLDS,
+    ) -> tuple[list[tuple[Card, float, float]], int]:
+        """Grow the trees by ``iterations`` each (stopping before ``deadline`` if one is
+        given); every legal card with its root visits and mean reward, best first, and the
+        iterations run in all."""
+        observation, knowledge = self.observation, self.knowledge
         rules = observation.rules
-        cards_left = sum(knowledge.sizes)
-        per_iteration = SECONDS_PER_ITERATION + SECONDS_PER_ITERATION_CARD * cards_left
-        iterations = max(64, min(MAX_ITERATIONS, int(budget * 0.8 / per_iteration)))
         trees = self.threads
         capacity = iterations + 2
         card = np.zeros((trees, capacity), dtype=np.int64)
@@ -182,7 +240,7 @@ class IsmctsPlayer:
         totals = np.zeros((trees, capacity))
         size = np.ones(trees, dtype=np.int64)
         rngs = np.array(
-            [kernel.seed_state(self.rng.getrandbits(48))[0] for _ in range(trees)],
+            [kernel.seed_state(rng.getrandbits(48))[0] for _ in range(trees)],
             dtype=np.uint64,
         )
         trick = observation.trick
@@ -192,11 +250,11 @@ class IsmctsPlayer:
         calls = kernel.calls_of(observation.calls)
         won = np.array(observation.won, dtype=np.int64)
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
-        deadline = started + budget * 0.98
         chunk = -(-iterations // CHUNKS)
         # With a deadline the first steps are an eighth of a chunk (the trees grow the same in
         # any steps): a loaded machine is seen before a chunk has run.
-        steps = chunk_sizes(iterations, chunk, max(1, chunk // 8) if self.deadline else chunk)
+        first = chunk if deadline is None else max(1, chunk // 8)
+        steps = chunk_sizes(iterations, chunk, first)
         done = 0
         with threads_of(self.threads):
             for index, step in enumerate(steps):
@@ -217,6 +275,7 @@ class IsmctsPlayer:
                     knowledge.unseen,
                     allowed,
                     sizes,
+                    worlds,
                     trick.leader,
                     cards_in,
                     len(trick.cards),
@@ -233,7 +292,7 @@ class IsmctsPlayer:
                 done += step
                 now = clock.perf_counter()
                 if (
-                    self.deadline
+                    deadline is not None
                     and index + 1 < len(steps)
                     and overruns(before, now, step, steps[index + 1], deadline)
                 ):
@@ -257,8 +316,4 @@ class IsmctsPlayer:
             for c in observation.legal_cards
         ]
         ranked.sort(key=lambda item: (-item[1], -round(item[2], 9), int(item[0])))
-        self.last_search = {
-            "iterations": float(done * trees),
-            "seconds": clock.perf_counter() - started,
-        }
-        return ranked
+        return ranked, done * trees

@@ -1329,6 +1329,7 @@ def ismcts(
     unseen: int,
     allowed: np.ndarray,
     sizes: np.ndarray,
+    worlds: np.ndarray,
     leader: int,
     trick: np.ndarray,
     n: int,
@@ -1347,9 +1348,11 @@ def ismcts(
     which keep the trees between calls; ``tree_size[t]`` is tree ``t``'s node count).
 
     Each iteration deals a fresh world consistent with what the seat knows (``allowed``,
-    ``sizes``), descends from the root (node 0) through the cards legal in that world,
-    choosing by UCB with availability counts (each child's count of the iterations in which
-    its card was legal), adds one node, plays the deal out with the policy, and adds each
+    ``sizes``), or, when ``worlds`` has rows (hands of the four seats, already drawn in
+    proportion to what the seat believes), takes one of them at random; it then descends
+    from the root (node 0) through the cards legal in that world, choosing by UCB with
+    availability counts (each child's count of the iterations in which its card was legal),
+    adds one node, plays the deal out with the policy, and adds each
     node's mover's score (points / 10) to the nodes on the path. The trees are independent
     (root parallelisation): each has its own generator in ``rngs[t]``.
     """
@@ -1368,7 +1371,11 @@ def ismcts(
         for _ in range(iterations):
             if tree_size[t] + 1 >= capacity:
                 break
-            if not deal_world(seat, hand, local_cards, starts, allowed, sizes, rng, hands):
+            if worlds.shape[0]:
+                pick = int(rand_float(rng) * worlds.shape[0])
+                for s in range(4):
+                    hands[s] = worlds[pick, s]
+            elif not deal_world(seat, hand, local_cards, starts, allowed, sizes, rng, hands):
                 continue
             for s in range(4):
                 scratch_won[s] = won[s]
