@@ -7,6 +7,9 @@ work on a shared machine counts less) is divided by the iterations. A least-squa
 ``seconds = a + b * cards_left`` is printed: ``a`` and ``b`` are the constants of
 ``callbreak.players.ismcts``.
 
+With ``--worlds``, the cost of an iteration over worlds the expert drew (``search=tree``) is
+set against a dealt one's at the same positions.
+
 With ``--compare SPEC [SPEC ...]``, each player decides at the same positions in turn and the
 CPU seconds per decision of each are printed: players given the same ``time`` should spend
 about the same.
@@ -101,10 +104,18 @@ def main() -> None:
     parser.add_argument(
         "--compare", nargs="+", metavar="SPEC", help="CPU per decision of these players instead"
     )
+    parser.add_argument(
+        "--worlds",
+        action="store_true",
+        help="the cost of an iteration over drawn worlds (expert(search=tree)) against a dealt one",
+    )
     args = parser.parse_args()
     warm_up()
     if args.compare:
         compare_players(args.compare, args.positions, args.rules)
+        return
+    if args.worlds:
+        drawn_worlds(positions(args.positions, args.rules), args.iterations)
         return
     found = positions(args.positions, args.rules)
     rows = [iteration_seconds(seen, args.iterations) for seen in found]
@@ -118,6 +129,31 @@ def main() -> None:
         if len(part):
             print(f"  {low:2d}-{low + 7:2d} cards left: {part.mean() * 1e6:.2f} us per iteration")
     print(f"fit: seconds per iteration = {a:.3g} + {b:.3g} * cards left")
+
+
+def drawn_worlds(found: list[object], iterations: int) -> None:
+    """CPU per iteration and card left of one tree dealing fresh worlds (the IS-MCTS player)
+    and of one over 3,000 worlds drawn by the expert (``search=tree``), and the ratio."""
+    import random
+
+    from callbreak.players.expert import ExpertPlayer
+    from callbreak.players.ismcts import NO_WORLDS, TreeSearch
+
+    expert = ExpertPlayer(time=0.1, threads=1, deadline=False, seed=1)
+    dealt, drawn = [], []
+    for seen in found:
+        knowledge = Knowledge.from_observation(seen)  # type: ignore[arg-type]
+        cards = sum(knowledge.sizes)
+        worlds = expert._worlds(seen, knowledge, 3000)  # type: ignore[arg-type]
+        for pool, out in ((NO_WORLDS, dealt), (worlds, drawn)):
+            tree = TreeSearch(seen, knowledge, 1, 0.1, 0.7)  # type: ignore[arg-type]
+            started = time.process_time()
+            tree.run(iterations, random.Random(1), None, pool)
+            out.append((time.process_time() - started) / iterations / cards)
+    print(f"{len(found)} positions, {iterations} iterations each")
+    print(f"  dealt worlds: {np.mean(dealt) * 1e9:.0f} ns per iteration and card left")
+    print(f"  drawn worlds: {np.mean(drawn) * 1e9:.0f} ns per iteration and card left")
+    print(f"  ratio: {np.mean(drawn) / np.mean(dealt):.2f}")
 
 
 def compare_players(specs: list[str], count: int, rules: str) -> None:

@@ -6,6 +6,7 @@ them)."""
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ from callbreak.players.calling import (
 )
 from callbreak.players.expert import ExpertPlayer
 from callbreak.players.inference import play_events, play_log_likelihoods
-from callbreak.players.ismcts import IsmctsPlayer
+from callbreak.players.ismcts import IsmctsPlayer, TreeSearch
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import EXPECTED_PLAY_WEIGHT, decision_weight, share
 from callbreak.record import Record, check
@@ -90,6 +91,44 @@ def test_ismcts_sees_nothing_of_other_hands() -> None:
     swap_hidden(match.deal, seen.seat)
     after = IsmctsPlayer(time=0.03, seed=1, deadline=False).rank_cards(_seen(match))
     assert before == after
+
+
+def test_the_tree_grows_over_the_worlds_it_is_given() -> None:
+    """``search=tree`` hands its own weighted worlds to the IS-MCTS kernel: the trees must
+    come out of those worlds, not of fresh uniform deals (two different single worlds, the
+    same seed: different trees; the same world twice: the same tree)."""
+    match = _midway(seed=5, tricks=3)
+    seen = _seen(match)
+    knowledge = Knowledge.from_observation(seen)
+    player = ExpertPlayer(time=0.05, seed=1, deadline=False)
+    worlds = player._worlds(seen, knowledge, 2)
+    assert not np.array_equal(worlds[0], worlds[1])
+
+    def grown(pool: np.ndarray) -> list[tuple[object, float, float]]:
+        tree = TreeSearch(seen, knowledge, 1, 0.1, 0.7)
+        return tree.run(3000, random.Random(4), None, pool)[0]
+
+    one, other = grown(worlds[:1]), grown(worlds[1:])
+    assert one != other
+    assert grown(worlds[:1]) == one
+    assert grown(np.repeat(worlds[:1], 5, axis=0)) == one  # any draw is that world
+    # every world gives the seat its own hand
+    assert all(int(w[seen.seat]) == knowledge.hand for w in worlds)
+
+
+def test_the_expert_searching_by_tree_sees_nothing_of_other_hands() -> None:
+    match = _midway(seed=7, tricks=4)
+    seen = _seen(match)
+    spec = "expert(time=0.03, seed=1, deadline=false, search=tree, inference=plays)"
+    before = make_player(spec).rank_cards(seen)  # type: ignore[attr-defined]
+    call_match = Match("strict", seed=8)
+    call_seen = _seen(call_match)
+    call_before = make_player(spec).call(call_seen)  # type: ignore[attr-defined]
+    swap_hidden(match.deal, seen.seat)
+    swap_hidden(call_match.deal, call_seen.seat)
+    assert _seen(match) == seen and _seen(call_match) == call_seen
+    assert make_player(spec).rank_cards(_seen(match)) == before  # type: ignore[attr-defined]
+    assert make_player(spec).call(_seen(call_match)) == call_before  # type: ignore[attr-defined]
 
 
 def test_deal_world_keeps_every_constraint() -> None:
@@ -175,6 +214,8 @@ def test_inference_uses_only_what_the_seat_may_know() -> None:
         ("inference=rules, calls=blend", False),
         ("calls=model, situation=every", False),
         ("spend=deal, inference=plays, calls=model", True),
+        ("search=tree", True),
+        ("search=tree, inference=plays, spend=deal", False),
     ],
 )
 def test_expert_options_play_legally_and_repeat(options: str, twice: bool) -> None:
@@ -200,6 +241,9 @@ def test_todays_expert_is_the_default_and_options_show_in_the_spec() -> None:
         make_player("expert(inference=cards)")
     with pytest.raises(PlayerError, match="spend must be"):
         make_player("expert(spend=all)")
+    with pytest.raises(PlayerError, match="search must be one of flat, tree"):
+        make_player("expert(search=deep)")
+    assert make_player("expert(time=0.1, search=tree)").spec == "expert(time=0.1, search=tree)"
 
 
 def test_call_model_and_the_match_situation() -> None:

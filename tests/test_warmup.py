@@ -203,6 +203,8 @@ def test_each_search_player_names_the_kernel_functions_its_decisions_call(
         ExpertPlayer(**fast),  # type: ignore[arg-type]
         ExpertPlayer(inference="plays", **fast),  # type: ignore[arg-type]
         ExpertPlayer(inference="rules", calls="model", **fast),  # type: ignore[arg-type]
+        ExpertPlayer(search="tree", **fast),  # type: ignore[arg-type]
+        ExpertPlayer(search="tree", inference="plays", **fast),  # type: ignore[arg-type]
         IsmctsPlayer(**fast),  # type: ignore[arg-type]
         OraclePlayer(seed=1, rollouts=2),
     ]

@@ -75,9 +75,10 @@ SPEND = ("even", "deal")
 deal, shared out by how hard each decision is (:mod:`callbreak.players.timing`), a decision
 stopping early once its best card is clear."""
 TREE_EXPLORATION = 0.7  # the IS-MCTS player's default
-# An iteration over drawn worlds skips dealing one: it costs 0.76 times the IS-MCTS player's
-# (127 against 168 ns per card left, one thread, `python benchmarks/cost_model.py --worlds`),
-# so its constant (70 ns, set to spend what the flat search spends) is scaled by as much.
+# An iteration over drawn worlds skips dealing one: it costs about three quarters of the
+# IS-MCTS player's (0.73 to 0.76: 122 against 167 ns per card left, one thread, 40 positions,
+# `NUMBA_NUM_THREADS=1 python benchmarks/cost_model.py --worlds --positions 40`), so its
+# constant (70 ns, set to spend what the flat search spends) is scaled by 0.76.
 SECONDS_PER_TREE_ITERATION_CARD = 53e-9
 DECISIONS_PER_DEAL = 14
 SETTLED_Z = 3.0
