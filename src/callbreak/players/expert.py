@@ -427,7 +427,7 @@ class ExpertPlayer:
             "iterations": float(done),
             "seconds": clock.perf_counter() - started,
         }
-        # The tree's rewards are in tenths of points, tenfold smaller than the flat values.
+        # The tree's rewards are a tenth of the points (kernel.ismcts): back to points.
         return [(card, 10 * mean) for card, _visits, mean in ranked]
 
     # --- search machinery ------------------------------------------------------------------
