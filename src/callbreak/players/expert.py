@@ -86,7 +86,8 @@ SETTLED_Z = 3.0
 SEARCH = ("flat", "tree")
 """How cards are chosen: each candidate played out in every world by the policy (exact solves
 near the end), or an information-set tree (the IS-MCTS of :mod:`callbreak.players.ismcts`)
-grown over the expert's own weighted worlds instead of uniform ones."""
+grown over the expert's own weighted worlds instead of uniform ones, down to ``solve_below``
+cards in hand (the exact solves then; ``solve_below=0`` keeps the tree to the end)."""
 TREE_WORLDS_SHARE = 0.2
 """With ``search=tree``, the share of a decision's search time spent drawing (and weighing)
 the worlds the tree is grown over; the rest grows the tree."""
@@ -206,7 +207,9 @@ class ExpertPlayer:
             *weighing.get(self.inference, ("call_weights", "play_log_likelihoods")),
         )
         if not calling:
-            return (*worlds, "ismcts" if self.search == "tree" else "evaluate")
+            # The tree hands the last ``solve_below`` cards to the flat search's exact solves.
+            searches = ("ismcts", "evaluate") if self.search == "tree" else ("evaluate",)
+            return (*worlds, *searches)
         if self.calls == "model":
             return ("hand_strength",)
         return ("hand_strength", *worlds, "world_calls", "simulate")
@@ -313,11 +316,12 @@ class ExpertPlayer:
         groups = _equivalent_groups(legal, knowledge)
         allotted = self._allot(observation, len(groups))
         budget = self._budget(time, allotted)
-        if self.search == "tree":
+        cards_left = len(observation.hand)
+        # Near the end the flat search solves each world exactly: the tree hands those over.
+        if self.search == "tree" and cards_left > self.solve_below:
             self._bank -= allotted
             return self._rank_by_tree(observation, knowledge, started, budget)
         candidates = np.array([group[-1] for group in groups], dtype=np.int64)
-        cards_left = len(observation.hand)
         trick = observation.trick
         cards_in = kernel.trick_cards(trick.cards)
         calls = kernel.calls_of(observation.calls)
