@@ -131,6 +131,21 @@ def test_the_expert_searching_by_tree_sees_nothing_of_other_hands() -> None:
     assert make_player(spec).call(_seen(call_match)) == call_before  # type: ignore[attr-defined]
 
 
+def test_the_tree_hands_the_last_cards_to_the_exact_solves() -> None:
+    """Below ``solve_below`` cards the tree-searching expert decides as the flat one does (the
+    same solves, the same ranking for the same seed); ``solve_below=0`` keeps the tree."""
+    seen = _seen(_midway(seed=5, tricks=9))
+    assert len(seen.hand) == 4 and len(seen.legal_cards) > 1
+    base = "expert(time=0.03, seed=1, deadline=false"
+    tree, flat = make_player(f"{base}, search=tree)"), make_player(f"{base})")
+    assert tree.rank_cards(seen) == flat.rank_cards(seen)  # type: ignore[attr-defined]
+    assert tree.last_search["solves"] > 0  # type: ignore[attr-defined]
+    to_the_end = make_player(f"{base}, search=tree, solve_below=0)")
+    to_the_end.rank_cards(seen)  # type: ignore[attr-defined]
+    assert to_the_end.last_search["iterations"] > 0  # type: ignore[attr-defined]
+    assert "solves" not in to_the_end.last_search  # type: ignore[attr-defined]
+
+
 def test_deal_world_keeps_every_constraint() -> None:
     seen = _seen(_midway(seed=9, tricks=6))
     knowledge = Knowledge.from_observation(seen)
