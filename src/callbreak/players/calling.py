@@ -9,6 +9,7 @@ and a leader can afford less (the online game's guide, on the fifth deal).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
@@ -23,8 +24,10 @@ from callbreak.rules import Rules, score_deal
 __all__ = [
     "CALL_MODEL",
     "DEAL_SCORE_SPREAD",
+    "HAND_SPREAD",
     "best_call",
     "call_features",
+    "call_lookup",
     "call_table",
     "expected_tricks",
     "first_place_chance",
@@ -33,6 +36,11 @@ __all__ = [
     "normal_distribution",
     "sure_tricks",
 ]
+
+
+HAND_SPREAD = 0.95
+"""The residual spread of ``hand_strength`` around the tricks a hand takes, from
+benchmarks/calibrate_hand.py: how sure a sound count of the hand is."""
 
 
 def _ranks(hand: int, suit: int) -> list[int]:
@@ -118,6 +126,17 @@ def best_call(
         ]
     best = max(table, key=lambda item: (round(item[1], 9), -item[0]))
     return best[0], table
+
+
+@functools.cache
+def call_lookup(rules: Rules) -> np.ndarray:
+    """The call a hand of strength ``i / 20`` makes when called soundly (as ``casual`` calls):
+    the other seats' calls are read as sound ones."""
+    calls = []
+    for index in range(14 * 20):
+        table = call_table(normal_distribution(index / 20, HAND_SPREAD), rules)
+        calls.append(max(table, key=lambda item: (item[1], -item[0]))[0])
+    return np.array(calls, dtype=np.int64)
 
 
 def first_place_chance(

@@ -18,39 +18,36 @@ machine is slower than the model (then the decision may differ between runs).
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
 import random
 import time as clock
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
-import numba
 import numpy as np
 
 from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.calling import (
+    call_lookup,
     call_table,
     expected_tricks,
     first_place_chance,
     first_place_chance_ahead,
     model_distribution,
-    normal_distribution,
     shifted,
 )
 from callbreak.players.inference import play_log_likelihoods
+from callbreak.players.ismcts import TreeSearch, iteration_count
 from callbreak.players.knowledge import Knowledge
-from callbreak.players.simple import HAND_SPREAD
 from callbreak.players.timing import chunk_sizes, overruns, share
-from callbreak.rules import Rules
 from callbreak.spec import format_spec
 
 __all__ = ["ExpertPlayer"]
 
 # Cost model, measured on the project machine with one thread (see docs/strength.md). The
 # search size follows from it, never from the clock, so that a seed fixes every decision.
-SECONDS_PER_PLAYOUT_CARD = 30e-9
+# A playout's cost per card is the kernel's (kernel.SECONDS_PER_PLAYOUT_CARD).
 # Exact solves vary a lot with the position, so their model is cautious and their count capped:
 # a few thousand solved worlds already pin a card's value.
 SECONDS_PER_NODE = 40e-9
@@ -249,7 +246,7 @@ class ExpertPlayer:
             self.last_search = {"worlds": 0.0, "playouts": 0.0}
             self.last_search["seconds"] = clock.perf_counter() - started
             return ranked
-        per_world = len(candidates) * self.rollouts * 52 * SECONDS_PER_PLAYOUT_CARD
+        per_world = len(candidates) * self.rollouts * 52 * kernel.SECONDS_PER_PLAYOUT_CARD
         count = self._world_count(per_world, budget)
         worlds = self._worlds(observation, knowledge, count)
         leader = (observation.dealer + 1) % 4
@@ -379,7 +376,9 @@ class ExpertPlayer:
                 )
                 values = np.concatenate([pilot, rest])
         else:
-            per_world = len(candidates) * self.rollouts * 4 * cards_left * SECONDS_PER_PLAYOUT_CARD
+            per_world = (
+                len(candidates) * self.rollouts * 4 * cards_left * kernel.SECONDS_PER_PLAYOUT_CARD
+            )
             count = self._world_count(per_world, budget, self._weigh_cost(knowledge))
             worlds = self._worlds(observation, knowledge, count)
             values = self._run(
@@ -412,9 +411,6 @@ class ExpertPlayer:
     ) -> list[tuple[Card, float]]:
         """``search=tree``: every legal card with its mean value in points, most visited first,
         from information-set trees grown over the expert's weighted worlds."""
-        # Imported here: the IS-MCTS module takes its playout costs and helpers from this one.
-        from callbreak.players.ismcts import TreeSearch, iteration_count
-
         drawing = budget * 0.8 * TREE_WORLDS_SHARE
         count = self._world_count(0.0, drawing / 0.8, self._weigh_cost(knowledge))
         worlds = self._worlds(observation, knowledge, count)
@@ -468,7 +464,7 @@ class ExpertPlayer:
 
     def _cores(self) -> int:
         """The threads numba may use for this player: ``threads``, if the process has them."""
-        return cores(self.threads)
+        return kernel.cores(self.threads)
 
     def _run(
         self,
@@ -509,7 +505,7 @@ class ExpertPlayer:
 
     def _threads(self) -> contextlib.AbstractContextManager[None]:
         """Run numba's parallel loops on this player's number of threads."""
-        return threads_of(self.threads)
+        return kernel.threads_of(self.threads)
 
     def _worlds(self, observation: Observation, knowledge: Knowledge, count: int) -> np.ndarray:
         """``count`` worlds consistent with the knowledge, resampled by the likelihood of the
@@ -552,35 +548,6 @@ class ExpertPlayer:
         calls = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
         played = np.array(knowledge.played_by, dtype=np.int64)
         return kernel.call_weights(pool, calls, played, observation.seat, self.call_spread)
-
-
-def cores(threads: int) -> int:
-    """The threads numba may use for a player of ``threads``, if the process has them."""
-    # numba sets its config's attributes at import, from the environment: no stubs know them.
-    available: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
-    return max(1, min(threads, available))
-
-
-@contextlib.contextmanager
-def threads_of(threads: int) -> Iterator[None]:
-    """Run numba's parallel loops on ``threads`` threads (as many as the process has)."""
-    previous = numba.get_num_threads()
-    numba.set_num_threads(cores(threads))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
-
-
-@functools.cache
-def call_lookup(rules: Rules) -> np.ndarray:
-    """The call a hand of strength ``i / 20`` makes when called soundly (as ``casual`` calls):
-    the other seats' calls are read as sound ones."""
-    calls = []
-    for index in range(14 * 20):
-        table = call_table(normal_distribution(index / 20, HAND_SPREAD), rules)
-        calls.append(max(table, key=lambda item: (item[1], -item[0]))[0])
-    return np.array(calls, dtype=np.int64)
 
 
 def _equivalent_groups(legal: Sequence[Card], knowledge: Knowledge) -> list[list[Card]]:

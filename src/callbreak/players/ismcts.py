@@ -24,8 +24,7 @@ import numpy as np
 from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
-from callbreak.players.calling import call_table, expected_tricks
-from callbreak.players.expert import SECONDS_PER_PLAYOUT_CARD, call_lookup, threads_of
+from callbreak.players.calling import call_lookup, call_table, expected_tricks
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import chunk_sizes, overruns
 from callbreak.spec import format_spec
@@ -107,7 +106,7 @@ class IsmctsPlayer:
         knowledge = Knowledge.from_observation(observation)
         estimate = expected_tricks(knowledge.hand)
         candidates = [c for c in rules.call_range() if abs(c - estimate) <= 3.5] or [rules.min_call]
-        per_world = len(candidates) * CALL_ROLLOUTS * 52 * SECONDS_PER_PLAYOUT_CARD
+        per_world = len(candidates) * CALL_ROLLOUTS * 52 * kernel.SECONDS_PER_PLAYOUT_CARD
         per_world = per_world / self.threads + SECONDS_PER_WORLD_SAMPLED
         count = max(32, min(20_000, int(budget * 0.8 / per_world)))
         allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
@@ -127,7 +126,7 @@ class IsmctsPlayer:
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
         leader = (observation.dealer + 1) % 4
         best, best_value = candidates[0], -1e9
-        with threads_of(self.threads):
+        with kernel.threads_of(self.threads):
             for call in candidates:
                 world_calls[:, observation.seat] = call
                 won = kernel.simulate(
@@ -256,7 +255,7 @@ class TreeSearch:
         first = chunk if deadline is None else max(1, chunk // 8)
         steps = chunk_sizes(iterations, chunk, first)
         done = 0
-        with threads_of(self.threads):
+        with kernel.threads_of(self.threads):
             for index, step in enumerate(steps):
                 before = clock.perf_counter()
                 kernel.ismcts(

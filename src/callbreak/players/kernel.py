@@ -16,10 +16,12 @@ winning so far.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, cast
 
+import numba
 import numpy as np
 from numba import njit, prange, types
 from numba.core import cgutils
@@ -36,6 +38,27 @@ SUIT = np.array([0x1FFF << (13 * s) for s in range(4)], dtype=np.int64)
 SPADES = 0x1FFF
 NON_SPADES = FULL & ~SPADES
 ABOVE = np.array([(0x1FFF << (13 * (c // 13))) & ~((2 << c) - 1) for c in range(52)], np.int64)
+
+# --- threads --------------------------------------------------------------------------------
+
+
+def cores(threads: int) -> int:
+    """The threads numba may use for a player of ``threads``, if the process has them."""
+    # numba sets its config's attributes at import, from the environment: no stubs know them.
+    available: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    return max(1, min(threads, available))
+
+
+@contextlib.contextmanager
+def threads_of(threads: int) -> Iterator[None]:
+    """Run numba's parallel loops on ``threads`` threads (as many as the process has)."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(cores(threads))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
 
 # --- Ctrl-C in the parallel loops ----------------------------------------------------------
 
@@ -564,6 +587,10 @@ def choose(
 
 
 # --- playouts -------------------------------------------------------------------------------
+
+SECONDS_PER_PLAYOUT_CARD = 30e-9
+"""What a playout costs per card played, one thread, on the project machine (docs/strength.md):
+the search players size their searches from it, never from the clock."""
 
 
 @njit(cache=True)

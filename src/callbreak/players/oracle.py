@@ -23,8 +23,8 @@ from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.base import PlayerError
-from callbreak.players.calling import call_table, expected_tricks
-from callbreak.players.expert import TT_BITS, call_lookup
+from callbreak.players.calling import call_lookup, call_table, expected_tricks
+from callbreak.players.expert import TT_BITS
 from callbreak.players.knowledge import Knowledge
 from callbreak.spec import format_spec
 

@@ -20,6 +20,7 @@ from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.calling import (
+    HAND_SPREAD,
     best_call,
     expected_tricks,
     normal_distribution,
@@ -52,11 +53,6 @@ class RandomPlayer:
     def play(self, observation: Observation, *, time: float | None = None) -> Card:
         """A random legal card."""
         return self.rng.choice(list(observation.legal_cards))
-
-
-HAND_SPREAD = 0.95
-"""The residual spread of ``hand_strength`` around the tricks a hand takes, from
-benchmarks/calibrate_hand.py: how sure a sound count of the hand is."""
 
 
 def policy_card(
