@@ -137,7 +137,7 @@ def drawn_worlds(found: list[object], iterations: int) -> None:
     import random
 
     from callbreak.players.expert import ExpertPlayer
-    from callbreak.players.ismcts import NO_WORLDS, TreeSearch
+    from callbreak.players.ismcts import NO_WORLDS, grow_trees
 
     expert = ExpertPlayer(time=0.1, threads=1, deadline=False, seed=1)
     dealt, drawn = [], []
@@ -146,9 +146,17 @@ def drawn_worlds(found: list[object], iterations: int) -> None:
         cards = sum(knowledge.sizes)
         worlds = expert._worlds(seen, knowledge, 3000)  # type: ignore[arg-type]
         for pool, out in ((NO_WORLDS, dealt), (worlds, drawn)):
-            tree = TreeSearch(seen, knowledge, 1, 0.1, 0.7)  # type: ignore[arg-type]
             started = time.process_time()
-            tree.run(iterations, random.Random(1), None, pool)
+            grow_trees(
+                seen,  # type: ignore[arg-type]
+                knowledge,
+                iterations,
+                random.Random(1),
+                threads=1,
+                eps=0.1,
+                exploration=0.7,
+                worlds=pool,
+            )
             out.append((time.process_time() - started) / iterations / cards)
     print(f"{len(found)} positions, {iterations} iterations each")
     print(f"  dealt worlds: {np.mean(dealt) * 1e9:.0f} ns per iteration and card left")

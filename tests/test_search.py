@@ -22,7 +22,7 @@ from callbreak.players.calling import (
 )
 from callbreak.players.expert import ExpertPlayer
 from callbreak.players.inference import play_events, play_log_likelihoods
-from callbreak.players.ismcts import IsmctsPlayer, TreeSearch
+from callbreak.players.ismcts import IsmctsPlayer, grow_trees
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import EXPECTED_PLAY_WEIGHT, decision_weight, share
 from callbreak.record import Record, check
@@ -105,8 +105,16 @@ def test_the_tree_grows_over_the_worlds_it_is_given() -> None:
     assert not np.array_equal(worlds[0], worlds[1])
 
     def grown(pool: np.ndarray) -> list[tuple[object, float, float]]:
-        tree = TreeSearch(seen, knowledge, 1, 0.1, 0.7)
-        return tree.run(3000, random.Random(4), None, pool)[0]
+        return grow_trees(
+            seen,
+            knowledge,
+            3000,
+            random.Random(4),
+            threads=1,
+            eps=0.1,
+            exploration=0.7,
+            worlds=pool,
+        )[0]
 
     one, other = grown(worlds[:1]), grown(worlds[1:])
     assert one != other

@@ -38,7 +38,7 @@ from callbreak.players.calling import (
     shifted,
 )
 from callbreak.players.inference import play_log_likelihoods
-from callbreak.players.ismcts import TreeSearch, iteration_count
+from callbreak.players.ismcts import grow_trees, iteration_count
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import chunk_sizes, overruns, share
 from callbreak.spec import format_spec
@@ -414,14 +414,18 @@ class ExpertPlayer:
         drawing = budget * 0.8 * TREE_WORLDS_SHARE
         count = self._world_count(0.0, drawing / 0.8, self._weigh_cost(knowledge))
         worlds = self._worlds(observation, knowledge, count)
-        tree = TreeSearch(observation, knowledge, self.threads, self.eps, TREE_EXPLORATION)
-        ranked, done = tree.run(
+        ranked, done, cut_short = grow_trees(
+            observation,
+            knowledge,
             iteration_count(knowledge, budget * 0.8 - drawing, SECONDS_PER_TREE_ITERATION_CARD),
             self.rng,
-            started + budget * 0.98 if self.deadline else None,
-            worlds,
+            threads=self.threads,
+            eps=self.eps,
+            exploration=TREE_EXPLORATION,
+            deadline=started + budget * 0.98 if self.deadline else None,
+            worlds=worlds,
         )
-        self.cut_short += tree.cut_short
+        self.cut_short += cut_short
         self.last_search = {
             "worlds": float(len(worlds)),
             "iterations": float(done),

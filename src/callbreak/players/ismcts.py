@@ -166,13 +166,17 @@ class IsmctsPlayer:
         started = clock.perf_counter()
         budget = self._budget(time)
         knowledge = Knowledge.from_observation(observation)
-        search = TreeSearch(observation, knowledge, self.threads, self.eps, self.exploration)
-        ranked, done = search.run(
+        ranked, done, cut_short = grow_trees(
+            observation,
+            knowledge,
             iteration_count(knowledge, budget * 0.8),
             self.rng,
-            started + budget * 0.98 if self.deadline else None,
+            threads=self.threads,
+            eps=self.eps,
+            exploration=self.exploration,
+            deadline=started + budget * 0.98 if self.deadline else None,
         )
-        self.cut_short += search.cut_short
+        self.cut_short += cut_short
         self.last_search = {
             "iterations": float(done),
             "seconds": clock.perf_counter() - started,
@@ -193,126 +197,113 @@ def iteration_count(
 NO_WORLDS = np.zeros((0, 4), dtype=np.int64)
 
 
-class TreeSearch:
-    """One decision's information-set trees (one per thread), grown in chunks.
+def grow_trees(
+    observation: Observation,
+    knowledge: Knowledge,
+    iterations: int,
+    rng: random.Random,
+    *,
+    threads: int,
+    eps: float,
+    exploration: float,
+    deadline: float | None = None,
+    worlds: np.ndarray = NO_WORLDS,
+) -> tuple[list[tuple[Card, float, float]], int, bool]:
+    """One decision's information-set trees (one per thread), each grown by ``iterations`` in
+    chunks, stopping early if the next chunk would pass ``deadline`` (when given).
 
     Worlds are dealt fresh in every iteration, uniformly among those the rules allow, unless
-    ``run`` is given ``worlds``: then each iteration draws one of them (the expert's
-    ``search=tree`` passes its worlds already weighted by what the calls and plays say).
+    ``worlds`` are given: then each iteration draws one of them (the expert's ``search=tree``
+    passes its worlds already weighted by what the calls and plays say). Returns every legal
+    card with its root visits and mean reward (points / 10), best first; the iterations run in
+    all; and whether the clock cut the search short.
     """
-
-    def __init__(
-        self,
-        observation: Observation,
-        knowledge: Knowledge,
-        threads: int,
-        eps: float,
-        exploration: float,
-    ) -> None:
-        self.observation = observation
-        self.knowledge = knowledge
-        self.threads = threads
-        self.eps = eps
-        self.exploration = exploration
-        self.cut_short = 0
-
-    def run(
-        self,
-        iterations: int,
-        rng: random.Random,
-        deadline: float | None,
-        worlds: np.ndarray = NO_WORLDS,
-    ) -> tuple[list[tuple[Card, float, float]], int]:
-        """Grow the trees by ``iterations`` each (stopping before ``deadline`` if one is
-        given); every legal card with its root visits and mean reward, best first, and the
-        iterations run in all."""
-        observation, knowledge = self.observation, self.knowledge
-        rules = observation.rules
-        trees = self.threads
-        capacity = iterations + 2
-        card = np.zeros((trees, capacity), dtype=np.int64)
-        mover = np.zeros((trees, capacity), dtype=np.int64)
-        child = np.full((trees, capacity), -1, dtype=np.int64)
-        sibling = np.full((trees, capacity), -1, dtype=np.int64)
-        visits = np.zeros((trees, capacity))
-        avail = np.zeros((trees, capacity))
-        totals = np.zeros((trees, capacity))
-        size = np.ones(trees, dtype=np.int64)
-        rngs = np.array(
-            [kernel.seed_state(rng.getrandbits(48))[0] for _ in range(trees)],
-            dtype=np.uint64,
-        )
-        trick = observation.trick
-        cards_in = kernel.trick_cards(trick.cards)
-        allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
-        sizes = np.array(knowledge.sizes, dtype=np.int64)
-        calls = kernel.calls_of(observation.calls)
-        won = np.array(observation.won, dtype=np.int64)
-        flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
-        chunk = -(-iterations // CHUNKS)
-        # With a deadline the first steps are an eighth of a chunk (the trees grow the same in
-        # any steps): a loaded machine is seen before a chunk has run.
-        first = chunk if deadline is None else max(1, chunk // 8)
-        steps = chunk_sizes(iterations, chunk, first)
-        done = 0
-        with kernel.threads_of(self.threads):
-            for index, step in enumerate(steps):
-                before = clock.perf_counter()
-                kernel.ismcts(
-                    card,
-                    mover,
-                    child,
-                    sibling,
-                    visits,
-                    avail,
-                    totals,
-                    size,
-                    rngs,
-                    step,
-                    observation.seat,
-                    knowledge.hand,
-                    knowledge.unseen,
-                    allowed,
-                    sizes,
-                    worlds,
-                    trick.leader,
-                    cards_in,
-                    len(trick.cards),
-                    not observation.tricks,
-                    knowledge.gone,
-                    knowledge.voids,
-                    calls,
-                    won,
-                    flags,
-                    scoring,
-                    self.eps,
-                    self.exploration,
-                )
-                done += step
-                now = clock.perf_counter()
-                if (
-                    deadline is not None
-                    and index + 1 < len(steps)
-                    and overruns(before, now, step, steps[index + 1], deadline)
-                ):
-                    self.cut_short += 1
-                    break
-        root_visits: dict[int, float] = {}
-        root_totals: dict[int, float] = {}
-        for t in range(trees):
-            node = child[t, 0]
-            while node >= 0:
-                c = int(card[t, node])
-                root_visits[c] = root_visits.get(c, 0.0) + visits[t, node]
-                root_totals[c] = root_totals.get(c, 0.0) + totals[t, node]
-                node = sibling[t, node]
-        ranked = [
-            (
-                Card(c),
-                root_visits.get(c, 0.0),
-                root_totals.get(c, 0.0) / root_visits[c] if root_visits.get(c) else 0.0,
+    rules = observation.rules
+    trees = threads
+    capacity = iterations + 2
+    card = np.zeros((trees, capacity), dtype=np.int64)
+    mover = np.zeros((trees, capacity), dtype=np.int64)
+    child = np.full((trees, capacity), -1, dtype=np.int64)
+    sibling = np.full((trees, capacity), -1, dtype=np.int64)
+    visits = np.zeros((trees, capacity))
+    avail = np.zeros((trees, capacity))
+    totals = np.zeros((trees, capacity))
+    size = np.ones(trees, dtype=np.int64)
+    rngs = np.array(
+        [kernel.seed_state(rng.getrandbits(48))[0] for _ in range(trees)],
+        dtype=np.uint64,
+    )
+    trick = observation.trick
+    cards_in = kernel.trick_cards(trick.cards)
+    allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
+    sizes = np.array(knowledge.sizes, dtype=np.int64)
+    calls = kernel.calls_of(observation.calls)
+    won = np.array(observation.won, dtype=np.int64)
+    flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
+    chunk = -(-iterations // CHUNKS)
+    # With a deadline the first steps are an eighth of a chunk (the trees grow the same in
+    # any steps): a loaded machine is seen before a chunk has run.
+    first = chunk if deadline is None else max(1, chunk // 8)
+    steps = chunk_sizes(iterations, chunk, first)
+    done, cut_short = 0, False
+    with kernel.threads_of(threads):
+        for index, step in enumerate(steps):
+            before = clock.perf_counter()
+            kernel.ismcts(
+                card,
+                mover,
+                child,
+                sibling,
+                visits,
+                avail,
+                totals,
+                size,
+                rngs,
+                step,
+                observation.seat,
+                knowledge.hand,
+                knowledge.unseen,
+                allowed,
+                sizes,
+                worlds,
+                trick.leader,
+                cards_in,
+                len(trick.cards),
+                not observation.tricks,
+                knowledge.gone,
+                knowledge.voids,
+                calls,
+                won,
+                flags,
+                scoring,
+                eps,
+                exploration,
             )
-            for c in observation.legal_cards
-        ]
-        ranked.sort(key=lambda item: (-item[1], -round(item[2], 9), int(item[0])))
-        return ranked, done * trees
+            done += step
+            now = clock.perf_counter()
+            if (
+                deadline is not None
+                and index + 1 < len(steps)
+                and overruns(before, now, step, steps[index + 1], deadline)
+            ):
+                cut_short = True
+                break
+    root_visits: dict[int, float] = {}
+    root_totals: dict[int, float] = {}
+    for t in range(trees):
+        node = child[t, 0]
+        while node >= 0:
+            c = int(card[t, node])
+            root_visits[c] = root_visits.get(c, 0.0) + visits[t, node]
+            root_totals[c] = root_totals.get(c, 0.0) + totals[t, node]
+            node = sibling[t, node]
+    ranked = [
+        (
+            Card(c),
+            root_visits.get(c, 0.0),
+            root_totals.get(c, 0.0) / root_visits[c] if root_visits.get(c) else 0.0,
+        )
+        for c in observation.legal_cards
+    ]
+    ranked.sort(key=lambda item: (-item[1], -round(item[2], 9), int(item[0])))
+    return ranked, done * trees, cut_short
