@@ -148,10 +148,11 @@ def test_the_tree_hands_the_last_cards_to_the_exact_solves() -> None:
     tree, flat = make_player(f"{base}, search=tree)"), make_player(f"{base})")
     assert tree.rank_cards(seen) == flat.rank_cards(seen)  # type: ignore[attr-defined]
     assert tree.last_search["solves"] > 0  # type: ignore[attr-defined]
-    to_the_end = make_player(f"{base}, search=tree, solve_below=0)")
-    to_the_end.rank_cards(seen)  # type: ignore[attr-defined]
-    assert to_the_end.last_search["iterations"] > 0  # type: ignore[attr-defined]
-    assert "solves" not in to_the_end.last_search  # type: ignore[attr-defined]
+    for solve_below, solved in ((4, True), (3, False), (0, False)):
+        player = make_player(f"{base}, search=tree, solve_below={solve_below})")
+        player.rank_cards(seen)  # type: ignore[attr-defined]
+        assert ("solves" in player.last_search) is solved  # type: ignore[attr-defined]
+        assert ("iterations" in player.last_search) is not solved  # type: ignore[attr-defined]
 
 
 def test_deal_world_keeps_every_constraint() -> None:

@@ -83,8 +83,9 @@ SETTLED_Z = 3.0
 SEARCH = ("flat", "tree")
 """How cards are chosen: each candidate played out in every world by the policy (exact solves
 near the end), or an information-set tree (the IS-MCTS of :mod:`callbreak.players.ismcts`)
-grown over the expert's own weighted worlds instead of uniform ones, down to ``solve_below``
-cards in hand (the exact solves then; ``solve_below=0`` keeps the tree to the end)."""
+grown over the expert's own weighted worlds instead of uniform ones, while more than
+``solve_below`` cards are in hand (the exact solves then; ``solve_below=0`` keeps the tree to
+the end)."""
 TREE_WORLDS_SHARE = 0.2
 """With ``search=tree``, the share of a decision's search time spent drawing (and weighing)
 the worlds the tree is grown over; the rest grows the tree."""
@@ -205,7 +206,10 @@ class ExpertPlayer:
         )
         if not calling:
             # The tree hands the last ``solve_below`` cards to the flat search's exact solves.
-            searches = ("ismcts", "evaluate") if self.search == "tree" else ("evaluate",)
+            tree = self.search == "tree"
+            searches: tuple[str, ...] = ("ismcts",) if tree and self.solve_below < 13 else ()
+            if not tree or self.solve_below > 0:
+                searches += ("evaluate",)
             return (*worlds, *searches)
         if self.calls == "model":
             return ("hand_strength",)
