@@ -137,6 +137,13 @@ def test_the_expert_searching_by_tree_sees_nothing_of_other_hands() -> None:
     assert _seen(match) == seen and _seen(call_match) == call_seen
     assert make_player(spec).rank_cards(_seen(match)) == before  # type: ignore[attr-defined]
     assert make_player(spec).call(_seen(call_match)) == call_before  # type: ignore[attr-defined]
+    # and at the end of the deal, where the tree hands over to the exact solves
+    late = _midway(seed=5, tricks=9)
+    late_seen = _seen(late)
+    late_before = make_player(spec).rank_cards(late_seen)  # type: ignore[attr-defined]
+    swap_hidden(late.deal, late_seen.seat)
+    assert _seen(late) == late_seen
+    assert make_player(spec).rank_cards(_seen(late)) == late_before  # type: ignore[attr-defined]
 
 
 def test_the_tree_hands_the_last_cards_to_the_exact_solves() -> None:
