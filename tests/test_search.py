@@ -147,8 +147,9 @@ def test_the_expert_searching_by_tree_sees_nothing_of_other_hands() -> None:
 
 
 def test_the_tree_hands_the_last_cards_to_the_exact_solves() -> None:
-    """Below ``solve_below`` cards the tree-searching expert decides as the flat one does (the
-    same solves, the same ranking for the same seed); ``solve_below=0`` keeps the tree."""
+    """With ``solve_below`` cards or fewer the tree-searching expert decides as the flat one
+    does (the same solves, the same ranking for the same seed); ``solve_below=0`` keeps the
+    tree."""
     seen = _seen(_midway(seed=5, tricks=9))
     assert len(seen.hand) == 4 and len(seen.legal_cards) > 1
     base = "expert(time=0.03, seed=1, deadline=false"
