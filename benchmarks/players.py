@@ -13,6 +13,7 @@ import argparse
 import statistics
 
 from callbreak.game import Match
+from callbreak.players import PlayerError
 from callbreak.players.expert import ExpertPlayer
 from callbreak.seating import make_player, play_match
 from callbreak.warmup import warm_up
@@ -65,6 +66,11 @@ def main() -> None:
     parser.add_argument("--rules", default="strict")
     parser.add_argument("--options", default="", help="the expert's options, as in its spec")
     args = parser.parse_args()
+    if args.options:
+        try:  # a bad option is one clear error before anything is timed
+            make_player(f"expert(time={args.time}, {args.options})")
+        except PlayerError as error:
+            parser.error(f"--options: {error}")
     print(f"warm-up (loading the compiled kernel): {warm_up():.1f} s, not counted below")
     for level in ("random", "beginner", "intermediate"):
         times = time_level(f"{level}(seed={{seed}})", args.matches * 5, args.rules)
