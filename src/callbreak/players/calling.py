@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import random
 from collections.abc import Sequence
 from statistics import NormalDist
 
@@ -18,6 +19,7 @@ import numpy as np
 
 from callbreak.cards import SUIT_MASKS, Suit
 from callbreak.game import Observation
+from callbreak.players import kernel
 from callbreak.players.kernel import hand_strength
 from callbreak.rules import Rules, score_deal
 
@@ -29,11 +31,13 @@ __all__ = [
     "call_features",
     "call_lookup",
     "call_table",
+    "candidate_calls",
     "expected_tricks",
     "first_place_chance",
     "first_place_chance_ahead",
     "model_distribution",
     "normal_distribution",
+    "simulated_call",
     "sure_tricks",
 ]
 
@@ -67,6 +71,42 @@ def sure_tricks(hand: int) -> int:
 def expected_tricks(hand: int) -> float:
     """A finer estimate of the tricks a 13-card hand takes (see ``kernel.hand_strength``)."""
     return float(hand_strength(hand))
+
+
+def candidate_calls(hand: int, rules: Rules) -> list[int]:
+    """The calls a search weighs for ``hand``: those within 3.5 tricks of its expected count
+    (the lowest call if none is), since a call further off never has the best value."""
+    estimate = expected_tricks(hand)
+    return [call for call in rules.call_range() if abs(call - estimate) <= 3.5] or [rules.min_call]
+
+
+def simulated_call(
+    worlds: np.ndarray,
+    world_calls: np.ndarray,
+    observation: Observation,
+    candidates: Sequence[int],
+    rollouts: int,
+    eps: float,
+    rng: random.Random,
+) -> int:
+    """The candidate call with the best expected score when ``worlds`` are played out by the
+    kernel's policy from the first lead (``rollouts`` times each), the other seats calling
+    ``world_calls``; of values level to within 1e-9, the first candidate. ``world_calls`` is
+    changed in the seat's column."""
+    rules = observation.rules
+    flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
+    leader = (observation.dealer + 1) % 4
+    best, best_value = candidates[0], -1e9
+    for call in candidates:
+        world_calls[:, observation.seat] = call
+        won = kernel.simulate(
+            worlds, leader, world_calls, flags, scoring, rollouts, eps, rng.getrandbits(48)
+        )
+        histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
+        value = dict(call_table(list(histogram / histogram.sum()), rules))[call]
+        if value > best_value + 1e-9:
+            best, best_value = call, value
+    return best
 
 
 def normal_distribution(mean: float, spread: float) -> list[float]:
@@ -124,8 +164,12 @@ def best_call(
             )
             for call, value in table
         ]
-    best = max(table, key=lambda item: (round(item[1], 9), -item[0]))
-    return best[0], table
+    return _best_of(table), table
+
+
+def _best_of(table: Sequence[tuple[int, float]]) -> int:
+    """The call of highest value in ``table``; of calls level to 9 places, the lowest."""
+    return max(table, key=lambda item: (round(item[1], 9), -item[0]))[0]
 
 
 @functools.cache
@@ -135,7 +179,7 @@ def call_lookup(rules: Rules) -> np.ndarray:
     calls = []
     for index in range(14 * 20):
         table = call_table(normal_distribution(index / 20, HAND_SPREAD), rules)
-        calls.append(max(table, key=lambda item: (item[1], -item[0]))[0])
+        calls.append(_best_of(table))
     return np.array(calls, dtype=np.int64)
 
 

@@ -31,6 +31,7 @@ from callbreak.players import kernel
 from callbreak.players.calling import (
     call_lookup,
     call_table,
+    candidate_calls,
     expected_tricks,
     first_place_chance,
     first_place_chance_ahead,
@@ -237,10 +238,7 @@ class ExpertPlayer:
         budget = self._budget(time, allotted)
         rules = observation.rules
         knowledge = Knowledge.from_observation(observation)
-        estimate = expected_tricks(knowledge.hand)
-        candidates = [call for call in rules.call_range() if abs(call - estimate) <= 3.5] or [
-            rules.min_call
-        ]
+        candidates = candidate_calls(knowledge.hand, rules)
         model = model_distribution(knowledge.hand, observation)
         if self.calls == "model":  # the fitted model alone: no search
             ranked = [

@@ -24,7 +24,7 @@ import numpy as np
 from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
-from callbreak.players.calling import call_lookup, call_table, expected_tricks
+from callbreak.players.calling import call_lookup, candidate_calls, simulated_call
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import chunk_sizes, overruns
 from callbreak.spec import format_spec
@@ -104,8 +104,7 @@ class IsmctsPlayer:
         budget = self._budget(time)
         rules = observation.rules
         knowledge = Knowledge.from_observation(observation)
-        estimate = expected_tricks(knowledge.hand)
-        candidates = [c for c in rules.call_range() if abs(c - estimate) <= 3.5] or [rules.min_call]
+        candidates = candidate_calls(knowledge.hand, rules)
         per_world = len(candidates) * CALL_ROLLOUTS * 52 * kernel.SECONDS_PER_PLAYOUT_CARD
         per_world = per_world / self.threads + SECONDS_PER_WORLD_SAMPLED
         count = max(32, min(20_000, int(budget * 0.8 / per_world)))
@@ -123,26 +122,10 @@ class IsmctsPlayer:
         known = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
         played = np.array(knowledge.played_by, dtype=np.int64)
         world_calls = kernel.world_calls(worlds, known, played, call_lookup(rules))
-        flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
-        leader = (observation.dealer + 1) % 4
-        best, best_value = candidates[0], -1e9
         with kernel.threads_of(self.threads):
-            for call in candidates:
-                world_calls[:, observation.seat] = call
-                won = kernel.simulate(
-                    worlds,
-                    leader,
-                    world_calls,
-                    flags,
-                    scoring,
-                    CALL_ROLLOUTS,
-                    self.eps,
-                    self.rng.getrandbits(48),
-                )
-                histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
-                value = dict(call_table(list(histogram / histogram.sum()), rules))[call]
-                if value > best_value + 1e-9:
-                    best, best_value = call, value
+            best = simulated_call(
+                worlds, world_calls, observation, candidates, CALL_ROLLOUTS, self.eps, self.rng
+            )
         self.last_search = {
             "worlds": float(len(worlds)),
             "seconds": clock.perf_counter() - started,

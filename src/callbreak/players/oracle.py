@@ -23,7 +23,7 @@ from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.base import PlayerError
-from callbreak.players.calling import call_lookup, call_table, expected_tricks
+from callbreak.players.calling import call_lookup, candidate_calls, simulated_call
 from callbreak.players.expert import TT_BITS
 from callbreak.players.knowledge import Knowledge
 from callbreak.spec import format_spec
@@ -85,30 +85,12 @@ class OraclePlayer:
         """The call with the best expected score over policy playouts of the true deal."""
         world = self._world(observation)
         rules = observation.rules
-        estimate = expected_tricks(observation.hand.mask)
-        candidates = [c for c in rules.call_range() if abs(c - estimate) <= 3.5] or [rules.min_call]
+        candidates = candidate_calls(observation.hand.mask, rules)
         known = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
         calls = kernel.world_calls(world, known, np.zeros(4, dtype=np.int64), call_lookup(rules))
-        flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
-        leader = (observation.dealer + 1) % 4
-        best, best_value = candidates[0], -1e9
-        for call in candidates:
-            calls[:, observation.seat] = call
-            won = kernel.simulate(
-                world,
-                leader,
-                calls,
-                flags,
-                scoring,
-                self.rollouts,
-                self.eps,
-                self.rng.getrandbits(48),
-            )
-            histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
-            value = dict(call_table(list(histogram / histogram.sum()), rules))[call]
-            if value > best_value + 1e-9:
-                best, best_value = call, value
-        return best
+        return simulated_call(
+            world, calls, observation, candidates, self.rollouts, self.eps, self.rng
+        )
 
     def play(self, observation: Observation, *, time: float | None = None) -> Card:
         """The card with the best value in the true deal."""
