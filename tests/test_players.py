@@ -410,6 +410,8 @@ def test_advice_ranks_calls_and_cards() -> None:
     advice = advise(seen, time=0.1, seed=1)
     assert advice.kind == "play"
     assert {option.action for option in advice.options} == set(seen.legal_cards)
+    card_values = [option.value for option in advice.options]
+    assert card_values == sorted(card_values, reverse=True)  # type: ignore[type-var]
     assert advice.summary().startswith("play ")
 
 

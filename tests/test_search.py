@@ -153,7 +153,7 @@ def test_the_tree_hands_the_last_cards_to_the_exact_solves() -> None:
     seen = _seen(_midway(seed=5, tricks=9))
     assert len(seen.hand) == 4 and len(seen.legal_cards) > 1
     base = "expert(time=0.03, seed=1, deadline=false"
-    tree, flat = make_player(f"{base}, search=tree)"), make_player(f"{base})")
+    tree, flat = make_player(f"{base}, search=tree)"), make_player(f"{base}, search=flat)")
     assert tree.rank_cards(seen) == flat.rank_cards(seen)  # type: ignore[attr-defined]
     assert tree.last_search["solves"] > 0  # type: ignore[attr-defined]
     for solve_below, solved in ((4, True), (3, False), (0, False)):
@@ -218,22 +218,25 @@ def test_the_true_world_is_likelier_than_most_under_the_model_of_play() -> None:
     assert (pool_values < true_value).mean() > 0.8
 
 
-def test_inference_uses_only_what_the_seat_may_know() -> None:
+@pytest.mark.parametrize("search", ["flat", "tree"])
+def test_inference_uses_only_what_the_seat_may_know(search: str) -> None:
     match = _midway(seed=13, tricks=6)
     seen = _seen(match)
-    player = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays")
+    player = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays", search=search)
     knowledge = Knowledge.from_observation(seen)
     events, won = play_events(seen)
     worlds = player._worlds(seen, knowledge, 64)
-    ranked = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays").rank_cards(seen)
+    ranked = ExpertPlayer(
+        time=0.05, seed=2, deadline=False, inference="plays", search=search
+    ).rank_cards(seen)
     swap_hidden(match.deal, seen.seat)
     changed = _seen(match)
     assert changed == seen
     again, again_won = play_events(changed)
     assert np.array_equal(events, again) and np.array_equal(won, again_won)
-    fresh = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays")
+    fresh = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays", search=search)
     assert np.array_equal(fresh._worlds(changed, Knowledge.from_observation(changed), 64), worlds)
-    replay = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays")
+    replay = ExpertPlayer(time=0.05, seed=2, deadline=False, inference="plays", search=search)
     assert replay.rank_cards(changed) == ranked
 
 
@@ -246,8 +249,8 @@ def test_inference_uses_only_what_the_seat_may_know() -> None:
         ("inference=rules, calls=blend", False),
         ("calls=model, situation=every", False),
         ("spend=deal, inference=plays, calls=model", True),
-        ("search=tree", True),
-        ("search=tree, inference=plays, spend=deal", False),
+        ("search=flat", True),
+        ("search=flat, inference=calls, spend=deal", False),
     ],
 )
 def test_expert_options_play_legally_and_repeat(options: str, twice: bool) -> None:
@@ -265,17 +268,24 @@ def test_expert_options_play_legally_and_repeat(options: str, twice: bool) -> No
         assert run() == first
 
 
-def test_todays_expert_is_the_default_and_options_show_in_the_spec() -> None:
+def test_the_default_expert_and_options_show_in_the_spec() -> None:
     assert make_player("expert(time=0.5, seed=1)").spec == "expert(time=0.5, seed=1)"
-    spec = "expert(time=0.5, inference=plays, calls=model, situation=every, spend=deal)"
+    # The default is the tree over worlds weighted by calls and plays (docs/strength.md).
+    default = make_player("expert")
+    assert isinstance(default, ExpertPlayer)
+    assert (default.search, default.inference, default.play_temperature) == ("tree", "plays", 2)
+    assert default.solve_below == 5
+    spec = "expert(time=0.5, inference=calls, calls=model, situation=every, spend=deal)"
     assert make_player(spec).spec == spec
+    flat = "expert(time=0.1, inference=calls, play_temperature=0.5, search=flat)"
+    assert make_player(flat).spec == flat
     with pytest.raises(PlayerError, match="inference must be one of rules, calls, plays"):
         make_player("expert(inference=cards)")
     with pytest.raises(PlayerError, match="spend must be"):
         make_player("expert(spend=all)")
     with pytest.raises(PlayerError, match="search must be one of flat, tree"):
         make_player("expert(search=deep)")
-    assert make_player("expert(time=0.1, search=tree)").spec == "expert(time=0.1, search=tree)"
+    assert make_player("expert(time=0.1, search=tree)").spec == "expert(time=0.1)"
 
 
 def test_call_model_and_the_match_situation() -> None:

@@ -77,7 +77,10 @@ class Advice:
 
 def advise(observation: Observation, *, time: float = 0.5, seed: int | None = None) -> Advice:
     """Rank the legal calls or cards of the seat to act, with their expected scores."""
-    expert = ExpertPlayer(time=time, seed=seed)
+    # The flat search weighs every card in the same worlds, so the values a person sees
+    # compare, and the best has the highest; the tree ranks by visits, and a card it tried
+    # less may show a higher mean by chance.
+    expert = ExpertPlayer(time=time, seed=seed, search="flat")
     if observation.legal_calls:
         ranked_calls = expert.rank_calls(observation)
         return Advice(

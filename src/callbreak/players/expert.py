@@ -2,13 +2,16 @@
 
 Belief: the unseen cards are dealt to the other seats many times over, consistent with
 everything the rules have revealed (:mod:`callbreak.players.knowledge`), and each such world is
-weighted by how likely the other seats' calls are for the hands it gives them; the worlds are
-then resampled by weight. Decision: each candidate card is played in every world and the deal
-is finished by the policy for every seat (several playouts per world), or solved exactly by
-max^n search once few cards remain. A card's value is the seat's expected deal score under the
-profile's scoring, so a made call counts far more than an overtrick. Calls are chosen the same
-way: the deal is simulated for each candidate call and the call with the best expected score
-(and, in the last deal, the best chance of finishing first) is made.
+weighted by how likely the other seats' calls and plays are for the hands it gives them
+(:mod:`callbreak.players.inference`); the worlds are then resampled by weight. Decision: an
+information-set tree (:func:`callbreak.players.ismcts.grow_trees`) is grown over those worlds
+while more than ``solve_below`` cards are in hand; after that each candidate card is played in
+every world and the deal solved exactly by max^n search. With ``search=flat`` every candidate is
+played in every world throughout, the deal finished by the policy for every seat. A card's value
+is the seat's expected deal score under the profile's scoring, so a made call counts far more
+than an overtrick. Calls are chosen by simulation: the deal is played out for each candidate
+call and the call with the best expected score (and, in the last deal, the best chance of
+finishing first) is made.
 
 The amount of search is fixed by the ``time`` budget through a cost model, not by the clock,
 so that a seed always gives the same decision; the clock only cuts a search short when the
@@ -124,13 +127,13 @@ class ExpertPlayer:
         win_weight: float = 4.0,
         call_spread: float = 1.5,
         call_shift: float = 0.0,
-        inference: str = "calls",
-        play_temperature: float = 0.5,
+        inference: str = "plays",
+        play_temperature: float = 2.0,
         pool: int = 3,
         calls: str = "simulate",
         situation: str = "last",
         spend: str = "even",
-        search: str = "flat",
+        search: str = "tree",
     ) -> None:
         if not 0.01 <= time <= 600:
             raise ValueError(f"time must be 0.01-600 seconds, not {time}")
