@@ -111,7 +111,9 @@ def _spec(**given: object) -> str:
 
 
 class ExpertPlayer:
-    """Determinized search (PIMC) over weighted samples of the hidden hands."""
+    """Search under hidden information over weighted samples of the hidden hands: an
+    information-set tree over them (``search=tree``, the default) or determinized search
+    (PIMC, ``search=flat``), exact solves near the end."""
 
     def __init__(
         self,
