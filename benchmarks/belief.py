@@ -4,8 +4,9 @@ Run: ``python benchmarks/belief.py RECORD_DIR [--deals N] [--worlds W] [--temper
 [--extra SPEC]``.
 At every card decision of every seat in the records' deals (each seat's view, rebuilt from the
 record: only its own hand and the public plays), the expert's sampler draws ``W`` worlds with
-each kind of inference: the rules alone (``inference=rules``), the calls (``calls``, today's
-expert) and the calls and plays (``plays``, at each temperature). For every card the seat
+each kind of inference: the rules alone (``inference=rules``), the calls (``calls``, the
+expert's default until 2026-12-02) and the calls and plays (``plays``, at each temperature; the
+default since then is 2). For every card the seat
 cannot see, the share of worlds that put it in the hand that really holds it is the belief's
 mass on the truth; the script prints its mean per trick (1-13) for each kind. With three other
 hands a uniform guess gives about 1/3 at the first trick. A second table gives the share of the

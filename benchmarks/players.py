@@ -2,9 +2,10 @@
 
 Run: ``python benchmarks/players.py [--matches N] [--time T] [--rules R] [--options O]``. Each
 level plays whole matches in seat 0 against three intermediate players; every decision of seat
-0 is timed. For the expert it also prints playouts per second (of the flat search) and the
-median and 95th percentile of its decision times at the given budget (the default budget is
-1.0 s per decision), with its default options or the given ones (``--options search=flat``).
+0 is timed. For the expert it also prints the median and 95th percentile of its decision times
+at the given budget (the default budget is 1.0 s per decision), with its default options or the
+given ones (``--options "inference=calls, search=flat"``), and the playouts per second of the
+flat search when it is the one timed (the default tree counts iterations, not playouts).
 """
 
 from __future__ import annotations

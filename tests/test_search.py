@@ -84,15 +84,6 @@ def test_ismcts_is_deterministic_for_a_seed_and_rebuilds_from_its_spec() -> None
     assert calls[0] == calls[1] and calls[0] in seen_call.legal_calls
 
 
-def test_ismcts_sees_nothing_of_other_hands() -> None:
-    match = _midway(seed=5)
-    seen = _seen(match)
-    before = IsmctsPlayer(time=0.03, seed=1, deadline=False).rank_cards(seen)
-    swap_hidden(match.deal, seen.seat)
-    after = IsmctsPlayer(time=0.03, seed=1, deadline=False).rank_cards(_seen(match))
-    assert before == after
-
-
 def test_the_tree_grows_over_the_worlds_it_is_given() -> None:
     """``search=tree`` hands its own weighted worlds to the IS-MCTS kernel: the trees must
     come out of those worlds, not of fresh uniform deals (two different single worlds, the
@@ -124,26 +115,38 @@ def test_the_tree_grows_over_the_worlds_it_is_given() -> None:
     assert all(int(w[seen.seat]) == knowledge.hand for w in worlds)
 
 
-def test_the_expert_searching_by_tree_sees_nothing_of_other_hands() -> None:
-    match = _midway(seed=7, tricks=4)
-    seen = _seen(match)
-    spec = "expert(time=0.03, seed=1, deadline=false, search=tree, inference=plays)"
-    before = make_player(spec).rank_cards(seen)  # type: ignore[attr-defined]
-    call_match = Match("strict", seed=8)
-    call_seen = _seen(call_match)
-    call_before = make_player(spec).call(call_seen)  # type: ignore[attr-defined]
-    swap_hidden(match.deal, seen.seat)
-    swap_hidden(call_match.deal, call_seen.seat)
-    assert _seen(match) == seen and _seen(call_match) == call_seen
-    assert make_player(spec).rank_cards(_seen(match)) == before  # type: ignore[attr-defined]
-    assert make_player(spec).call(_seen(call_match)) == call_before  # type: ignore[attr-defined]
-    # and at the end of the deal, where the tree hands over to the exact solves
-    late = _midway(seed=5, tricks=9)
-    late_seen = _seen(late)
-    late_before = make_player(spec).rank_cards(late_seen)  # type: ignore[attr-defined]
-    swap_hidden(late.deal, late_seen.seat)
-    assert _seen(late) == late_seen
-    assert make_player(spec).rank_cards(_seen(late)) == late_before  # type: ignore[attr-defined]
+def _fourth_caller(seed: int) -> Match:
+    """A match whose fourth seat is to call, three calls heard."""
+    match = Match("strict", seed=seed)
+    for _ in range(3):
+        match.call(3)
+    return match
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "expert(time=0.03, seed=1, deadline=false)",  # the default: the tree, plays inference
+        "expert(time=0.03, seed=1, deadline=false, inference=calls, search=flat)",
+        "ismcts(time=0.03, seed=1, deadline=false)",
+    ],
+)
+def test_a_search_player_sees_nothing_of_other_hands(spec: str) -> None:
+    """Mid-deal, near the end (where the tree hands over to the exact solves), at the first
+    call and at the fourth (calls heard): the same decision after the other seats' hidden
+    cards change."""
+    for match in (_midway(seed=7, tricks=4), _midway(seed=5, tricks=9)):
+        seen = _seen(match)
+        before = make_player(spec).rank_cards(seen)  # type: ignore[attr-defined]
+        swap_hidden(match.deal, seen.seat)
+        assert _seen(match) == seen
+        assert make_player(spec).rank_cards(_seen(match)) == before  # type: ignore[attr-defined]
+    for match in (Match("strict", seed=8), _fourth_caller(seed=8)):
+        seen = _seen(match)
+        call_before = make_player(spec).call(seen)  # type: ignore[attr-defined]
+        swap_hidden(match.deal, seen.seat)
+        assert _seen(match) == seen
+        assert make_player(spec).call(_seen(match)) == call_before  # type: ignore[attr-defined]
 
 
 def test_the_tree_hands_the_last_cards_to_the_exact_solves() -> None:

@@ -201,10 +201,10 @@ def test_each_search_player_names_the_kernel_functions_its_decisions_call(
     fast = {"time": 0.01, "deadline": False, "seed": 1}
     players = [
         ExpertPlayer(**fast),  # type: ignore[arg-type]
-        ExpertPlayer(inference="plays", **fast),  # type: ignore[arg-type]
+        ExpertPlayer(search="flat", **fast),  # type: ignore[arg-type]
         ExpertPlayer(inference="rules", calls="model", **fast),  # type: ignore[arg-type]
-        ExpertPlayer(search="tree", **fast),  # type: ignore[arg-type]
-        ExpertPlayer(search="tree", inference="plays", **fast),  # type: ignore[arg-type]
+        ExpertPlayer(search="flat", inference="calls", **fast),  # type: ignore[arg-type]
+        ExpertPlayer(search="tree", inference="calls", **fast),  # type: ignore[arg-type]
         IsmctsPlayer(**fast),  # type: ignore[arg-type]
         OraclePlayer(seed=1, rollouts=2),
     ]

@@ -75,10 +75,11 @@ def _play_warm_up() -> float:
     match = Match("strict(deals=1)", seed="warm-up")
     # In the order a first match against the browser's default opponents (three experts) needs
     # them: the default expert calls first and leads the first trick, so its calls' search and
-    # then its cards' are ready before the rest (the model of play, IS-MCTS, the solver).
+    # then its cards' (the model of play, the tree, the solver) are ready before the rest (the
+    # flat search the advisor uses, IS-MCTS).
     players: list[Player] = [
         ExpertPlayer(time=0.02, seed=0, deadline=False),
-        ExpertPlayer(time=0.02, seed=1, deadline=False, inference="plays"),
+        ExpertPlayer(time=0.02, seed=1, deadline=False, search="flat"),
         IsmctsPlayer(time=0.02, seed=2, deadline=False),
         advanced,
     ]
