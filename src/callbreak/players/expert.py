@@ -257,7 +257,7 @@ class ExpertPlayer:
         count = self._world_count(per_world, budget)
         worlds = self._worlds(observation, knowledge, count)
         leader = (observation.dealer + 1) % 4
-        known = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
+        known = kernel.known_calls(observation.calls)
         played = np.array(knowledge.played_by, dtype=np.int64)
         world_calls = kernel.world_calls(worlds, known, played, call_lookup(rules))
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
@@ -556,7 +556,7 @@ class ExpertPlayer:
         self, pool: np.ndarray, observation: Observation, knowledge: Knowledge
     ) -> np.ndarray:
         """How likely each world makes the calls already heard (a call of 5 means strength)."""
-        calls = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
+        calls = kernel.known_calls(observation.calls)
         played = np.array(knowledge.played_by, dtype=np.int64)
         return kernel.call_weights(pool, calls, played, observation.seat, self.call_spread)
 

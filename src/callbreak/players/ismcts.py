@@ -119,7 +119,7 @@ class IsmctsPlayer:
             self.rng.getrandbits(48),
         )
         worlds = worlds[worlds[:, 0] >= 0]
-        known = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
+        known = kernel.known_calls(observation.calls)
         played = np.array(knowledge.played_by, dtype=np.int64)
         world_calls = kernel.world_calls(worlds, known, played, call_lookup(rules))
         with kernel.threads_of(self.threads):

@@ -132,6 +132,12 @@ def calls_of(calls: Sequence[int | None]) -> np.ndarray:
     return np.array([call or 0 for call in calls], dtype=np.int64)
 
 
+def known_calls(calls: Sequence[int | None]) -> np.ndarray:
+    """The calls heard so far as ``world_calls`` and ``call_weights`` read them: -1 for a seat
+    yet to call."""
+    return np.array([-1 if call is None else call for call in calls], dtype=np.int64)
+
+
 # Desire for tricks, in the policy.
 NEED = 2  # still short of the call
 HAPPY = 1  # call made; more tricks are welcome (overtrick scoring) or one more is fine

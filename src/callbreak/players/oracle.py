@@ -86,7 +86,7 @@ class OraclePlayer:
         world = self._world(observation)
         rules = observation.rules
         candidates = candidate_calls(observation.hand.mask, rules)
-        known = np.array([-1 if c is None else c for c in observation.calls], dtype=np.int64)
+        known = kernel.known_calls(observation.calls)
         calls = kernel.world_calls(world, known, np.zeros(4, dtype=np.int64), call_lookup(rules))
         return simulated_call(
             world, calls, observation, candidates, self.rollouts, self.eps, self.rng
