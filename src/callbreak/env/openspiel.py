@@ -332,8 +332,8 @@ class CallbreakState(pyspiel.State):  # type: ignore[misc]  # pyspiel is untyped
                 pool = pool[size:]
             return out
         knowledge = Knowledge.from_observation(self.observation_of(player))
-        allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
-        sizes = np.array(knowledge.sizes, dtype=np.int64)
+        allowed = knowledge.allowed_array()
+        sizes = knowledge.sizes_array()
         worlds = kernel.sample_worlds(
             1, player, knowledge.hand, knowledge.unseen, allowed, sizes, rng.getrandbits(62)
         )

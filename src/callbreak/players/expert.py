@@ -258,7 +258,7 @@ class ExpertPlayer:
         worlds = self._worlds(observation, knowledge, count)
         leader = (observation.dealer + 1) % 4
         known = kernel.known_calls(observation.calls)
-        played = np.array(knowledge.played_by, dtype=np.int64)
+        played = knowledge.played_array()
         world_calls = kernel.world_calls(worlds, known, played, call_lookup(rules))
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
         ranked = []
@@ -522,8 +522,8 @@ class ExpertPlayer:
         """``count`` worlds consistent with the knowledge, resampled by the likelihood of the
         calls (and of the plays, with ``inference=plays``)."""
         seat = observation.seat
-        allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
-        sizes = np.array(knowledge.sizes, dtype=np.int64)
+        allowed = knowledge.allowed_array()
+        sizes = knowledge.sizes_array()
 
         def sample(allowed: np.ndarray) -> np.ndarray:
             pool = kernel.sample_worlds(
@@ -557,7 +557,7 @@ class ExpertPlayer:
     ) -> np.ndarray:
         """How likely each world makes the calls already heard (a call of 5 means strength)."""
         calls = kernel.known_calls(observation.calls)
-        played = np.array(knowledge.played_by, dtype=np.int64)
+        played = knowledge.played_array()
         return kernel.call_weights(pool, calls, played, observation.seat, self.call_spread)
 
 

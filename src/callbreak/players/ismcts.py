@@ -108,19 +108,19 @@ class IsmctsPlayer:
         per_world = len(candidates) * CALL_ROLLOUTS * 52 * kernel.SECONDS_PER_PLAYOUT_CARD
         per_world = per_world / self.threads + SECONDS_PER_WORLD_SAMPLED
         count = max(32, min(20_000, int(budget * 0.8 / per_world)))
-        allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
+        allowed = knowledge.allowed_array()
         worlds = kernel.sample_worlds(
             count,
             observation.seat,
             knowledge.hand,
             knowledge.unseen,
             allowed,
-            np.array(knowledge.sizes, dtype=np.int64),
+            knowledge.sizes_array(),
             self.rng.getrandbits(48),
         )
         worlds = worlds[worlds[:, 0] >= 0]
         known = kernel.known_calls(observation.calls)
-        played = np.array(knowledge.played_by, dtype=np.int64)
+        played = knowledge.played_array()
         world_calls = kernel.world_calls(worlds, known, played, call_lookup(rules))
         with kernel.threads_of(self.threads):
             best = simulated_call(
@@ -218,8 +218,8 @@ def grow_trees(
     )
     trick = observation.trick
     cards_in = kernel.trick_cards(trick.cards)
-    allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
-    sizes = np.array(knowledge.sizes, dtype=np.int64)
+    allowed = knowledge.allowed_array()
+    sizes = knowledge.sizes_array()
     calls = kernel.calls_of(observation.calls)
     won = np.array(observation.won, dtype=np.int64)
     flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)

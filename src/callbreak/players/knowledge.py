@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from callbreak.cards import SPADE_MASK, SUIT_MASKS
 from callbreak.game import Observation
 from callbreak.rules import trick_step
@@ -52,6 +54,21 @@ class Knowledge:
         if seat == self.seat:
             return self.hand
         return self.unseen & ~self.excluded[seat]
+
+    # The same facts as the compiled kernel reads them (:mod:`callbreak.players.kernel`): one
+    # array per seat, made fresh on each call so that no caller shares a buffer with another.
+
+    def allowed_array(self) -> np.ndarray:
+        """``allowed(seat)`` for every seat, as the kernel's world samplers read it."""
+        return np.array([self.allowed(seat) for seat in range(4)], dtype=np.int64)
+
+    def sizes_array(self) -> np.ndarray:
+        """How many cards each seat holds now, as the kernel's world samplers read it."""
+        return np.array(self.sizes, dtype=np.int64)
+
+    def played_array(self) -> np.ndarray:
+        """The cards each seat has played, as the kernel's weighing of calls reads them."""
+        return np.array(self.played_by, dtype=np.int64)
 
     @classmethod
     def from_observation(cls, observation: Observation) -> Knowledge:
