@@ -6,15 +6,19 @@ them)."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 
 import numpy as np
 import pytest
 
 from callbreak.arena import compare
+from callbreak.cards import CardSet
 from callbreak.game import Match, Observation
 from callbreak.players import LEVELS, MEASURING, PlayerError, kernel
 from callbreak.players.calling import (
+    call_bounds,
+    call_lookup,
     first_place_chance,
     first_place_chance_ahead,
     model_distribution,
@@ -26,6 +30,7 @@ from callbreak.players.ismcts import IsmctsPlayer, grow_trees
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import EXPECTED_PLAY_WEIGHT, decision_weight, share
 from callbreak.record import Record, check
+from callbreak.rules import Rules
 from callbreak.seating import make_player, play_match
 from tests.helpers import swap_hidden
 
@@ -128,6 +133,7 @@ def _fourth_caller(seed: int) -> Match:
     [
         "expert(time=0.03, seed=1, deadline=false)",  # the default: the tree, plays inference
         "expert(time=0.03, seed=1, deadline=false, inference=calls, search=flat)",
+        "expert(time=0.03, seed=1, deadline=false, call_likelihood=sound)",
         "ismcts(time=0.03, seed=1, deadline=false)",
     ],
 )
@@ -243,6 +249,45 @@ def test_inference_uses_only_what_the_seat_may_know(search: str) -> None:
     assert replay.rank_cards(changed) == ranked
 
 
+@pytest.mark.parametrize("profile", ["strict", "bhoos", "classic"])
+def test_the_sound_calls_ranges_cover_every_hand_once(profile: str) -> None:
+    rules = Rules.load(profile)
+    lookup, (low, high) = call_lookup(rules), call_bounds(rules)
+    for index, call in enumerate(lookup):  # the lookup's own call holds each strength
+        assert low[call] <= index / 20 < high[call]
+    made = sorted(set(lookup.tolist()))
+    assert made[0] == min(rules.call_range())  # the lowest call: every weaker hand
+    assert low[made[0]] == -np.inf and high[made[-1]] == np.inf
+    for lower, upper in itertools.pairwise(made):
+        assert high[lower] == low[upper]  # no gap and no overlap between calls
+    for call in range(made[-1] + 1, 14):  # a bolder call than any sound one: the strongest
+        assert (low[call], high[call]) == (low[made[-1]], np.inf)
+
+
+def test_a_call_of_the_lowest_says_only_that_the_hand_is_weak() -> None:
+    """Under ``bhoos`` a sound caller calls 1 with any hand up to a strength of about two, so a
+    call of 1 weighs a very weak hand as much as a middling one; the reading of a call as the
+    hand's strength (``call_likelihood=gap``) marks the very weak hand down."""
+    weakest = CardSet.parse("2H 3H 4H 5H 6H 2D 3D 4D 5D 2C 3C 4C 5C").mask
+    middling = CardSet.parse("4S 3S AH 8H 5H 9D 6D 2D 9C 7C 4C 3C 2C").mask
+    strong = CardSet.parse("AS KS QS JS 9S AH KH AD KD AC 5C 4C 3C").mask
+    strengths = [float(kernel.hand_strength(hand)) for hand in (weakest, middling, strong)]
+    low, high = call_bounds(Rules.load("bhoos"))
+    assert strengths[0] < 1.0 < strengths[1] < high[1] - 0.5 and strengths[2] > high[2]
+    # only seat 1's hand is read: the other seats' are left empty
+    worlds = np.array([[0, hand, 0, 0] for hand in (weakest, middling, strong)], dtype=np.int64)
+    calls = np.array([-1, 1, -1, -1], dtype=np.int64)
+    played = np.zeros(4, dtype=np.int64)
+    sound = kernel.sound_call_weights(worlds, calls, played, 0, 0.5, low, high)
+    assert sound[1] > 0.9 * sound[0]  # nearly full weight for both
+    assert sound[2] < sound[1] / 10
+    gap = kernel.call_weights(worlds, calls, played, 0, 1.5)
+    assert gap[0] < gap[1]
+    # a seat yet to call weighs nothing
+    nobody = kernel.sound_call_weights(worlds, np.full(4, -1), played, 0, 0.5, low, high)
+    assert np.all(nobody == 1.0)
+
+
 # --- the expert's options ----------------------------------------------------------------------
 
 
@@ -288,6 +333,8 @@ def test_the_default_expert_and_options_show_in_the_spec() -> None:
         make_player("expert(spend=all)")
     with pytest.raises(PlayerError, match="search must be one of flat, tree"):
         make_player("expert(search=deep)")
+    with pytest.raises(PlayerError, match="call_likelihood must be one of gap, sound"):
+        make_player("expert(call_likelihood=exact)")
     assert make_player("expert(time=0.1, search=tree)").spec == "expert(time=0.1)"
 
 

@@ -205,6 +205,7 @@ def test_each_search_player_names_the_kernel_functions_its_decisions_call(
         ExpertPlayer(inference="rules", calls="model", **fast),  # type: ignore[arg-type]
         ExpertPlayer(search="flat", inference="calls", **fast),  # type: ignore[arg-type]
         ExpertPlayer(search="tree", inference="calls", **fast),  # type: ignore[arg-type]
+        ExpertPlayer(call_likelihood="sound", **fast),  # type: ignore[arg-type]
         IsmctsPlayer(**fast),  # type: ignore[arg-type]
         OraclePlayer(seed=1, rollouts=2),
     ]

@@ -28,6 +28,7 @@ __all__ = [
     "DEAL_SCORE_SPREAD",
     "HAND_SPREAD",
     "best_call",
+    "call_bounds",
     "call_features",
     "call_lookup",
     "call_table",
@@ -181,6 +182,23 @@ def call_lookup(rules: Rules) -> np.ndarray:
         table = call_table(normal_distribution(index / 20, HAND_SPREAD), rules)
         calls.append(_best_of(table))
     return np.array(calls, dtype=np.int64)
+
+
+@functools.cache
+def call_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """For each call 0-13, the hand strengths ``[low, high)`` a sound caller makes it with (by
+    :func:`call_lookup`): the lowest call the lookup makes covers every weaker hand and its
+    highest every stronger one, as does any call above it; a call it never makes below its
+    highest has an empty range (``low == high``)."""
+    lookup = call_lookup(rules)
+    low, high = np.zeros(14), np.zeros(14)
+    for call in range(14):
+        strengths = np.flatnonzero(lookup == call)
+        if len(strengths):
+            low[call], high[call] = strengths[0] / 20, (strengths[-1] + 1) / 20
+    low[lookup[0]], high[lookup[-1]] = -np.inf, np.inf
+    low[lookup[-1] + 1 :], high[lookup[-1] + 1 :] = low[lookup[-1]], np.inf  # bolder still
+    return low, high
 
 
 def first_place_chance(

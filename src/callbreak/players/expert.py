@@ -32,6 +32,7 @@ from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.calling import (
+    call_bounds,
     call_lookup,
     call_table,
     candidate_calls,
@@ -96,6 +97,10 @@ the worlds the tree is grown over; the rest grows the tree."""
 INFERENCE = ("rules", "calls", "plays")
 """What weights the sampled worlds: nothing beyond the rules, the calls, or the calls and every
 play (a model of sensible play, :mod:`callbreak.players.inference`)."""
+CALL_LIKELIHOOD = ("gap", "sound")
+"""How a heard call weighs a world: by its gap to the hand's strength less a little caution
+(:func:`kernel.call_weights`), or as the sound call of a hand about as strong as the world's,
+within the profile's lowest and highest calls (:func:`kernel.sound_call_weights`)."""
 
 
 def _spec(**given: object) -> str:
@@ -129,6 +134,7 @@ class ExpertPlayer:
         win_weight: float = 4.0,
         call_spread: float = 1.5,
         call_shift: float = 0.0,
+        call_likelihood: str = "gap",
         inference: str = "plays",
         play_temperature: float = 2.0,
         pool: int = 3,
@@ -155,6 +161,12 @@ class ExpertPlayer:
         if not 0 <= call_shift <= 3:
             raise ValueError(f"call_shift must be 0-3 tricks, not {call_shift}")
         self.call_shift = call_shift
+        if call_likelihood not in CALL_LIKELIHOOD:
+            raise ValueError(
+                f"call_likelihood must be one of {', '.join(CALL_LIKELIHOOD)}, "
+                f"not {call_likelihood!r}"
+            )
+        self.call_likelihood = call_likelihood
         if inference not in INFERENCE:
             raise ValueError(f"inference must be one of {', '.join(INFERENCE)}, not {inference!r}")
         self.inference = inference
@@ -189,6 +201,7 @@ class ExpertPlayer:
             win_weight=win_weight,
             call_spread=call_spread,
             call_shift=call_shift,
+            call_likelihood=call_likelihood,
             inference=inference,
             play_temperature=play_temperature,
             pool=pool,
@@ -205,10 +218,11 @@ class ExpertPlayer:
         """The compiled kernel functions its calls (or its cards) call: a host that is still
         compiling them on a first start may let a simpler level stand in
         (:func:`callbreak.warmup.ready`)."""
-        weighing = {"rules": (), "calls": ("call_weights",)}
+        by_calls = "sound_call_weights" if self.call_likelihood == "sound" else "call_weights"
+        weighing = {"rules": (), "calls": (by_calls,)}
         worlds = (
             "sample_worlds",
-            *weighing.get(self.inference, ("call_weights", "play_log_likelihoods")),
+            *weighing.get(self.inference, (by_calls, "play_log_likelihoods")),
         )
         if not calling:
             # The tree hands the last ``solve_below`` cards to the flat search's exact solves.
@@ -558,6 +572,11 @@ class ExpertPlayer:
         """How likely each world makes the calls already heard (a call of 5 means strength)."""
         calls = kernel.known_calls(observation.calls)
         played = knowledge.played_array()
+        if self.call_likelihood == "sound":
+            low, high = call_bounds(observation.rules)
+            return kernel.sound_call_weights(
+                pool, calls, played, observation.seat, self.call_spread, low, high
+            )
         return kernel.call_weights(pool, calls, played, observation.seat, self.call_spread)
 
 

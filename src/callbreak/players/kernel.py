@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator, Sequence
+from math import erf
 from typing import Any, TypeVar, cast
 
 import numba
@@ -432,6 +433,51 @@ def call_weights(
                 continue
             gap = calls[other] - hand_strength(pool[w, other] | played[other]) + 0.3
             weights[w] *= 0.02 + np.exp(-(gap * gap) / (2.0 * spread * spread))
+    return weights
+
+
+@njit(cache=True)
+def sound_call_weights(
+    pool: np.ndarray,
+    calls: np.ndarray,
+    played: np.ndarray,
+    seat: int,
+    spread: float,
+    low: np.ndarray,
+    high: np.ndarray,
+) -> np.ndarray:
+    """How likely each world makes the calls heard (``calls[s] < 0``: not yet called), when a
+    call is the sound call of a hand whose strength is the world's give or take ``spread``.
+
+    A sound caller calls ``c`` with a hand of strength in ``[low[c], high[c])`` (read off the
+    profile's call lookup, :func:`callbreak.players.calling.call_bounds`): the chance of call
+    ``c`` is the normal curve's mass over that range around the world's strength. So a call of
+    the profile's lowest (its range open below) says only that the hand is at most that strong,
+    where a reading of the call as the hand's strength would wrongly lift weak hands. A small
+    floor keeps any world from being ruled out by a surprising call.
+    """
+    weights = np.ones(pool.shape[0])
+    root = spread * np.sqrt(2.0)
+    for w in range(pool.shape[0]):
+        for other in range(4):
+            if other == seat or calls[other] < 0:
+                continue
+            strength = hand_strength(pool[w, other] | played[other])
+            call = calls[other]
+            mass = 0.0
+            if low[call] < high[call]:
+                above = (
+                    1.0
+                    if high[call] == np.inf
+                    else 0.5 * (1.0 + erf((high[call] - strength) / root))
+                )
+                below = (
+                    0.0
+                    if low[call] == -np.inf
+                    else 0.5 * (1.0 + erf((low[call] - strength) / root))
+                )
+                mass = above - below
+            weights[w] *= 0.02 + mass
     return weights
 
 
