@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from callbreak.game import Deal
 from callbreak.players.expert import ExpertPlayer
 from callbreak.players.knowledge import Knowledge
 from callbreak.record import load
@@ -39,9 +38,7 @@ def views(folder: str, deals: int) -> list[tuple[object, list[int]]]:
             if used >= deals or len(deal_record.tricks) < 13:
                 continue
             used += 1
-            deal = Deal(deal_record.hands, deal_record.dealer, rules)
-            for call in deal_record.calls:
-                deal.call(call)  # type: ignore[arg-type]  # a played deal's calls are all in
+            deal = deal_record.called(rules)  # the calls in calling order
             for trick in deal_record.tricks:
                 for card in trick:
                     seat = deal.turn

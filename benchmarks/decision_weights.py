@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 
-from callbreak.game import Deal
 from callbreak.players import kernel
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import play_weight
@@ -32,9 +31,7 @@ def main() -> None:
             for deal_record in record.deals:
                 if len(deal_record.tricks) < 13:
                     continue
-                deal = Deal(deal_record.hands, deal_record.dealer, rules)
-                for call in deal_record.calls:
-                    deal.call(call)  # type: ignore[arg-type]  # a played deal's calls are all in
+                deal = deal_record.called(rules)  # the calls in calling order
                 for trick in deal_record.tricks:
                     for card in trick:
                         seat = deal.turn

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-from callbreak.game import Deal
 from callbreak.players import kernel
 from callbreak.players.inference import play_events
 from callbreak.record import load
@@ -37,9 +36,7 @@ def choices(folders: list[str]) -> list[tuple[np.ndarray, int]]:
             for deal_record in record.deals:
                 if len(deal_record.tricks) < 13:
                     continue
-                deal = Deal(deal_record.hands, deal_record.dealer, rules)
-                for call in deal_record.calls:
-                    deal.call(call)  # type: ignore[arg-type]  # a played deal's calls are all in
+                deal = deal_record.called(rules)  # the calls in calling order
                 plays = [card for trick in deal_record.tricks for card in trick]
                 for card in plays[:-1]:  # the last card is forced: stop before it
                     deal.play(card)

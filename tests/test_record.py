@@ -45,6 +45,24 @@ def test_dump_of_a_loaded_record_reproduces_it(profile: str) -> None:
     assert loads(text) == loads(dumps(loads(text)))
 
 
+def test_a_deal_record_replays_its_calls_in_calling_order() -> None:
+    """``calls`` is by seat and the dealer's next seat calls first: every deal of a match
+    (dealt by each seat in turn) comes back with each seat's own call, ready for its tricks."""
+    match = played_match("strict", 4)
+    record = Record.from_match(match)
+    dealers = set()
+    for played, deal_record in zip(match.deals, record.deals, strict=True):
+        deal = deal_record.called(match.rules)
+        dealers.add(deal.dealer)
+        assert tuple(deal.calls) == deal_record.calls == tuple(played.calls)
+        assert deal.phase is Phase.PLAYING and len(deal.held(deal.turn or 0)) == 13
+        for trick in deal_record.tricks:
+            for card in trick:
+                deal.play(card)
+        assert deal.won == played.won
+    assert len(dealers) == 4  # not only the dealer whose next seat is seat 0
+
+
 def test_other_notations_load_and_dump_canonically() -> None:
     data = record_data()
     data["deals"][0]["hands"] = [
