@@ -76,10 +76,11 @@ def _play_warm_up() -> float:
     # In the order a first match against the browser's default opponents (three experts) needs
     # them: the default expert calls first and leads the first trick, so its calls' search and
     # then its cards' (the model of play, the tree, the solver) are ready before the rest (the
-    # flat search the advisor uses, IS-MCTS).
+    # flat search the advisor uses, IS-MCTS). The second expert reads calls the other way, so
+    # that both readings are compiled.
     players: list[Player] = [
         ExpertPlayer(time=0.02, seed=0, deadline=False),
-        ExpertPlayer(time=0.02, seed=1, deadline=False, search="flat"),
+        ExpertPlayer(time=0.02, seed=1, deadline=False, search="flat", call_likelihood="sound"),
         IsmctsPlayer(time=0.02, seed=2, deadline=False),
         advanced,
     ]
