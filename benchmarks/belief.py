@@ -38,7 +38,7 @@ def views(folder: str, deals: int) -> list[tuple[object, list[int]]]:
             if used >= deals or len(deal_record.tricks) < 13:
                 continue
             used += 1
-            deal = deal_record.called(rules)  # the calls in calling order
+            deal = deal_record.deal_after_calls(rules)  # the calls in calling order
             for trick in deal_record.tricks:
                 for card in trick:
                     seat = deal.turn

@@ -77,8 +77,8 @@ def iteration_seconds(seen: object, iterations: int) -> tuple[int, float]:
         seen.seat,  # type: ignore[attr-defined]
         knowledge.hand,
         knowledge.unseen,
-        np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64),
-        np.array(knowledge.sizes, dtype=np.int64),
+        knowledge.allowed_array(),
+        knowledge.sizes_array(),
         np.zeros((0, 4), dtype=np.int64),  # fresh uniform worlds, as the IS-MCTS player deals
         trick.leader,
         cards_in,

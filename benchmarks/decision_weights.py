@@ -31,7 +31,7 @@ def main() -> None:
             for deal_record in record.deals:
                 if len(deal_record.tricks) < 13:
                     continue
-                deal = deal_record.called(rules)  # the calls in calling order
+                deal = deal_record.deal_after_calls(rules)  # the calls in calling order
                 for trick in deal_record.tricks:
                     for card in trick:
                         seat = deal.turn

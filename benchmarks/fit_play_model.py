@@ -36,7 +36,7 @@ def choices(folders: list[str]) -> list[tuple[np.ndarray, int]]:
             for deal_record in record.deals:
                 if len(deal_record.tricks) < 13:
                     continue
-                deal = deal_record.called(rules)  # the calls in calling order
+                deal = deal_record.deal_after_calls(rules)  # the calls in calling order
                 plays = [card for trick in deal_record.tricks for card in trick]
                 for card in plays[:-1]:  # the last card is forced: stop before it
                     deal.play(card)

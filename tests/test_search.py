@@ -30,7 +30,7 @@ from callbreak.players.ismcts import IsmctsPlayer, grow_trees
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import EXPECTED_PLAY_WEIGHT, decision_weight, share
 from callbreak.record import Record, check
-from callbreak.rules import Rules
+from callbreak.rules import PROFILES, Rules
 from callbreak.seating import make_player, play_match
 from tests.helpers import swap_hidden
 
@@ -175,8 +175,8 @@ def test_the_tree_hands_the_last_cards_to_the_exact_solves() -> None:
 def test_deal_world_keeps_every_constraint() -> None:
     seen = _seen(_midway(seed=9, tricks=6))
     knowledge = Knowledge.from_observation(seen)
-    allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
-    sizes = np.array(knowledge.sizes, dtype=np.int64)
+    allowed = knowledge.allowed_array()
+    sizes = knowledge.sizes_array()
     cards, starts = kernel.prepare_deals(seen.seat, knowledge.unseen, allowed)
     hands = np.empty(4, dtype=np.int64)
     rng = kernel.seed_state(7)
@@ -217,8 +217,8 @@ def test_the_true_world_is_likelier_than_most_under_the_model_of_play() -> None:
     match = _midway(seed=11, tricks=7)
     seen = _seen(match)
     knowledge = Knowledge.from_observation(seen)
-    allowed = np.array([knowledge.allowed(s) for s in range(4)], dtype=np.int64)
-    sizes = np.array(knowledge.sizes, dtype=np.int64)
+    allowed = knowledge.allowed_array()
+    sizes = knowledge.sizes_array()
     pool = kernel.sample_worlds(400, seen.seat, knowledge.hand, knowledge.unseen, allowed, sizes, 1)
     truth = np.array([[match.deal.held(s).mask for s in range(4)]], dtype=np.int64)
     pool_values = play_log_likelihoods(pool, seen)
@@ -249,7 +249,7 @@ def test_inference_uses_only_what_the_seat_may_know(search: str) -> None:
     assert replay.rank_cards(changed) == ranked
 
 
-@pytest.mark.parametrize("profile", ["strict", "bhoos", "classic"])
+@pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_the_sound_calls_ranges_cover_every_hand_once(profile: str) -> None:
     rules = Rules.load(profile)
     lookup, (low, high) = call_lookup(rules), call_bounds(rules)
@@ -262,6 +262,7 @@ def test_the_sound_calls_ranges_cover_every_hand_once(profile: str) -> None:
         assert high[lower] == low[upper]  # no gap and no overlap between calls
     for call in range(made[-1] + 1, 14):  # a bolder call than any sound one: the strongest
         assert (low[call], high[call]) == (low[made[-1]], np.inf)
+    assert np.all(np.diff(lookup) >= 0)  # the ranges rest on the lookup never falling
 
 
 def test_a_call_of_the_lowest_says_only_that_the_hand_is_weak() -> None:
@@ -335,6 +336,8 @@ def test_the_default_expert_and_options_show_in_the_spec() -> None:
         make_player("expert(search=deep)")
     with pytest.raises(PlayerError, match="call_likelihood must be one of gap, sound"):
         make_player("expert(call_likelihood=exact)")
+    with pytest.raises(PlayerError, match="call_spread must be above 0"):
+        make_player("expert(call_spread=0)")
     assert make_player("expert(time=0.1, search=tree)").spec == "expert(time=0.1)"
 
 

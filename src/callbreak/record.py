@@ -60,17 +60,20 @@ class DealRecord:
     faults: tuple[Mapping[str, Any], ...] = ()
     """Notes from a host about remote players' faults; kept, not judged."""
 
-    def called(self, rules: Rules) -> Deal:
+    def deal_after_calls(self, rules: Rules) -> Deal:
         """The deal as dealt with its recorded calls made, in calling order (the dealer's next
-        seat first, whatever seat that is: ``calls`` is by seat), ready for the first card of
-        its tricks. Calls the rules refuse raise the game's ``IllegalCallError``; ``check`` is
-        the place that explains a broken record."""
+        seat first, whatever seat that is: ``calls`` is by seat): for a played deal, ready for
+        the first card of its tricks; a deal thrown in comes back thrown in, and the last deal
+        of an unfinished record as far as its calls go. Calls the rules refuse raise the game's
+        ``IllegalCallError``; ``check`` is the place that explains a broken record."""
         deal = Deal(self.hands, self.dealer, rules)
         while deal.phase is Phase.CALLING:
             seat = deal.turn
             assert seat is not None  # a deal in its calling always has a seat to call
             call = self.calls[seat]
             if call is None:
+                if self.thrown_in == SPADELESS:
+                    deal.claim_redeal()
                 break
             deal.call(call)
         return deal

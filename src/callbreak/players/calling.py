@@ -187,9 +187,10 @@ def call_lookup(rules: Rules) -> np.ndarray:
 @functools.cache
 def call_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """For each call 0-13, the hand strengths ``[low, high)`` a sound caller makes it with (by
-    :func:`call_lookup`): the lowest call the lookup makes covers every weaker hand and its
-    highest every stronger one, as does any call above it; a call it never makes below its
-    highest has an empty range (``low == high``)."""
+    :func:`call_lookup`, whose call never falls as the strength rises): the lowest call the
+    lookup makes covers every weaker hand, as does any call below it, and its highest every
+    stronger one, as does any call above it; a call it skips between the two would have an
+    empty range (``low == high``)."""
     lookup = call_lookup(rules)
     low, high = np.zeros(14), np.zeros(14)
     for call in range(14):
@@ -198,6 +199,7 @@ def call_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
             low[call], high[call] = strengths[0] / 20, (strengths[-1] + 1) / 20
     low[lookup[0]], high[lookup[-1]] = -np.inf, np.inf
     low[lookup[-1] + 1 :], high[lookup[-1] + 1 :] = low[lookup[-1]], np.inf  # bolder still
+    low[: lookup[0]], high[: lookup[0]] = -np.inf, high[lookup[0]]  # more timid still
     return low, high
 
 

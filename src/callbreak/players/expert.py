@@ -157,6 +157,8 @@ class ExpertPlayer:
         self.solve_below = solve_below
         self.rival_weight = rival_weight
         self.win_weight = win_weight
+        if not call_spread > 0:
+            raise ValueError(f"call_spread must be above 0, not {call_spread}")
         self.call_spread = call_spread
         if not 0 <= call_shift <= 3:
             raise ValueError(f"call_shift must be 0-3 tricks, not {call_shift}")
