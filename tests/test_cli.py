@@ -153,3 +153,44 @@ def test_rules_lists_profiles() -> None:
     assert result.returncode == 0
     for name in ("strict", "classic", "online", "pagat", "bhoos"):
         assert name in result.stdout
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/task").exists(), reason="reads a process's children in /proc"
+)
+@pytest.mark.parametrize("command", ["arena", "league"])
+def test_sigterm_stops_an_arena_or_a_league_as_ctrl_c_does(command: str, tmp_path: Path) -> None:
+    """``kill`` (SIGTERM) to the parent alone: the finished sets are reported (a league's kept)
+    and the workers stop, with no worker's BrokenPipe traceback (what a parent killed outright
+    left behind)."""
+    import os
+    import signal
+    import time
+
+    if command == "arena":
+        args = ["arena", "beginner", "intermediate", "--sets", "100000", "--workers", "2"]
+    else:
+        league = tmp_path / "league.toml"
+        league.write_text(
+            'rules = "strict"\nsets = 100000\n[[entrant]]\nlabel = "b"\nspec = "beginner"\n'
+            '[[entrant]]\nlabel = "i"\nspec = "intermediate"\n'
+        )
+        args = ["league", str(league), "--workers", "2", "--out", str(tmp_path / "out")]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "callbreak", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(children.read_text().split()) < 2:
+        time.sleep(0.2)  # wait for the pool's workers
+    time.sleep(3)  # and for some sets to finish
+    os.kill(process.pid, signal.SIGTERM)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
+    assert out.startswith("interrupted:")
+    if command == "league":
+        assert (tmp_path / "out" / "results.sqlite").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -162,8 +163,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "rules":
             return run_rules()
         if args.command == "arena":
+            _stop_on_terminate()
             return run_arena(args, list(argv) if argv is not None else sys.argv[1:])
         if args.command == "league":
+            _stop_on_terminate()
             return run_league(args, list(argv) if argv is not None else sys.argv[1:])
         if args.command == "bot":
             return run_bot(args.player, args.host, args.port, args.rules)
@@ -178,6 +181,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("callbreak: interrupted", file=sys.stderr)
         return 130
     raise AssertionError(f"unhandled command {args.command}")
+
+
+def _stop_on_terminate() -> None:
+    """Make SIGTERM (``kill``, a service manager, ``timeout``) stop an arena or a league as
+    Ctrl-C does: the finished sets are reported (and a league's kept) and the worker processes
+    are stopped. Without it the parent dies at once and each worker, finding no one to send its
+    result to, prints a BrokenPipe traceback."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
