@@ -60,17 +60,9 @@ def gap_likelihood(rows: list[tuple[float, int]], rules: Rules, spread: float) -
 
 def sound_likelihood(rows: list[tuple[float, int]], rules: Rules, spread: float) -> float:
     low, high = call_bounds(rules)
-
-    def below(bound: float, strength: float) -> float:
-        if bound == math.inf:
-            return 1.0
-        if bound == -math.inf:
-            return 0.0
-        return 0.5 * (1 + math.erf((bound - strength) / (spread * math.sqrt(2))))
-
     total = 0.0
     for strength, call in rows:
-        mass = below(high[call], strength) - below(low[call], strength)
+        mass = kernel.sound_call_chance(strength, call, spread, low, high)
         total += math.log(max(mass, 1e-9))
     return total / len(rows)
 
@@ -87,7 +79,7 @@ def main() -> None:
     rows = calls_made(args.spec, rules, args.deals)
     calls = np.array([call for _, call in rows])
     lookup = call_lookup(rules)
-    sound = np.array([lookup[min(max(int(20 * s), 0), len(lookup) - 1)] for s, _ in rows])
+    sound = np.array([kernel.sound_call(strength, lookup) for strength, _ in rows])
     print(f"{args.spec}, {args.rules}: {len(rows)} calls from {args.deals} deals")
     print(f"mean call {calls.mean():.2f}; calls by value {np.bincount(calls).tolist()}")
     print(

@@ -457,28 +457,26 @@ def sound_call_weights(
     floor keeps any world from being ruled out by a surprising call.
     """
     weights = np.ones(pool.shape[0])
-    root = spread * np.sqrt(2.0)
     for w in range(pool.shape[0]):
         for other in range(4):
             if other == seat or calls[other] < 0:
                 continue
             strength = hand_strength(pool[w, other] | played[other])
-            call = calls[other]
-            mass = 0.0
-            if low[call] < high[call]:
-                above = (
-                    1.0
-                    if high[call] == np.inf
-                    else 0.5 * (1.0 + erf((high[call] - strength) / root))
-                )
-                below = (
-                    0.0
-                    if low[call] == -np.inf
-                    else 0.5 * (1.0 + erf((low[call] - strength) / root))
-                )
-                mass = above - below
-            weights[w] *= 0.02 + mass
+            weights[w] *= 0.02 + sound_call_chance(strength, calls[other], spread, low, high)
     return weights
+
+
+@njit(cache=True, inline="always")
+def sound_call_chance(
+    strength: float, call: int, spread: float, low: np.ndarray, high: np.ndarray
+) -> float:
+    """The chance that a hand of ``strength`` is called ``call`` when the caller's sense of its
+    strength is off by a normal error of ``spread``: the normal curve's mass over ``[low[call],
+    high[call])`` (an infinite bound is all or nothing, an empty range nothing)."""
+    root = spread * np.sqrt(2.0)
+    above = 0.5 * (1.0 + erf((high[call] - strength) / root))
+    below = 0.5 * (1.0 + erf((low[call] - strength) / root))
+    return above - below
 
 
 # --- the card-play policy -------------------------------------------------------------------
@@ -1297,10 +1295,15 @@ def world_calls(
             if known[s] >= 0:
                 result[w, s] = known[s]
             else:
-                strength = hand_strength(worlds[w, s] | played[s])
-                index = min(max(int(20.0 * strength), 0), len(lookup) - 1)
-                result[w, s] = lookup[index]
+                result[w, s] = sound_call(hand_strength(worlds[w, s] | played[s]), lookup)
     return result
+
+
+@njit(cache=True, inline="always")
+def sound_call(strength: float, lookup: np.ndarray) -> int:
+    """The call a hand of ``strength`` makes when called soundly: ``lookup[int(20 *
+    strength)]``, the strength held to the lookup's range."""
+    return lookup[min(max(int(20.0 * strength), 0), len(lookup) - 1)]
 
 
 # --- information-set Monte Carlo tree search ------------------------------------------------
