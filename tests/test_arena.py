@@ -154,6 +154,28 @@ def test_cli_arena_bad_spec_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.strip().count("\n") == 0 and "unknown player" in result.stderr
 
 
+def test_later_sets_continue_a_run() -> None:
+    # Sets 2-3 of a run are the last two of the run of four: the same deals, the same players.
+    whole = compare("intermediate", "beginner", sets=4, seed=7, workers=1)
+    later = compare("intermediate", "beginner", sets=2, seed=7, workers=1, first_set=2)
+    assert whole.set_indices == (0, 1, 2, 3) and later.set_indices == (2, 3)
+    assert later.set_diffs == whole.set_diffs[2:]
+    assert later.to_json()["set_indices"] == [2, 3]
+
+
+def test_cli_arena_names_the_sets_of_a_later_run() -> None:
+    command = ["arena", "beginner", "random", "--sets", "2", "--first-set", "5", "--workers", "1"]
+    result = subprocess.run(
+        [sys.executable, "-m", "callbreak", *command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "2 sets (numbers 5 to 6), 10 matches" in result.stdout
+    assert "--first-set 5" in result.stdout  # the reproduce line
+
+
 def test_one_set_writes_valid_json() -> None:
     result = compare("random", "beginner", sets=1, seed=2, workers=1)
     text = json.dumps(result.to_json(), allow_nan=False)
@@ -166,6 +188,7 @@ def test_one_set_writes_valid_json() -> None:
         ({"workers": 0}, "workers must be"),
         ({"bot_budget": float("inf")}, "budget per round"),
         ({"bot_budget": float("nan")}, "budget per round"),
+        ({"first_set": -1}, "first set is a number from 0"),
     ],
 )
 def test_bad_numbers(kwargs: dict[str, Any], words: str) -> None:

@@ -155,6 +155,10 @@ class Result:
     set_diffs: tuple[float, ...] = ()
     """A's mean paired difference on each set, in set order (to pair two comparisons made
     with the same seed)."""
+    set_indices: tuple[int, ...] = ()
+    """The index of each set in ``set_diffs``: which deals it played. An interrupted run with
+    several workers may miss sets in the middle, and ``--first-set`` starts later, so pair two
+    comparisons by these, not by position."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report."""
@@ -182,6 +186,7 @@ class Result:
         data["error"] = self.error
         data["notes"] = list(self.notes)
         data["set_diffs"] = [_round(diff) for diff in self.set_diffs]
+        data["set_indices"] = list(self.set_indices)
         return data
 
 
@@ -363,8 +368,13 @@ def compare(
     bot_budget: float = 1.5,
     ray: str | None = None,
     clock: float | None = None,
+    first_set: int = 0,
 ) -> Result:
     """Compare player A with player B over ``sets`` duplicate sets.
+
+    The sets are numbered from ``first_set`` (each set's number and the seed name its deals):
+    ``first_set=20, sets=20`` plays the 20 sets that follow a run of ``sets=20``, so the two
+    runs together are the run of ``sets=40``, and several machines can share one run.
 
     ``b`` is one spec, or up to four (one per seat; the last one fills the remaining seats).
     ``on_set(result, so_far)`` is called as each set finishes (sets may finish out of order;
@@ -397,6 +407,8 @@ def compare(
     parsed = check_rules(rules)
     if not 1 <= sets <= 1_000_000:
         raise ArenaError(f"sets must be 1 or more, not {sets}")
+    if not 0 <= first_set <= 1_000_000_000:
+        raise ArenaError(f"the first set is a number from 0, not {first_set}")
     if workers is not None and workers < 1:
         raise ArenaError(f"workers must be 1 or more, not {workers}")
     remote = [str(spec) for spec in everyone if spec.remote]
@@ -419,7 +431,7 @@ def compare(
         raise ArenaError(f"the clock per decision is 0.01 to 600 seconds, not {clock}")
     tasks = [
         SetTask(i, a, tuple(b_specs), str(parsed), seed, folder is not None, bot_budget, clock)
-        for i in range(sets)
+        for i in range(first_set, first_set + sets)
     ]
     results: list[SetResult] = []
     interrupted = False
@@ -539,4 +551,5 @@ def summarise(
         command=command,
         interrupted=interrupted,
         set_diffs=tuple(diffs),
+        set_indices=tuple(result.index for result in results),
     )

@@ -60,6 +60,14 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--rules", default="strict", help="profile or one-string rules")
     arena.add_argument("--sets", type=int, default=100, help="number of sets (default 100)")
     arena.add_argument("--seed", type=int, default=1, help="seed of the deals and players")
+    arena.add_argument(
+        "--first-set",
+        type=int,
+        default=0,
+        metavar="N",
+        help="number the sets from N (default 0): --first-set 20 --sets 20 plays the sets that "
+        "follow a run of 20",
+    )
     arena.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
     arena.add_argument("--json", metavar="FILE", help="also write the report as JSON")
     arena.add_argument("--records", metavar="DIR", help="write every match as a game record")
@@ -238,6 +246,7 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
                 bot_budget=args.bot_budget,
                 clock=args.clock,
                 ray=args.ray,
+                first_set=args.first_set,
             )
         except CallbreakError as error:
             print(f"callbreak arena: {error}", file=sys.stderr)
@@ -429,7 +438,15 @@ def _arena_report(console: object, result: object) -> None:
     verdict = "A is stronger" if low > 0 else "B is stronger" if high < 0 else "no clear difference"
     a, b = result.a_stats, result.b_stats
     console.print(f"A = {result.a}\nB = {result.b}\nrules {result.rules}, seed {result.seed}")
-    console.print(f"{result.sets} sets, {result.matches} matches")
+    played = result.set_indices
+    if played and (played[0], played[-1] - played[0] + 1) != (0, len(played)):
+        # Not the sets 0 to N-1 a plain run plays: say which, so no one pairs it with those.
+        numbers = f"{played[0]} to {played[-1]}"
+        if played[-1] - played[0] + 1 != len(played):
+            numbers += " with gaps"
+        console.print(f"{result.sets} sets (numbers {numbers}), {result.matches} matches")
+    else:
+        console.print(f"{result.sets} sets, {result.matches} matches")
     console.print(
         f"A's mean score difference per match: {result.mean_diff:+.2f} "
         f"(95% CI {low:+.2f} to {high:+.2f}): {verdict}"
