@@ -188,7 +188,7 @@ def test_one_set_writes_valid_json() -> None:
         ({"workers": 0}, "workers must be"),
         ({"bot_budget": float("inf")}, "budget per round"),
         ({"bot_budget": float("nan")}, "budget per round"),
-        ({"first_set": -1}, "first set is a number from 0"),
+        ({"first_set": -1}, "first set is 0 to 1000000000"),
     ],
 )
 def test_bad_numbers(kwargs: dict[str, Any], words: str) -> None:
