@@ -22,6 +22,7 @@ import statistics
 from callbreak.game import Call, Match
 from callbreak.players.base import decide
 from callbreak.players.expert import ExpertPlayer
+from callbreak.rules import made
 from callbreak.seating import PlayerSpec, make_player
 
 
@@ -58,7 +59,8 @@ def main() -> None:
                 mean = sum(t * p for t, p in enumerate(distribution))
                 simulated.append(mean)
                 variances.append(sum((t - mean) ** 2 * p for t, p in enumerate(distribution)))
-                chances.append(sum(distribution[call:]))
+                rules = observation.rules
+                chances.append(sum(p for t, p in enumerate(distribution) if made(rules, call, t)))
                 calls.append(call)
                 match.apply(Call(call))
                 continue
@@ -78,11 +80,12 @@ def main() -> None:
     )
     spread = statistics.fmean(variances) ** 0.5
     residual = statistics.fmean(gap * gap for gap in gaps) ** 0.5
-    made = [t >= c for t, c in zip(taken, calls, strict=True)]
+    rules = match.rules
+    kept = [made(rules, c, t) for t, c in zip(taken, calls, strict=True)]
     print(
         f"spread of the simulation {spread:.2f} tricks, of the tricks taken about its mean "
         f"{residual:.2f}; chance of making the call {statistics.fmean(chances):.1%}, calls made "
-        f"{statistics.fmean(made):.1%} (mean call {statistics.fmean(calls):.2f})"
+        f"{statistics.fmean(kept):.1%} (mean call {statistics.fmean(calls):.2f})"
     )
 
 

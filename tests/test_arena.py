@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
 import math
 import os
@@ -13,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from callbreak.arena import ArenaError, arena_spec, compare, confidence_interval, t_quantile
+from callbreak.cli import _arena_report
 from callbreak.game import Observation
 from callbreak.players import LEVELS, register
 from callbreak.players.simple import CasualPlayer
@@ -176,6 +180,24 @@ def test_cli_arena_names_the_sets_of_a_later_run() -> None:
     assert "--first-set 5" in result.stdout  # the reproduce line
 
 
+def test_the_report_names_sets_missing_in_the_middle() -> None:
+    # An interrupted run with two workers can finish sets 0, 1 and 3 but not 2: the text says
+    # so, so that no one pairs it set by set with a run of sets 0-2.
+    result = compare("random", "beginner", sets=4, seed=2, workers=1)
+    texts = []
+    for indices in ((0, 1, 2, 3), (0, 1, 3), (4, 5, 6, 7)):
+        kept = [result.set_diffs[i % 4] for i in indices]
+        partial = dataclasses.replace(
+            result, sets=len(indices), set_indices=indices, set_diffs=tuple(kept)
+        )
+        out = io.StringIO()
+        _arena_report(Console(file=out, width=200), partial)
+        texts.append(out.getvalue())
+    assert "4 sets, 20 matches" in texts[0]
+    assert "3 sets (numbers 0 to 3 with gaps)" in texts[1]
+    assert "4 sets (numbers 4 to 7)," in texts[2]
+
+
 def test_one_set_writes_valid_json() -> None:
     result = compare("random", "beginner", sets=1, seed=2, workers=1)
     text = json.dumps(result.to_json(), allow_nan=False)
@@ -188,7 +210,8 @@ def test_one_set_writes_valid_json() -> None:
         ({"workers": 0}, "workers must be"),
         ({"bot_budget": float("inf")}, "budget per round"),
         ({"bot_budget": float("nan")}, "budget per round"),
-        ({"first_set": -1}, "first set is 0 to 1000000000"),
+        ({"first_set": -1}, "first set \\(--first-set\\) is 0 to 1000000000"),
+        ({"first_set": 10**9 + 1}, "first set \\(--first-set\\) is 0 to 1000000000"),
     ],
 )
 def test_bad_numbers(kwargs: dict[str, Any], words: str) -> None:

@@ -408,7 +408,7 @@ def compare(
     if not 1 <= sets <= 1_000_000:
         raise ArenaError(f"sets must be 1 or more, not {sets}")
     if not 0 <= first_set <= 1_000_000_000:
-        raise ArenaError(f"the first set is 0 to 1000000000, not {first_set}")
+        raise ArenaError(f"the first set (--first-set) is 0 to 1000000000, not {first_set}")
     if workers is not None and workers < 1:
         raise ArenaError(f"workers must be 1 or more, not {workers}")
     remote = [str(spec) for spec in everyone if spec.remote]
