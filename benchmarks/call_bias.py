@@ -19,10 +19,11 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from callbreak.errors import CallbreakError
 from callbreak.game import Call, Match
 from callbreak.players.base import decide
 from callbreak.players.expert import ExpertPlayer
-from callbreak.rules import made
+from callbreak.rules import Rules, made
 from callbreak.seating import PlayerSpec, make_player
 
 
@@ -35,13 +36,17 @@ def main() -> None:
     args = parser.parse_args()
     if args.deals < 2:
         parser.error("--deals must be 2 or more (the interval needs two)")
+    try:
+        rules = Rules.parse(args.rules).replace(deals=1)
+    except CallbreakError as error:
+        parser.error(str(error))
     simulated: list[float] = []
     variances: list[float] = []
     chances: list[float] = []
     calls: list[int] = []
     taken: list[int] = []
     for number in range(args.deals):
-        match = Match(f"{args.rules}(deals=1)", seed=f"bias-{number}")
+        match = Match(rules, seed=f"bias-{number}")
         seat = number % 4
         expert = make_player(PlayerSpec.parse(args.expert).with_defaults(seed=number))
         assert isinstance(expert, ExpertPlayer)
@@ -59,7 +64,6 @@ def main() -> None:
                 mean = sum(t * p for t, p in enumerate(distribution))
                 simulated.append(mean)
                 variances.append(sum((t - mean) ** 2 * p for t, p in enumerate(distribution)))
-                rules = observation.rules
                 chances.append(sum(p for t, p in enumerate(distribution) if made(rules, call, t)))
                 calls.append(call)
                 match.apply(Call(call))
@@ -80,7 +84,6 @@ def main() -> None:
     )
     spread = statistics.fmean(variances) ** 0.5
     residual = statistics.fmean(gap * gap for gap in gaps) ** 0.5
-    rules = match.rules
     kept = [made(rules, c, t) for t, c in zip(taken, calls, strict=True)]
     print(
         f"spread of the simulation {spread:.2f} tricks, of the tricks taken about its mean "

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -163,10 +166,6 @@ def test_sigterm_stops_an_arena_or_a_league_as_ctrl_c_does(command: str, tmp_pat
     """``kill`` (SIGTERM) to the parent alone: the finished sets are reported (a league's kept)
     and the workers stop, with no worker's BrokenPipe traceback (what a parent killed outright
     left behind)."""
-    import os
-    import signal
-    import time
-
     if command == "arena":
         args = ["arena", "beginner", "intermediate", "--sets", "100000", "--workers", "2"]
     else:

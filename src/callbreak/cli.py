@@ -438,15 +438,12 @@ def _arena_report(console: object, result: object) -> None:
     verdict = "A is stronger" if low > 0 else "B is stronger" if high < 0 else "no clear difference"
     a, b = result.a_stats, result.b_stats
     console.print(f"A = {result.a}\nB = {result.b}\nrules {result.rules}, seed {result.seed}")
-    played = result.set_indices
-    if played and (played[0], played[-1] - played[0] + 1) != (0, len(played)):
+    played, numbers = result.set_indices, ""
+    if played and played != tuple(range(len(played))):
         # Not the sets 0 to N-1 a plain run plays: say which, so no one pairs it with those.
-        numbers = f"{played[0]} to {played[-1]}"
-        if played[-1] - played[0] + 1 != len(played):
-            numbers += " with gaps"
-        console.print(f"{result.sets} sets (numbers {numbers}), {result.matches} matches")
-    else:
-        console.print(f"{result.sets} sets, {result.matches} matches")
+        gaps = "" if played[-1] - played[0] + 1 == len(played) else " with gaps"
+        numbers = f" (numbers {played[0]} to {played[-1]}{gaps})"
+    console.print(f"{result.sets} sets{numbers}, {result.matches} matches")
     console.print(
         f"A's mean score difference per match: {result.mean_diff:+.2f} "
         f"(95% CI {low:+.2f} to {high:+.2f}): {verdict}"
