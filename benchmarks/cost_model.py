@@ -92,6 +92,8 @@ def iteration_seconds(seen: object, iterations: int) -> tuple[int, float]:
         kernel.scoring_of(rules),
         0.1,
         0.7,
+        kernel.NO_MODEL,
+        0,
     )
     return sum(knowledge.sizes), (time.process_time() - started) / iterations
 

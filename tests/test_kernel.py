@@ -14,6 +14,7 @@ from numba import njit
 from callbreak.cards import Card, CardSet
 from callbreak.game import Deal, Match
 from callbreak.players import kernel
+from callbreak.players.inference import PLAY_WEIGHTS
 from callbreak.players.kernel import flags_of, scoring_of
 from callbreak.players.knowledge import Knowledge
 from callbreak.rules import PROFILES, Rules, legal_cards, score_deal, trick_state
@@ -245,6 +246,8 @@ def test_playout_finishes_the_deal_legally(profile: str, seed: int, plays: int) 
         scoring_of(rules),
         kernel.seed_state(seed),
         0.1,
+        PLAY_WEIGHTS,
+        seed % 16,  # some seats play by the model of play, the rest by the policy
     )
     assert list(hands) == [0, 0, 0, 0]
     assert int(won.sum()) == 13

@@ -89,11 +89,13 @@ def simulated_call(
     rollouts: int,
     eps: float,
     rng: random.Random,
+    model: np.ndarray = kernel.NO_MODEL,
 ) -> int:
     """The candidate call with the best expected score when ``worlds`` are played out by the
-    kernel's policy from the first lead (``rollouts`` times each), the other seats calling
-    ``world_calls``; of values level to within 1e-9, the first candidate. ``world_calls`` is
-    changed in the seat's column."""
+    kernel's policy from the first lead (``rollouts`` times each; the other seats by the model
+    of play with weights ``model`` when given), the other seats calling ``world_calls``; of
+    values level to within 1e-9, the first candidate. ``world_calls`` is changed in the seat's
+    column."""
     rules = observation.rules
     flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
     leader = (observation.dealer + 1) % 4
@@ -101,13 +103,27 @@ def simulated_call(
     for call in candidates:
         world_calls[:, observation.seat] = call
         won = kernel.simulate(
-            worlds, leader, world_calls, flags, scoring, rollouts, eps, rng.getrandbits(48)
+            worlds,
+            leader,
+            world_calls,
+            flags,
+            scoring,
+            rollouts,
+            eps,
+            rng.getrandbits(48),
+            model,
+            _others(observation.seat) if len(model) else 0,
         )
         histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
         value = dict(call_table(list(histogram / histogram.sum()), rules))[call]
         if value > best_value + 1e-9:
             best, best_value = call, value
     return best
+
+
+def _others(seat: int) -> int:
+    """The mask of the seats other than ``seat`` (bit ``s`` for seat ``s``)."""
+    return 0b1111 & ~(1 << seat)
 
 
 def normal_distribution(mean: float, spread: float) -> list[float]:

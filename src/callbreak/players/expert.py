@@ -284,7 +284,16 @@ class ExpertPlayer:
             def work(chunk: np.ndarray, seed: int, start: int) -> np.ndarray:
                 calls = world_calls[start : start + len(chunk)]
                 return kernel.simulate(
-                    chunk, leader, calls, flags, scoring, self.rollouts, self.eps, seed
+                    chunk,
+                    leader,
+                    calls,
+                    flags,
+                    scoring,
+                    self.rollouts,
+                    self.eps,
+                    seed,
+                    kernel.NO_MODEL,
+                    0,
                 )
 
             won = self._run(work, worlds, started, budget)
@@ -372,6 +381,8 @@ class ExpertPlayer:
                 seed,
                 TT_BITS,
                 lanes,
+                kernel.NO_MODEL,
+                0,
             )
 
         if cards_left <= self.solve_below:

@@ -29,7 +29,7 @@ __all__ = ["PLAY_FLOOR", "PLAY_WEIGHTS", "play_events", "play_log_likelihoods"]
 PLAY_WEIGHTS = np.array(
     [0.499, 0.000, -0.357, 0.842, -1.130, 0.716, 1.375, 2.035, 0.896, 0.390, -0.153]
 )
-PLAY_FLOOR = 0.02
+PLAY_FLOOR = kernel.PLAY_FLOOR
 """The share of a uniform choice among the classes in the model of play."""
 
 

@@ -261,6 +261,8 @@ def grow_trees(
                 scoring,
                 eps,
                 exploration,
+                kernel.NO_MODEL,
+                0,
             )
             done += step
             now = clock.perf_counter()

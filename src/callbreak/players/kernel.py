@@ -638,6 +638,9 @@ def choose(
 
 # --- playouts -------------------------------------------------------------------------------
 
+NO_MODEL = np.zeros(0)
+"""The model weights of a playout whose seats all play by the policy (``modelled`` is 0)."""
+
 SECONDS_PER_PLAYOUT_CARD = 30e-9
 """What a playout costs per card played, one thread, on the project machine (docs/strength.md):
 the search players size their searches from it, never from the clock."""
@@ -658,35 +661,69 @@ def playout(
     scoring: np.ndarray,
     rng: np.ndarray,
     eps: float,
+    model: np.ndarray,
+    modelled: int,
 ) -> None:
     """Play the deal out with the policy for every seat; ``hands`` and ``won`` are updated.
 
-    ``trick[:n]`` are the cards of the current trick in play order from ``leader``.
+    ``trick[:n]`` are the cards of the current trick in play order from ``leader``. The seats
+    in the mask ``modelled`` (bit ``seat``) play by the model of play with weights ``model``
+    instead (see ``model_choose``): a card drawn from the model's distribution, not the
+    policy's card with ``eps`` of random ones.
     """
     led, high_led, high_spade, win_seat = trick_state(trick, n, leader)
+    done = gone
+    for k in range(n):
+        done &= ~(1 << trick[k])
+    classes = np.empty(MAX_CLASSES if modelled else 0, dtype=np.int64)
+    features = np.empty((MAX_CLASSES if modelled else 0, len(PLAY_FEATURES)))
     while True:
         while n < 4:
             seat = (leader + n) & 3
             hand = hands[seat]
-            card = choose(
-                seat,
-                hand,
-                leader,
-                n,
-                led,
-                high_led,
-                high_spade,
-                win_seat,
-                first,
-                gone,
-                voids,
-                calls,
-                won,
-                flags,
-                scoring,
-                rng,
-                eps,
-            )
+            if modelled >> seat & 1:
+                card = model_choose(
+                    seat,
+                    hand,
+                    leader,
+                    n,
+                    led,
+                    high_led,
+                    high_spade,
+                    win_seat,
+                    first,
+                    gone,
+                    done,
+                    voids,
+                    calls,
+                    won,
+                    flags,
+                    scoring,
+                    rng,
+                    model,
+                    classes,
+                    features,
+                )
+            else:
+                card = choose(
+                    seat,
+                    hand,
+                    leader,
+                    n,
+                    led,
+                    high_led,
+                    high_spade,
+                    win_seat,
+                    first,
+                    gone,
+                    voids,
+                    calls,
+                    won,
+                    flags,
+                    scoring,
+                    rng,
+                    eps,
+                )
             hands[seat] = hand & ~(1 << card)
             gone |= 1 << card
             if n and card // 13 != led:
@@ -700,6 +737,7 @@ def playout(
         if not hands[leader]:
             return
         n, led, high_led, high_spade, first = 0, -1, -1, -1, False
+        done = gone
 
 
 # --- random deals ---------------------------------------------------------------------------
@@ -976,6 +1014,8 @@ def evaluate(
     seed: int,
     tt_bits: int,
     lanes: int,
+    model: np.ndarray,
+    modelled: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each candidate's value for ``seat`` in each world, ``values[world, candidate]``, and the
     positions each world's exact solves visited (zero for playouts).
@@ -1053,6 +1093,8 @@ def evaluate(
                             scoring,
                             rng,
                             eps,
+                            model,
+                            modelled,
                         )
                         total += _utility(_pack(scratch_won, calls, scoring), seat, rival_weight)
                     total /= rollouts
@@ -1239,9 +1281,12 @@ def simulate(
     rollouts: int,
     eps: float,
     seed: int,
+    model: np.ndarray,
+    modelled: int,
 ) -> np.ndarray:
-    """Play each world's deal from the first lead ``rollouts`` times with the policy, the seats
-    having called ``calls[world]``.
+    """Play each world's deal from the first lead ``rollouts`` times with the policy (the seats
+    in ``modelled`` by the model of play ``model``, see ``playout``), the seats having called
+    ``calls[world]``.
 
     Returns the tricks each seat took, ``result[world * rollouts + r, seat]``.
     """
@@ -1274,6 +1319,8 @@ def simulate(
                 scoring,
                 rng,
                 eps,
+                model,
+                modelled,
             )
             for s in range(4):
                 result[w * rollouts + r, s] = won[s]
@@ -1424,6 +1471,8 @@ def ismcts(
     scoring: np.ndarray,
     eps: float,
     exploration: float,
+    model: np.ndarray,
+    modelled: int,
 ) -> None:
     """Run ``iterations`` more iterations of single-observer information-set MCTS (Cowling,
     Powley and Whitehouse 2012) on each of the trees (one per row of the ``tree_*`` arrays,
@@ -1528,6 +1577,8 @@ def ismcts(
                     scoring,
                     rng,
                     eps,
+                    model,
+                    modelled,
                 )
             for i in range(depth):
                 node = path[i]
@@ -1552,6 +1603,9 @@ PLAY_FEATURES = (
     "rank, still short of the call",
 )
 MAX_CLASSES = 13
+PLAY_FLOOR = 0.02
+"""The share of a uniform choice among the classes in the model of play: no card is so
+surprising that it rules a world out."""
 
 
 @njit(cache=True)
@@ -1659,6 +1713,77 @@ def fill_play_features(
         if members >> card & 1:
             chosen = k
     return count, chosen
+
+
+@njit(cache=True)
+def model_choose(
+    seat: int,
+    hand: int,
+    leader: int,
+    n: int,
+    led: int,
+    high_led: int,
+    high_spade: int,
+    win_seat: int,
+    first: bool,
+    gone: int,
+    done: int,
+    voids: int,
+    calls: np.ndarray,
+    won: np.ndarray,
+    flags: int,
+    scoring: np.ndarray,
+    rng: np.ndarray,
+    weights: np.ndarray,
+    classes: np.ndarray,
+    features: np.ndarray,
+) -> int:
+    """A card for ``seat`` drawn from the model of play with ``weights`` (the distribution
+    ``play_log_likelihoods`` weighs worlds by: a softmax over the classes of legal cards mixed
+    with ``PLAY_FLOOR`` of a uniform choice), the lowest card of the class drawn (the cards of
+    a class play the same). ``classes`` and ``features`` are scratch space."""
+    count, _chosen = fill_play_features(
+        seat,
+        hand,
+        leader,
+        n,
+        led,
+        high_led,
+        high_spade,
+        win_seat,
+        first,
+        gone,
+        done,
+        voids,
+        calls,
+        won,
+        flags,
+        scoring,
+        0,
+        classes,
+        features,
+        rng,
+    )
+    if count <= 1:
+        return low_index(classes[0])
+    top = -1e300
+    for j in range(count):
+        value = 0.0
+        for f in range(weights.shape[0]):
+            value += weights[f] * features[j, f]
+        features[j, 0] = value  # reuse the row's first cell for its score
+        if value > top:
+            top = value
+    norm = 0.0
+    for j in range(count):
+        features[j, 0] = np.exp(features[j, 0] - top)
+        norm += features[j, 0]
+    pick = rand_float(rng)
+    for j in range(count - 1):
+        pick -= (1.0 - PLAY_FLOOR) * features[j, 0] / norm + PLAY_FLOOR / count
+        if pick < 0.0:
+            return low_index(classes[j])
+    return low_index(classes[count - 1])
 
 
 @interruptible

@@ -25,10 +25,15 @@ from callbreak.players import kernel
 from callbreak.players.base import PlayerError
 from callbreak.players.calling import call_lookup, candidate_calls, simulated_call
 from callbreak.players.expert import TT_BITS
+from callbreak.players.inference import PLAY_WEIGHTS
 from callbreak.players.knowledge import Knowledge
 from callbreak.spec import format_spec
 
 __all__ = ["OraclePlayer"]
+
+PLAYOUTS = ("policy", "model")
+"""How the other seats play in the oracle's playouts: by the kernel's policy, or by the model
+of play fitted on the expert's deals (``inference.PLAY_WEIGHTS``)."""
 
 
 class OraclePlayer:
@@ -44,6 +49,7 @@ class OraclePlayer:
         rollouts: int = 200,
         eps: float = 0.1,
         solve_below: int = 6,
+        playouts: str = "policy",
     ) -> None:
         self.seed = random.getrandbits(48) if seed is None else seed
         self.rng = random.Random(self.seed)
@@ -52,6 +58,12 @@ class OraclePlayer:
         self.rollouts = rollouts
         self.eps = eps
         self.solve_below = solve_below
+        if playouts not in PLAYOUTS:
+            raise ValueError(f"playouts must be one of {', '.join(PLAYOUTS)}, not {playouts!r}")
+        self.playouts = playouts
+        # The others in its playouts play by the policy (eps-greedy) or by the fitted model of
+        # play that the expert weighs worlds with (a card drawn from its distribution).
+        self.model = PLAY_WEIGHTS if playouts == "model" else kernel.NO_MODEL
         options: dict[str, object] = {}
         if seed is not None:
             options["seed"] = seed
@@ -61,6 +73,8 @@ class OraclePlayer:
             options["eps"] = eps
         if solve_below != 6:
             options["solve_below"] = solve_below
+        if playouts != "policy":
+            options["playouts"] = playouts
         self.spec = format_spec("oracle", options)
         self._hands: tuple[int, ...] | None = None
 
@@ -89,7 +103,7 @@ class OraclePlayer:
         known = kernel.known_calls(observation.calls)
         calls = kernel.world_calls(world, known, np.zeros(4, dtype=np.int64), call_lookup(rules))
         return simulated_call(
-            world, calls, observation, candidates, self.rollouts, self.eps, self.rng
+            world, calls, observation, candidates, self.rollouts, self.eps, self.rng, self.model
         )
 
     def play(self, observation: Observation, *, time: float | None = None) -> Card:
@@ -127,6 +141,8 @@ class OraclePlayer:
             self.rng.getrandbits(48),
             TT_BITS + 4,
             1,
+            self.model,
+            0b1111 & ~(1 << observation.seat) if len(self.model) else 0,
         )
         means = values.mean(axis=0)
         best = max(range(len(candidates)), key=lambda i: (round(means[i], 9), -candidates[i]))
