@@ -161,6 +161,105 @@ def test_policy_plays_legal_cards(profile: str, seed: int, plays: int) -> None:
         assert expected >> card & 1
 
 
+def _lowest(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def _class_masks(deal: Deal) -> list[int]:
+    """The classes of legal cards (``kernel.play_classes``) of the seat to play."""
+    seat = deal.turn
+    assert seat is not None
+    hand = deal.held(seat).mask
+    done = 0
+    for trick in deal.tricks:
+        for card in trick.cards:
+            done |= 1 << card
+    options = legal_cards(hand, deal.trick.cards, not deal.tricks, deal.rules)
+    classes = np.zeros(kernel.MAX_CLASSES, dtype=np.int64)
+    count = kernel.play_classes(hand, options, done, classes)
+    return [int(mask) for mask in classes[:count]]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_model_draws_cards_as_the_inference_weighs_them(seed: int) -> None:
+    """The model-played seats of a playout draw each class of legal cards as often as
+    ``play_log_likelihoods`` says the model plays it (one model for both), and only its lowest
+    card (the cards of a class play the same)."""
+    rules = PROFILES[sorted(PROFILES)[seed % len(PROFILES)]]
+    plays = 5 + 5 * seed
+    while len(_class_masks(_random_position(rules, seed, plays))) < 2:
+        plays += 1  # the next position, until the seat has a choice
+    deal = _random_position(rules, seed, plays)
+    seat = deal.turn
+    assert seat is not None
+    hand = deal.held(seat).mask
+    led, high_led, high_spade, win = _trick_state(deal)
+    first = not deal.tricks
+    done = gone = 0
+    for trick in deal.tricks:
+        for card in trick.cards:
+            done |= 1 << card
+    gone = done
+    for card in deal.trick.cards:
+        gone |= 1 << card
+    calls = np.array(deal.calls, dtype=np.int64)
+    won = np.array(deal.won, dtype=np.int64)
+    state = (seat, hand, deal.trick.leader, len(deal.trick.cards), led, high_led, high_spade, win)
+    flags, scoring = flags_of(rules), scoring_of(rules)
+    masks = _class_masks(deal)
+    count = len(masks)
+    # The model's chance of each class: the likelihood of its lowest card played from here.
+    chances = []
+    for k in range(count):
+        card = _lowest(masks[k])
+        pool = np.zeros((1, 4), dtype=np.int64)
+        pool[0, seat] = hand & ~(1 << card)
+        event = [*state[:1], *state[2:], int(first), gone, done, 0, card, 1 << card]
+        chances.append(
+            np.exp(
+                kernel.play_log_likelihoods(
+                    pool,
+                    np.array([event], dtype=np.int64),
+                    won.reshape(1, 4),
+                    calls,
+                    flags,
+                    scoring,
+                    PLAY_WEIGHTS,
+                    kernel.PLAY_FLOOR,
+                    1,
+                )[0]
+            )
+        )
+    assert sum(chances) == pytest.approx(1.0)
+    draws = 4000
+    drawn = dict.fromkeys(range(count), 0)
+    rng = kernel.seed_state(seed)
+    classes = np.zeros(kernel.MAX_CLASSES, dtype=np.int64)
+    features = np.zeros((kernel.MAX_CLASSES, len(kernel.PLAY_FEATURES)))
+    for _ in range(draws):
+        card = kernel.model_choose(
+            *state,
+            first,
+            gone,
+            done,
+            0,
+            calls,
+            won,
+            flags,
+            scoring,
+            rng,
+            PLAY_WEIGHTS,
+            classes,
+            features,
+        )
+        (k,) = [k for k in range(count) if masks[k] >> card & 1]
+        assert card == _lowest(masks[k])
+        drawn[k] += 1
+    for k in range(count):
+        spread = np.sqrt(chances[k] * (1 - chances[k]) / draws)
+        assert abs(drawn[k] / draws - chances[k]) <= 4 * spread + 0.002, (k, drawn, chances)
+
+
 # --- random deals ---------------------------------------------------------------------------
 
 

@@ -412,6 +412,19 @@ def test_the_oracle_is_for_measuring_only() -> None:
     assert result.sets == 1 and result.mean_diff > 0
 
 
+def test_the_oracle_can_play_the_others_by_the_model_of_play() -> None:
+    spec = "oracle(rollouts=16, playouts=model)"
+    assert make_player(spec).spec == spec
+    with pytest.raises(PlayerError, match="playouts must be one of policy, model"):
+        make_player("oracle(playouts=people)")
+    model = compare(spec, "random", rules="strict(deals=1)", sets=1, workers=1, seed=4)
+    policy = compare(
+        "oracle(rollouts=16)", "random", rules="strict(deals=1)", sets=1, workers=1, seed=4
+    )
+    assert model.mean_diff > 0
+    assert model.set_diffs != policy.set_diffs  # the option changes how the oracle plays
+
+
 class _FakeClock:
     """A clock that moves only when the fake search works: 5 ms per world, a machine far
     slower than the cost model assumed (as under heavy load)."""
