@@ -134,6 +134,8 @@ def _fourth_caller(seed: int) -> Match:
         "expert(time=0.03, seed=1, deadline=false)",  # the default: the tree, plays inference
         "expert(time=0.03, seed=1, deadline=false, inference=calls, search=flat)",
         "expert(time=0.03, seed=1, deadline=false, call_likelihood=sound)",
+        "expert(time=0.03, seed=1, deadline=false, playouts=model)",
+        "expert(time=0.03, seed=1, deadline=false, search=flat, playouts=model)",
         "ismcts(time=0.03, seed=1, deadline=false)",
     ],
 )
@@ -300,6 +302,8 @@ def test_a_call_of_the_lowest_says_only_that_the_hand_is_weak() -> None:
         ("spend=deal, inference=plays, calls=model", True),
         ("search=flat", True),
         ("search=flat, inference=calls, spend=deal", False),
+        ("playouts=model", True),
+        ("search=flat, playouts=model", False),
     ],
 )
 def test_expert_options_play_legally_and_repeat(options: str, twice: bool) -> None:
@@ -338,6 +342,8 @@ def test_the_default_expert_and_options_show_in_the_spec() -> None:
         make_player("expert(call_likelihood=exact)")
     with pytest.raises(PlayerError, match="call_spread must be above 0"):
         make_player("expert(call_spread=0)")
+    with pytest.raises(PlayerError, match="playouts must be one of policy, model"):
+        make_player("expert(playouts=people)")
     assert make_player("expert(time=0.1, search=tree)").spec == "expert(time=0.1)"
 
 

@@ -112,18 +112,13 @@ def simulated_call(
             eps,
             rng.getrandbits(48),
             model,
-            _others(observation.seat) if len(model) else 0,
+            kernel.others_modelled(model, observation.seat),
         )
         histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
         value = dict(call_table(list(histogram / histogram.sum()), rules))[call]
         if value > best_value + 1e-9:
             best, best_value = call, value
     return best
-
-
-def _others(seat: int) -> int:
-    """The mask of the seats other than ``seat`` (bit ``s`` for seat ``s``)."""
-    return 0b1111 & ~(1 << seat)
 
 
 def normal_distribution(mean: float, spread: float) -> list[float]:

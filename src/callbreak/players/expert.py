@@ -42,7 +42,7 @@ from callbreak.players.calling import (
     model_distribution,
     shifted,
 )
-from callbreak.players.inference import play_log_likelihoods
+from callbreak.players.inference import PLAY_WEIGHTS, play_log_likelihoods
 from callbreak.players.ismcts import grow_trees, iteration_count
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import chunk_sizes, overruns, share
@@ -97,6 +97,11 @@ the worlds the tree is grown over; the rest grows the tree."""
 INFERENCE = ("rules", "calls", "plays")
 """What weights the sampled worlds: nothing beyond the rules, the calls, or the calls and every
 play (a model of sensible play, :mod:`callbreak.players.inference`)."""
+PLAYOUTS = ("policy", "model")
+"""How the other seats play in the playouts: by the kernel's policy (with ``eps`` random
+cards), or by the model of play fitted on the expert's deals (``inference.PLAY_WEIGHTS``, each
+card drawn from its distribution: a better model of what the others will do, at about
+``kernel.MODEL_PLAYOUT_COST`` times the cost per card)."""
 CALL_LIKELIHOOD = ("gap", "sound")
 """How a heard call weighs a world: by its gap to the hand's strength less a little caution
 (:func:`kernel.call_weights`), or as the sound call of a hand about as strong as the world's,
@@ -142,6 +147,7 @@ class ExpertPlayer:
         situation: str = "last",
         spend: str = "even",
         search: str = "tree",
+        playouts: str = "policy",
     ) -> None:
         if not 0.01 <= time <= 600:
             raise ValueError(f"time must be 0.01-600 seconds, not {time}")
@@ -190,6 +196,12 @@ class ExpertPlayer:
         if search not in SEARCH:
             raise ValueError(f"search must be one of {', '.join(SEARCH)}, not {search!r}")
         self.search = search
+        if playouts not in PLAYOUTS:
+            raise ValueError(f"playouts must be one of {', '.join(PLAYOUTS)}, not {playouts!r}")
+        self.playouts = playouts
+        self.model = PLAY_WEIGHTS if playouts == "model" else kernel.NO_MODEL
+        # Model playouts cost more per card: the searches are sized down to the same time.
+        self.playout_cost = kernel.MODEL_PLAYOUT_COST if playouts == "model" else 1.0
         self._bank = DECISIONS_PER_DEAL * time
         self.spec = _spec(
             time=time,
@@ -211,6 +223,7 @@ class ExpertPlayer:
             situation=situation,
             spend=spend,
             search=search,
+            playouts=playouts,
         )
         self.last_search: dict[str, float] = {}
         self.cut_short = 0
@@ -269,7 +282,13 @@ class ExpertPlayer:
             self.last_search = {"worlds": 0.0, "playouts": 0.0}
             self.last_search["seconds"] = clock.perf_counter() - started
             return ranked
-        per_world = len(candidates) * self.rollouts * 52 * kernel.SECONDS_PER_PLAYOUT_CARD
+        per_world = (
+            len(candidates)
+            * self.rollouts
+            * 52
+            * kernel.SECONDS_PER_PLAYOUT_CARD
+            * self.playout_cost
+        )
         count = self._world_count(per_world, budget)
         worlds = self._worlds(observation, knowledge, count)
         leader = (observation.dealer + 1) % 4
@@ -292,8 +311,8 @@ class ExpertPlayer:
                     self.rollouts,
                     self.eps,
                     seed,
-                    kernel.NO_MODEL,
-                    0,
+                    self.model,
+                    kernel.others_modelled(self.model, observation.seat),
                 )
 
             won = self._run(work, worlds, started, budget)
@@ -381,8 +400,8 @@ class ExpertPlayer:
                 seed,
                 TT_BITS,
                 lanes,
-                kernel.NO_MODEL,
-                0,
+                self.model,
+                kernel.others_modelled(self.model, observation.seat),
             )
 
         if cards_left <= self.solve_below:
@@ -411,7 +430,12 @@ class ExpertPlayer:
                 values = np.concatenate([pilot, rest])
         else:
             per_world = (
-                len(candidates) * self.rollouts * 4 * cards_left * kernel.SECONDS_PER_PLAYOUT_CARD
+                len(candidates)
+                * self.rollouts
+                * 4
+                * cards_left
+                * kernel.SECONDS_PER_PLAYOUT_CARD
+                * self.playout_cost
             )
             count = self._world_count(per_world, budget, self._weigh_cost(knowledge))
             worlds = self._worlds(observation, knowledge, count)
@@ -451,13 +475,18 @@ class ExpertPlayer:
         ranked, done, cut_short = grow_trees(
             observation,
             knowledge,
-            iteration_count(knowledge, budget * 0.8 - drawing, SECONDS_PER_TREE_ITERATION_CARD),
+            iteration_count(
+                knowledge,
+                budget * 0.8 - drawing,
+                SECONDS_PER_TREE_ITERATION_CARD * self.playout_cost,
+            ),
             self.rng,
             threads=self.threads,
             eps=self.eps,
             exploration=TREE_EXPLORATION,
             deadline=started + budget * 0.98 if self.deadline else None,
             worlds=worlds,
+            model=self.model,
         )
         self.cut_short += cut_short
         self.last_search = {

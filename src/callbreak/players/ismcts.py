@@ -191,13 +191,15 @@ def grow_trees(
     exploration: float,
     deadline: float | None = None,
     worlds: np.ndarray = NO_WORLDS,
+    model: np.ndarray = kernel.NO_MODEL,
 ) -> tuple[list[tuple[Card, float, float]], int, bool]:
     """One decision's information-set trees (one per thread), each grown by ``iterations`` in
     chunks, stopping early if the next chunk would pass ``deadline`` (when given).
 
     Worlds are dealt fresh in every iteration, uniformly among those the rules allow, unless
     ``worlds`` are given: then each iteration draws one of them (the expert's ``search=tree``
-    passes its worlds already weighted by what the calls and plays say). Returns every legal
+    passes its worlds already weighted by what the calls and plays say). The playouts play the
+    other seats by the model of play with weights ``model`` when given. Returns every legal
     card with its root visits and mean reward (points / 10), best first; the iterations run in
     all; and whether the clock cut the search short.
     """
@@ -261,8 +263,8 @@ def grow_trees(
                 scoring,
                 eps,
                 exploration,
-                kernel.NO_MODEL,
-                0,
+                model,
+                kernel.others_modelled(model, observation.seat),
             )
             done += step
             now = clock.perf_counter()

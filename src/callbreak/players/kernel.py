@@ -646,6 +646,17 @@ SECONDS_PER_PLAYOUT_CARD = 30e-9
 the search players size their searches from it, never from the clock."""
 
 
+def others_modelled(model: np.ndarray, seat: int) -> int:
+    """The ``modelled`` mask of a playout that plays every seat but ``seat`` by ``model`` (none
+    when ``model`` is ``NO_MODEL``)."""
+    return 0b1111 & ~(1 << seat) if len(model) else 0
+
+
+MODEL_PLAYOUT_COST = 4.0
+"""How many times a policy playout a playout costs whose other three seats play by the model of
+play (``model_choose`` weighs the features of every class of legal cards; docs/strength.md)."""
+
+
 @njit(cache=True)
 def playout(
     hands: np.ndarray,

@@ -24,16 +24,12 @@ from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.base import PlayerError
 from callbreak.players.calling import call_lookup, candidate_calls, simulated_call
-from callbreak.players.expert import TT_BITS
+from callbreak.players.expert import PLAYOUTS, TT_BITS
 from callbreak.players.inference import PLAY_WEIGHTS
 from callbreak.players.knowledge import Knowledge
 from callbreak.spec import format_spec
 
 __all__ = ["OraclePlayer"]
-
-PLAYOUTS = ("policy", "model")
-"""How the other seats play in the oracle's playouts: by the kernel's policy, or by the model
-of play fitted on the expert's deals (``inference.PLAY_WEIGHTS``)."""
 
 
 class OraclePlayer:
@@ -142,7 +138,7 @@ class OraclePlayer:
             TT_BITS + 4,
             1,
             self.model,
-            0b1111 & ~(1 << observation.seat) if len(self.model) else 0,
+            kernel.others_modelled(self.model, observation.seat),
         )
         means = values.mean(axis=0)
         best = max(range(len(candidates)), key=lambda i: (round(means[i], 9), -candidates[i]))
