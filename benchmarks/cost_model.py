@@ -8,7 +8,9 @@ work on a shared machine counts less) is divided by the iterations. A least-squa
 ``callbreak.players.ismcts``.
 
 With ``--worlds``, the cost of an iteration over worlds the expert drew (``search=tree``) is
-set against a dealt one's at the same positions.
+set against a dealt one's at the same positions, and so is the cost of an iteration over the
+drawn worlds whose playouts play the other seats by the model of play (``playouts=model``):
+that ratio is ``kernel.MODEL_PLAYOUT_COST``.
 
 With ``--compare SPEC [SPEC ...]``, each player decides at the same positions in turn and the
 CPU seconds per decision of each are printed: players given the same ``time`` should spend
@@ -134,22 +136,31 @@ def main() -> None:
 
 
 def drawn_worlds(found: list[object], iterations: int) -> None:
-    """CPU per iteration and card left of one tree dealing fresh worlds (the IS-MCTS player)
-    and of one over 3,000 worlds drawn by the expert (``search=tree``), and the ratio."""
+    """CPU per iteration and card left of one tree dealing fresh worlds (the IS-MCTS player),
+    of one over 3,000 worlds drawn by the expert (``search=tree``) and of one over the same
+    worlds playing the others by the model of play, and the ratios."""
     import random
 
     from callbreak.players.expert import ExpertPlayer
+    from callbreak.players.inference import PLAY_WEIGHTS
     from callbreak.players.ismcts import NO_WORLDS, grow_trees
 
     # The worlds of the measured ratio (docs/benchmarks.md): weighted by the calls, the
     # expert's default when it was measured.
     expert = ExpertPlayer(time=0.1, threads=1, deadline=False, seed=1, inference="calls")
-    dealt, drawn = [], []
+    dealt: list[float] = []
+    drawn: list[float] = []
+    modelled: list[float] = []
     for seen in found:
         knowledge = Knowledge.from_observation(seen)  # type: ignore[arg-type]
         cards = sum(knowledge.sizes)
         worlds = expert._worlds(seen, knowledge, 3000)  # type: ignore[arg-type]
-        for pool, out in ((NO_WORLDS, dealt), (worlds, drawn)):
+        runs = (
+            (NO_WORLDS, kernel.NO_MODEL, dealt),
+            (worlds, kernel.NO_MODEL, drawn),
+            (worlds, PLAY_WEIGHTS, modelled),
+        )
+        for pool, model, out in runs:
             started = time.process_time()
             grow_trees(
                 seen,  # type: ignore[arg-type]
@@ -160,12 +171,30 @@ def drawn_worlds(found: list[object], iterations: int) -> None:
                 eps=0.1,
                 exploration=0.7,
                 worlds=pool,
+                model=model,
             )
             out.append((time.process_time() - started) / iterations / cards)
     print(f"{len(found)} positions, {iterations} iterations each")
     print(f"  dealt worlds: {np.mean(dealt) * 1e9:.0f} ns per iteration and card left")
     print(f"  drawn worlds: {np.mean(drawn) * 1e9:.0f} ns per iteration and card left")
     print(f"  ratio: {np.mean(drawn) / np.mean(dealt):.2f}")
+    tree_ratio = np.mean(modelled) / np.mean(drawn)
+    print(f"  drawn worlds, the others by the model: {np.mean(modelled) * 1e9:.0f} ns")
+    print(f"  ratio to drawn worlds (expert.MODEL_TREE_COST): {tree_ratio:.2f}")
+    # Whole playouts from the first lead (the flat search's and the calls' cost per card).
+    rules = found[0].rules  # type: ignore[attr-defined]
+    flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
+    before_calls = Match(rules, seed=1).observation(0)
+    deals = expert._worlds(before_calls, Knowledge.from_observation(before_calls), 400)
+    calls = np.full((len(deals), 4), 3, dtype=np.int64)
+    seconds = []
+    for model, mask in ((kernel.NO_MODEL, 0), (PLAY_WEIGHTS, 0b1110)):
+        started = time.process_time()
+        kernel.simulate(deals, 0, calls, flags, scoring, 20, 0.1, 1, model, mask)
+        seconds.append((time.process_time() - started) / (len(deals) * 20 * 52))
+    print(f"  playouts from the first lead: {seconds[0] * 1e9:.0f} ns per card by the policy,")
+    print(f"    {seconds[1] * 1e9:.0f} ns with the others by the model")
+    print(f"  ratio (kernel.MODEL_PLAYOUT_COST): {seconds[1] / seconds[0]:.2f}")
 
 
 def compare_players(specs: list[str], count: int, rules: str) -> None:

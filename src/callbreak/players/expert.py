@@ -82,6 +82,10 @@ TREE_EXPLORATION = 0.7  # the IS-MCTS player's default
 # `NUMBA_NUM_THREADS=1 python benchmarks/cost_model.py --worlds --positions 40`), so its
 # constant (70 ns, set to spend what the flat search spends) is scaled by 0.76.
 SECONDS_PER_TREE_ITERATION_CARD = 53e-9
+# With the others played by the model in the playouts an iteration costs this many times more
+# (less than a playout's kernel.MODEL_PLAYOUT_COST: the descent through the tree costs the same;
+# `benchmarks/cost_model.py --worlds`).
+MODEL_TREE_COST = 2.3
 DECISIONS_PER_DEAL = 14
 SETTLED_Z = 3.0
 """A decision is clear when the best card beats each other by this many standard errors."""
@@ -201,7 +205,9 @@ class ExpertPlayer:
         self.playouts = playouts
         self.model = PLAY_WEIGHTS if playouts == "model" else kernel.NO_MODEL
         # Model playouts cost more per card: the searches are sized down to the same time.
-        self.playout_cost = kernel.MODEL_PLAYOUT_COST if playouts == "model" else 1.0
+        modelled = playouts == "model"
+        self.playout_cost = kernel.MODEL_PLAYOUT_COST if modelled else 1.0
+        self.tree_cost = MODEL_TREE_COST if modelled else 1.0
         self._bank = DECISIONS_PER_DEAL * time
         self.spec = _spec(
             time=time,
@@ -478,7 +484,7 @@ class ExpertPlayer:
             iteration_count(
                 knowledge,
                 budget * 0.8 - drawing,
-                SECONDS_PER_TREE_ITERATION_CARD * self.playout_cost,
+                SECONDS_PER_TREE_ITERATION_CARD * self.tree_cost,
             ),
             self.rng,
             threads=self.threads,

@@ -652,9 +652,10 @@ def others_modelled(model: np.ndarray, seat: int) -> int:
     return 0b1111 & ~(1 << seat) if len(model) else 0
 
 
-MODEL_PLAYOUT_COST = 4.0
-"""How many times a policy playout a playout costs whose other three seats play by the model of
-play (``model_choose`` weighs the features of every class of legal cards; docs/strength.md)."""
+MODEL_PLAYOUT_COST = 3.5
+"""How many times a policy playout's cost per card a playout costs whose other three seats play
+by the model of play (``model_choose`` weighs the features of every class of legal cards):
+``benchmarks/cost_model.py --worlds``, docs/benchmarks.md."""
 
 
 @njit(cache=True)
