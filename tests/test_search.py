@@ -24,7 +24,7 @@ from callbreak.players.calling import (
     model_distribution,
     normal_distribution,
 )
-from callbreak.players.expert import ExpertPlayer
+from callbreak.players.expert import PLAYOUTS, ExpertPlayer, playout_models
 from callbreak.players.inference import play_events, play_log_likelihoods
 from callbreak.players.ismcts import IsmctsPlayer, grow_trees
 from callbreak.players.knowledge import Knowledge
@@ -342,7 +342,7 @@ def test_the_default_expert_and_options_show_in_the_spec() -> None:
         make_player("expert(call_likelihood=exact)")
     with pytest.raises(PlayerError, match="call_spread must be above 0"):
         make_player("expert(call_spread=0)")
-    with pytest.raises(PlayerError, match="playouts must be one of policy, model"):
+    with pytest.raises(PlayerError, match="playouts must be one of policy, model, calls, cards"):
         make_player("expert(playouts=people)")
     assert make_player("expert(time=0.1, search=tree)").spec == "expert(time=0.1)"
 
@@ -418,10 +418,24 @@ def test_the_oracle_is_for_measuring_only() -> None:
     assert result.sets == 1 and result.mean_diff > 0
 
 
+def test_the_playouts_option_says_where_the_others_play_by_the_model() -> None:
+    modelled = {
+        option: tuple(bool(len(model)) for model in playout_models(option))
+        for option in PLAYOUTS
+    }
+    # (in the call simulations, in the card searches)
+    assert modelled == {
+        "policy": (False, False),
+        "model": (True, True),
+        "calls": (True, False),
+        "cards": (False, True),
+    }
+
+
 def test_the_oracle_can_play_the_others_by_the_model_of_play() -> None:
     spec = "oracle(rollouts=16, playouts=model)"
     assert make_player(spec).spec == spec
-    with pytest.raises(PlayerError, match="playouts must be one of policy, model"):
+    with pytest.raises(PlayerError, match="playouts must be one of policy, model, calls, cards"):
         make_player("oracle(playouts=people)")
     model = compare(spec, "random", rules="strict(deals=1)", sets=1, workers=1, seed=4)
     policy = compare(

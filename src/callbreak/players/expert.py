@@ -101,11 +101,24 @@ the worlds the tree is grown over; the rest grows the tree."""
 INFERENCE = ("rules", "calls", "plays")
 """What weights the sampled worlds: nothing beyond the rules, the calls, or the calls and every
 play (a model of sensible play, :mod:`callbreak.players.inference`)."""
-PLAYOUTS = ("policy", "model")
+PLAYOUTS = ("policy", "model", "calls", "cards")
 """How the other seats play in the playouts: by the kernel's policy (with ``eps`` random
 cards), or by the model of play fitted on the expert's deals (``inference.PLAY_WEIGHTS``, each
 card drawn from its distribution: a better model of what the others will do, at about
-``kernel.MODEL_PLAYOUT_COST`` times the cost per card)."""
+``kernel.MODEL_PLAYOUT_COST`` times the cost per card) everywhere, in the call simulations
+only, or in the searches for a card only."""
+
+
+def playout_models(playouts: str) -> tuple[np.ndarray, np.ndarray]:
+    """The model weights the other seats play by in the call simulations and in the card
+    searches (``kernel.NO_MODEL``: by the policy) for a ``playouts`` option (``PLAYOUTS``)."""
+    if playouts not in PLAYOUTS:
+        raise ValueError(f"playouts must be one of {', '.join(PLAYOUTS)}, not {playouts!r}")
+    calls = PLAY_WEIGHTS if playouts in ("model", "calls") else kernel.NO_MODEL
+    cards = PLAY_WEIGHTS if playouts in ("model", "cards") else kernel.NO_MODEL
+    return calls, cards
+
+
 CALL_LIKELIHOOD = ("gap", "sound")
 """How a heard call weighs a world: by its gap to the hand's strength less a little caution
 (:func:`kernel.call_weights`), or as the sound call of a hand about as strong as the world's,
@@ -200,14 +213,11 @@ class ExpertPlayer:
         if search not in SEARCH:
             raise ValueError(f"search must be one of {', '.join(SEARCH)}, not {search!r}")
         self.search = search
-        if playouts not in PLAYOUTS:
-            raise ValueError(f"playouts must be one of {', '.join(PLAYOUTS)}, not {playouts!r}")
-        self.playouts = playouts
-        self.model = PLAY_WEIGHTS if playouts == "model" else kernel.NO_MODEL
+        self.call_model, self.card_model = playout_models(playouts)
         # Model playouts cost more per card: the searches are sized down to the same time.
-        modelled = playouts == "model"
-        self.playout_cost = kernel.MODEL_PLAYOUT_COST if modelled else 1.0
-        self.tree_cost = MODEL_TREE_COST if modelled else 1.0
+        self.call_cost = kernel.MODEL_PLAYOUT_COST if len(self.call_model) else 1.0
+        self.card_cost = kernel.MODEL_PLAYOUT_COST if len(self.card_model) else 1.0
+        self.tree_cost = MODEL_TREE_COST if len(self.card_model) else 1.0
         self._bank = DECISIONS_PER_DEAL * time
         self.spec = _spec(
             time=time,
@@ -289,11 +299,7 @@ class ExpertPlayer:
             self.last_search["seconds"] = clock.perf_counter() - started
             return ranked
         per_world = (
-            len(candidates)
-            * self.rollouts
-            * 52
-            * kernel.SECONDS_PER_PLAYOUT_CARD
-            * self.playout_cost
+            len(candidates) * self.rollouts * 52 * kernel.SECONDS_PER_PLAYOUT_CARD * self.call_cost
         )
         count = self._world_count(per_world, budget)
         worlds = self._worlds(observation, knowledge, count)
@@ -317,8 +323,8 @@ class ExpertPlayer:
                     self.rollouts,
                     self.eps,
                     seed,
-                    self.model,
-                    kernel.others_modelled(self.model, observation.seat),
+                    self.call_model,
+                    kernel.others_modelled(self.call_model, observation.seat),
                 )
 
             won = self._run(work, worlds, started, budget)
@@ -406,8 +412,8 @@ class ExpertPlayer:
                 seed,
                 TT_BITS,
                 lanes,
-                self.model,
-                kernel.others_modelled(self.model, observation.seat),
+                self.card_model,
+                kernel.others_modelled(self.card_model, observation.seat),
             )
 
         if cards_left <= self.solve_below:
@@ -441,7 +447,7 @@ class ExpertPlayer:
                 * 4
                 * cards_left
                 * kernel.SECONDS_PER_PLAYOUT_CARD
-                * self.playout_cost
+                * self.card_cost
             )
             count = self._world_count(per_world, budget, self._weigh_cost(knowledge))
             worlds = self._worlds(observation, knowledge, count)
@@ -492,7 +498,7 @@ class ExpertPlayer:
             exploration=TREE_EXPLORATION,
             deadline=started + budget * 0.98 if self.deadline else None,
             worlds=worlds,
-            model=self.model,
+            model=self.card_model,
         )
         self.cut_short += cut_short
         self.last_search = {

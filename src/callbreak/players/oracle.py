@@ -24,8 +24,7 @@ from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.base import PlayerError
 from callbreak.players.calling import call_lookup, candidate_calls, simulated_call
-from callbreak.players.expert import PLAYOUTS, TT_BITS
-from callbreak.players.inference import PLAY_WEIGHTS
+from callbreak.players.expert import TT_BITS, playout_models
 from callbreak.players.knowledge import Knowledge
 from callbreak.spec import format_spec
 
@@ -54,12 +53,9 @@ class OraclePlayer:
         self.rollouts = rollouts
         self.eps = eps
         self.solve_below = solve_below
-        if playouts not in PLAYOUTS:
-            raise ValueError(f"playouts must be one of {', '.join(PLAYOUTS)}, not {playouts!r}")
-        self.playouts = playouts
         # The others in its playouts play by the policy (eps-greedy) or by the fitted model of
         # play that the expert weighs worlds with (a card drawn from its distribution).
-        self.model = PLAY_WEIGHTS if playouts == "model" else kernel.NO_MODEL
+        self.call_model, self.card_model = playout_models(playouts)
         options: dict[str, object] = {}
         if seed is not None:
             options["seed"] = seed
@@ -99,7 +95,14 @@ class OraclePlayer:
         known = kernel.known_calls(observation.calls)
         calls = kernel.world_calls(world, known, np.zeros(4, dtype=np.int64), call_lookup(rules))
         return simulated_call(
-            world, calls, observation, candidates, self.rollouts, self.eps, self.rng, self.model
+            world,
+            calls,
+            observation,
+            candidates,
+            self.rollouts,
+            self.eps,
+            self.rng,
+            self.call_model,
         )
 
     def play(self, observation: Observation, *, time: float | None = None) -> Card:
@@ -137,8 +140,8 @@ class OraclePlayer:
             self.rng.getrandbits(48),
             TT_BITS + 4,
             1,
-            self.model,
-            kernel.others_modelled(self.model, observation.seat),
+            self.card_model,
+            kernel.others_modelled(self.card_model, observation.seat),
         )
         means = values.mean(axis=0)
         best = max(range(len(candidates)), key=lambda i: (round(means[i], 9), -candidates[i]))
