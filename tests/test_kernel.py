@@ -161,8 +161,20 @@ def test_policy_plays_legal_cards(profile: str, seed: int, plays: int) -> None:
         assert expected >> card & 1
 
 
-def _lowest(mask: int) -> int:
-    return (mask & -mask).bit_length() - 1
+def _public(deal: Deal) -> tuple[int, int, int]:
+    """The cards gone (the trick on the table too), the cards of completed tricks and the
+    voids shown (bit ``4 * seat + suit``), as the kernel takes them."""
+    done = voids = 0
+    for trick in deal.tricks:
+        led = trick.cards[0] // 13
+        for position, card in enumerate(trick.cards):
+            done |= 1 << card
+            if position and card // 13 != led:
+                voids |= 1 << (4 * trick.seat_of(position) + led)
+    gone = done
+    for card in deal.trick.cards:
+        gone |= 1 << card
+    return gone, done, voids
 
 
 def _class_masks(deal: Deal) -> list[int]:
@@ -170,21 +182,19 @@ def _class_masks(deal: Deal) -> list[int]:
     seat = deal.turn
     assert seat is not None
     hand = deal.held(seat).mask
-    done = 0
-    for trick in deal.tricks:
-        for card in trick.cards:
-            done |= 1 << card
     options = legal_cards(hand, deal.trick.cards, not deal.tricks, deal.rules)
     classes = np.zeros(kernel.MAX_CLASSES, dtype=np.int64)
-    count = kernel.play_classes(hand, options, done, classes)
+    count = kernel.play_classes(hand, options, _public(deal)[1], classes)
     return [int(mask) for mask in classes[:count]]
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_model_draws_cards_as_the_inference_weighs_them(seed: int) -> None:
-    """The model-played seats of a playout draw each class of legal cards as often as
+    """The model-played seats of a playout draw each class of legal cards exactly as
     ``play_log_likelihoods`` says the model plays it (one model for both), and only its lowest
-    card (the cards of a class play the same)."""
+    card (the cards of a class play the same): with the uniform number each draw takes (read
+    from a copy of the generator), the class drawn is the one whose share of the chances it
+    falls in."""
     rules = PROFILES[sorted(PROFILES)[seed % len(PROFILES)]]
     plays = 5 + 5 * seed
     while len(_class_masks(_random_position(rules, seed, plays))) < 2:
@@ -195,26 +205,19 @@ def test_model_draws_cards_as_the_inference_weighs_them(seed: int) -> None:
     hand = deal.held(seat).mask
     led, high_led, high_spade, win = _trick_state(deal)
     first = not deal.tricks
-    done = gone = 0
-    for trick in deal.tricks:
-        for card in trick.cards:
-            done |= 1 << card
-    gone = done
-    for card in deal.trick.cards:
-        gone |= 1 << card
+    gone, done, voids = _public(deal)
     calls = np.array(deal.calls, dtype=np.int64)
     won = np.array(deal.won, dtype=np.int64)
     state = (seat, hand, deal.trick.leader, len(deal.trick.cards), led, high_led, high_spade, win)
     flags, scoring = flags_of(rules), scoring_of(rules)
     masks = _class_masks(deal)
-    count = len(masks)
     # The model's chance of each class: the likelihood of its lowest card played from here.
     chances = []
-    for k in range(count):
-        card = _lowest(masks[k])
+    for mask in masks:
+        card = _lowest(mask)
         pool = np.zeros((1, 4), dtype=np.int64)
         pool[0, seat] = hand & ~(1 << card)
-        event = [*state[:1], *state[2:], int(first), gone, done, 0, card, 1 << card]
+        event = [*state[:1], *state[2:], int(first), gone, done, voids, card, 1 << card]
         chances.append(
             np.exp(
                 kernel.play_log_likelihoods(
@@ -231,18 +234,19 @@ def test_model_draws_cards_as_the_inference_weighs_them(seed: int) -> None:
             )
         )
     assert sum(chances) == pytest.approx(1.0)
-    draws = 4000
-    drawn = dict.fromkeys(range(count), 0)
+    bounds = np.cumsum(chances)
     rng = kernel.seed_state(seed)
     classes = np.zeros(kernel.MAX_CLASSES, dtype=np.int64)
     features = np.zeros((kernel.MAX_CLASSES, len(kernel.PLAY_FEATURES)))
-    for _ in range(draws):
+    drawn = set()
+    for _ in range(300):
+        uniform = kernel.rand_float(rng.copy())
         card = kernel.model_choose(
             *state,
             first,
             gone,
             done,
-            0,
+            voids,
             calls,
             won,
             flags,
@@ -252,12 +256,54 @@ def test_model_draws_cards_as_the_inference_weighs_them(seed: int) -> None:
             classes,
             features,
         )
-        (k,) = [k for k in range(count) if masks[k] >> card & 1]
+        (k,) = [k for k, mask in enumerate(masks) if mask >> card & 1]
         assert card == _lowest(masks[k])
-        drawn[k] += 1
-    for k in range(count):
-        spread = np.sqrt(chances[k] * (1 - chances[k]) / draws)
-        assert abs(drawn[k] / draws - chances[k]) <= 4 * spread + 0.002, (k, drawn, chances)
+        expected = min(int(np.searchsorted(bounds, uniform, side="right")), len(masks) - 1)
+        near_a_bound = min(abs(bounds - uniform)) < 1e-9
+        assert k == expected or near_a_bound, (uniform, bounds, k)
+        drawn.add(k)
+    assert len(drawn) > 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(profile=profiles, seed=st.integers(0, 2**32), plays=st.integers(0, 51))
+def test_the_model_plays_legal_cards(profile: str, seed: int, plays: int) -> None:
+    rules = PROFILES[profile]
+    deal = _random_position(rules, seed, plays)
+    seat = deal.turn
+    assert seat is not None
+    hand = deal.held(seat).mask
+    led, high_led, high_spade, win = _trick_state(deal)
+    first = not deal.tricks
+    gone, done, voids = _public(deal)
+    expected = legal_cards(hand, deal.trick.cards, first, rules)
+    card = kernel.model_choose(
+        seat,
+        hand,
+        deal.trick.leader,
+        len(deal.trick.cards),
+        led,
+        high_led,
+        high_spade,
+        win,
+        first,
+        gone,
+        done,
+        voids,
+        np.array(deal.calls, dtype=np.int64),
+        np.array(deal.won, dtype=np.int64),
+        flags_of(rules),
+        scoring_of(rules),
+        kernel.seed_state(seed),
+        PLAY_WEIGHTS,
+        np.zeros(kernel.MAX_CLASSES, dtype=np.int64),
+        np.zeros((kernel.MAX_CLASSES, len(kernel.PLAY_FEATURES))),
+    )
+    assert expected >> card & 1
+
+
+def _lowest(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
 
 
 # --- random deals ---------------------------------------------------------------------------
@@ -323,8 +369,15 @@ def test_random_play_agrees_with_the_checked_deal() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(profile=profiles, seed=st.integers(0, 2**32), plays=st.integers(0, 51))
-def test_playout_finishes_the_deal_legally(profile: str, seed: int, plays: int) -> None:
+@given(
+    profile=profiles,
+    seed=st.integers(0, 2**32),
+    plays=st.integers(0, 51),
+    modelled=st.sampled_from([0, 0, 0b1111, 0b1110, 0b0101]),  # seats played by the model
+)
+def test_playout_finishes_the_deal_legally(
+    profile: str, seed: int, plays: int, modelled: int
+) -> None:
     rules = PROFILES[profile]
     deal = _random_position(rules, seed, plays)
     hands = np.array([deal.held(s).mask for s in range(4)], dtype=np.int64)
@@ -345,8 +398,10 @@ def test_playout_finishes_the_deal_legally(profile: str, seed: int, plays: int) 
         scoring_of(rules),
         kernel.seed_state(seed),
         0.1,
-        PLAY_WEIGHTS,
-        seed % 16,  # some seats play by the model of play, the rest by the policy
+        PLAY_WEIGHTS if modelled else kernel.NO_MODEL,
+        modelled,
+        np.zeros(kernel.MAX_CLASSES, dtype=np.int64),
+        np.zeros((kernel.MAX_CLASSES, len(kernel.PLAY_FEATURES))),
     )
     assert list(hands) == [0, 0, 0, 0]
     assert int(won.sum()) == 13

@@ -24,8 +24,8 @@ from callbreak.players.calling import (
     model_distribution,
     normal_distribution,
 )
-from callbreak.players.expert import PLAYOUTS, ExpertPlayer, playout_models
-from callbreak.players.inference import play_events, play_log_likelihoods
+from callbreak.players.expert import MODEL_TREE_COST, PLAYOUTS, ExpertPlayer, playout_models
+from callbreak.players.inference import PLAY_WEIGHTS, play_events, play_log_likelihoods
 from callbreak.players.ismcts import IsmctsPlayer, grow_trees
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import EXPECTED_PLAY_WEIGHT, decision_weight, share
@@ -344,6 +344,8 @@ def test_the_default_expert_and_options_show_in_the_spec() -> None:
         make_player("expert(call_spread=0)")
     with pytest.raises(PlayerError, match="playouts must be one of policy, model, calls, cards"):
         make_player("expert(playouts=people)")
+    with pytest.raises(PlayerError, match="playouts=calls needs call simulations"):
+        make_player("expert(calls=model, playouts=calls)")
     assert make_player("expert(time=0.1, search=tree)").spec == "expert(time=0.1)"
 
 
@@ -420,8 +422,7 @@ def test_the_oracle_is_for_measuring_only() -> None:
 
 def test_the_playouts_option_says_where_the_others_play_by_the_model() -> None:
     modelled = {
-        option: tuple(bool(len(model)) for model in playout_models(option))
-        for option in PLAYOUTS
+        option: tuple(bool(len(model)) for model in playout_models(option)) for option in PLAYOUTS
     }
     # (in the call simulations, in the card searches)
     assert modelled == {
@@ -432,17 +433,69 @@ def test_the_playouts_option_says_where_the_others_play_by_the_model() -> None:
     }
 
 
+def test_model_playouts_size_the_searches_they_slow() -> None:
+    """The model costs more per card, so the searches that play the others by it are sized
+    down by its cost factors, and only those."""
+
+    def sizes(playouts: str) -> tuple[float, float]:
+        base = f"expert(time=0.05, seed=1, deadline=false, playouts={playouts})"
+        calling = make_player(base)
+        calling.rank_calls(_seen(Match("strict", seed=8)))  # type: ignore[attr-defined]
+        playing = make_player(base)
+        playing.rank_cards(_seen(_midway(seed=7, tricks=4)))  # type: ignore[attr-defined]
+        return (
+            calling.last_search["worlds"],  # type: ignore[attr-defined]
+            playing.last_search["iterations"],  # type: ignore[attr-defined]
+        )
+
+    policy, calls, cards = sizes("policy"), sizes("calls"), sizes("cards")
+    assert calls[0] < policy[0] == cards[0]
+    assert cards[1] < policy[1] == calls[1]
+    assert cards[1] == pytest.approx(policy[1] / MODEL_TREE_COST, rel=0.05)
+
+
 def test_the_oracle_can_play_the_others_by_the_model_of_play() -> None:
     spec = "oracle(rollouts=16, playouts=model)"
     assert make_player(spec).spec == spec
     with pytest.raises(PlayerError, match="playouts must be one of policy, model, calls, cards"):
         make_player("oracle(playouts=people)")
-    model = compare(spec, "random", rules="strict(deals=1)", sets=1, workers=1, seed=4)
-    policy = compare(
-        "oracle(rollouts=16)", "random", rules="strict(deals=1)", sets=1, workers=1, seed=4
-    )
-    assert model.mean_diff > 0
-    assert model.set_diffs != policy.set_diffs  # the option changes how the oracle plays
+    assert compare(spec, "random", rules="strict(deals=1)", sets=1, workers=1).mean_diff > 0
+    # The same card searches in the one true world give other values with the model.
+    match = _midway(seed=7, tricks=4)
+    seen = _seen(match)
+    world = np.array([[match.deal.held(s).mask for s in range(4)]], dtype=np.int64)
+    knowledge = Knowledge.from_observation(seen)
+    candidates = np.array(sorted(int(card) for card in seen.legal_cards), dtype=np.int64)
+    rules = seen.rules
+
+    def values(model: np.ndarray) -> np.ndarray:
+        return kernel.evaluate(
+            np.repeat(world, 8, axis=0),
+            candidates,
+            seen.seat,
+            seen.trick.leader,
+            kernel.trick_cards(seen.trick.cards),
+            len(seen.trick.cards),
+            False,
+            knowledge.gone,
+            knowledge.done,
+            knowledge.voids,
+            kernel.calls_of(seen.calls),
+            np.array(seen.won, dtype=np.int64),
+            kernel.flags_of(rules),
+            kernel.scoring_of(rules),
+            8,
+            0.1,
+            0,
+            0.0,
+            5,
+            10,
+            1,
+            model,
+            kernel.others_modelled(model, seen.seat),
+        )[0]
+
+    assert not np.array_equal(values(PLAY_WEIGHTS), values(kernel.NO_MODEL))
 
 
 class _FakeClock:

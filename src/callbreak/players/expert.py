@@ -214,6 +214,8 @@ class ExpertPlayer:
             raise ValueError(f"search must be one of {', '.join(SEARCH)}, not {search!r}")
         self.search = search
         self.call_model, self.card_model = playout_models(playouts)
+        if playouts == "calls" and calls == "model":
+            raise ValueError("playouts=calls needs call simulations: calls=simulate or blend")
         # Model playouts cost more per card: the searches are sized down to the same time.
         self.call_cost = kernel.MODEL_PLAYOUT_COST if len(self.call_model) else 1.0
         self.card_cost = kernel.MODEL_PLAYOUT_COST if len(self.card_model) else 1.0

@@ -655,7 +655,8 @@ def others_modelled(model: np.ndarray, seat: int) -> int:
 MODEL_PLAYOUT_COST = 3.5
 """How many times a policy playout's cost per card a playout costs whose other three seats play
 by the model of play (``model_choose`` weighs the features of every class of legal cards):
-``benchmarks/cost_model.py --worlds``, docs/benchmarks.md."""
+``benchmarks/cost_model.py --worlds``, docs/strength.md. Measured on whole playouts from the
+first lead; the flat search's playouts from mid-deal are sized by it too, an approximation."""
 
 
 @njit(cache=True)
@@ -675,20 +676,22 @@ def playout(
     eps: float,
     model: np.ndarray,
     modelled: int,
+    classes: np.ndarray,
+    features: np.ndarray,
 ) -> None:
-    """Play the deal out with the policy for every seat; ``hands`` and ``won`` are updated.
+    """Play the deal out with the policy for every seat (but those in ``modelled``);
+    ``hands`` and ``won`` are updated.
 
     ``trick[:n]`` are the cards of the current trick in play order from ``leader``. The seats
     in the mask ``modelled`` (bit ``seat``) play by the model of play with weights ``model``
     instead (see ``model_choose``): a card drawn from the model's distribution, not the
-    policy's card with ``eps`` of random ones.
+    policy's card with ``eps`` of random ones. ``classes`` and ``features`` are its scratch
+    space (``MAX_CLASSES`` rows), allocated by the caller once, not per playout.
     """
     led, high_led, high_spade, win_seat = trick_state(trick, n, leader)
     done = gone
     for k in range(n):
         done &= ~(1 << trick[k])
-    classes = np.empty(MAX_CLASSES if modelled else 0, dtype=np.int64)
-    features = np.empty((MAX_CLASSES if modelled else 0, len(PLAY_FEATURES)))
     while True:
         while n < 4:
             seat = (leader + n) & 3
@@ -1032,8 +1035,9 @@ def evaluate(
     """Each candidate's value for ``seat`` in each world, ``values[world, candidate]``, and the
     positions each world's exact solves visited (zero for playouts).
 
-    After the candidate card, the world is played out ``rollouts`` times by the policy, or
-    solved exactly when at most ``solve_below`` cards are left in the holder's hand. The value
+    After the candidate card, the world is played out ``rollouts`` times by the policy (the
+    seats in ``modelled`` by the model of play ``model``, see ``playout``), or solved exactly
+    when at most ``solve_below`` cards are left in the holder's hand. The value
     is the seat's deal score in tenths, minus ``rival_weight`` times the others' mean score.
     """
     count, width = worlds.shape[0], candidates.shape[0]
@@ -1051,6 +1055,8 @@ def evaluate(
         scratch_won = np.empty(4, dtype=np.int64)
         scratch_trick = np.empty(4, dtype=np.int64)
         counter = np.zeros(1, dtype=np.int64)
+        classes = np.empty(MAX_CLASSES, dtype=np.int64)
+        features = np.empty((MAX_CLASSES, len(PLAY_FEATURES)))
         for w in range(lane, count, lanes):
             counter[0] = 0
             for c in range(width):
@@ -1107,6 +1113,8 @@ def evaluate(
                             eps,
                             model,
                             modelled,
+                            classes,
+                            features,
                         )
                         total += _utility(_pack(scratch_won, calls, scoring), seat, rival_weight)
                     total /= rollouts
@@ -1313,6 +1321,8 @@ def simulate(
         hands = np.empty(4, dtype=np.int64)
         won = np.zeros(4, dtype=np.int64)
         trick = np.zeros(4, dtype=np.int64)
+        classes = np.empty(MAX_CLASSES, dtype=np.int64)
+        features = np.empty((MAX_CLASSES, len(PLAY_FEATURES)))
         for r in range(rollouts):
             for s in range(4):
                 hands[s] = worlds[w, s]
@@ -1333,6 +1343,8 @@ def simulate(
                 eps,
                 model,
                 modelled,
+                classes,
+                features,
             )
             for s in range(4):
                 result[w * rollouts + r, s] = won[s]
@@ -1495,7 +1507,8 @@ def ismcts(
     proportion to what the seat believes), takes one of them at random; it then descends
     from the root (node 0) through the cards legal in that world, choosing by UCB with
     availability counts (each child's count of the iterations in which its card was legal),
-    adds one node, plays the deal out with the policy, and adds each
+    adds one node, plays the deal out with the policy (the seats in ``modelled`` by the model
+    of play ``model``), and adds each
     node's mover's score (points / 10) to the nodes on the path. The trees are independent
     (root parallelisation): each has its own generator in ``rngs[t]``.
     """
@@ -1508,6 +1521,8 @@ def ismcts(
         scratch_won = np.empty(4, dtype=np.int64)
         scratch_trick = np.empty(4, dtype=np.int64)
         path = np.empty(64, dtype=np.int64)
+        classes = np.empty(MAX_CLASSES, dtype=np.int64)
+        features = np.empty((MAX_CLASSES, len(PLAY_FEATURES)))
         card_of, mover_of = tree_card[t], tree_mover[t]
         child_of, sibling_of = tree_child[t], tree_sibling[t]
         visits, avail, totals = tree_visits[t], tree_avail[t], tree_total[t]
@@ -1591,6 +1606,8 @@ def ismcts(
                     eps,
                     model,
                     modelled,
+                    classes,
+                    features,
                 )
             for i in range(depth):
                 node = path[i]
@@ -1727,6 +1744,26 @@ def fill_play_features(
     return count, chosen
 
 
+@njit(cache=True, inline="always")
+def _class_scores(features: np.ndarray, count: int, weights: np.ndarray) -> float:
+    """The model's unnormalised chance of each of the ``count`` classes, ``exp(weights .
+    features)`` scaled by the largest, written over ``features[k, 0]``; returns their sum. The
+    one softmax of the model of play: the sampler and the likelihood must agree."""
+    top = -1e300
+    for j in range(count):
+        value = 0.0
+        for f in range(len(PLAY_FEATURES)):
+            value += weights[f] * features[j, f]
+        features[j, 0] = value  # reuse the row's first cell for its score
+        if value > top:
+            top = value
+    norm = 0.0
+    for j in range(count):
+        features[j, 0] = np.exp(features[j, 0] - top)
+        norm += features[j, 0]
+    return norm
+
+
 @njit(cache=True)
 def model_choose(
     seat: int,
@@ -1778,18 +1815,7 @@ def model_choose(
     )
     if count <= 1:
         return low_index(classes[0])
-    top = -1e300
-    for j in range(count):
-        value = 0.0
-        for f in range(weights.shape[0]):
-            value += weights[f] * features[j, f]
-        features[j, 0] = value  # reuse the row's first cell for its score
-        if value > top:
-            top = value
-    norm = 0.0
-    for j in range(count):
-        features[j, 0] = np.exp(features[j, 0] - top)
-        norm += features[j, 0]
+    norm = _class_scores(features, count, weights)
     pick = rand_float(rng)
     for j in range(count - 1):
         pick -= (1.0 - PLAY_FLOOR) * features[j, 0] / norm + PLAY_FLOOR / count
@@ -1859,18 +1885,8 @@ def play_log_likelihoods(
                 if chosen < 0:
                     total += -30.0  # not even legal here: the hard constraints missed it
                     continue
-                top = -1e300
-                for j in range(k):
-                    value = 0.0
-                    for f in range(width):
-                        value += weights[f] * features[j, f]
-                    features[j, 0] = value  # reuse the row's first cell for its score
-                    if value > top:
-                        top = value
-                norm = 0.0
-                for j in range(k):
-                    norm += np.exp(features[j, 0] - top)
-                p = np.exp(features[chosen, 0] - top) / norm
+                norm = _class_scores(features, k, weights)
+                p = features[chosen, 0] / norm
                 total += np.log((1.0 - floor) * p + floor / k)
             result[w] = total
     return result
