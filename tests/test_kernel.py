@@ -122,7 +122,7 @@ def test_kernel_trick_state_is_the_rules_one(trick: list[int], leader: int) -> N
 
 @settings(max_examples=300, deadline=None)
 @given(profile=profiles, seed=st.integers(0, 2**32), plays=st.integers(0, 51))
-def test_policy_plays_legal_cards(profile: str, seed: int, plays: int) -> None:
+def test_policy_and_model_play_legal_cards(profile: str, seed: int, plays: int) -> None:
     rules = PROFILES[profile]
     deal = _random_position(rules, seed, plays)
     seat = deal.turn
@@ -131,34 +131,34 @@ def test_policy_plays_legal_cards(profile: str, seed: int, plays: int) -> None:
     led, high_led, high_spade, win = _trick_state(deal)
     first = not deal.tricks
     expected = legal_cards(hand, deal.trick.cards, first, rules)
-    gone = 0
-    for trick in [*deal.tricks, deal.trick]:
-        for card in trick.cards:
-            gone |= 1 << card
+    gone, done, voids = _public(deal)
     rng = kernel.seed_state(seed)
     calls = np.array(deal.calls, dtype=np.int64)
     won = np.array(deal.won, dtype=np.int64)
+    position = (seat, hand, deal.trick.leader, len(deal.trick.cards), led, high_led, high_spade)
+    flags, scoring = flags_of(rules), scoring_of(rules)
     for eps in (0.0, 0.5):
         card = kernel.choose(
-            seat,
-            hand,
-            deal.trick.leader,
-            len(deal.trick.cards),
-            led,
-            high_led,
-            high_spade,
-            win,
-            first,
-            gone,
-            0,
-            calls,
-            won,
-            flags_of(rules),
-            scoring_of(rules),
-            rng,
-            eps,
+            *position, win, first, gone, voids, calls, won, flags, scoring, rng, eps
         )
         assert expected >> card & 1
+    card = kernel.model_choose(
+        *position,
+        win,
+        first,
+        gone,
+        done,
+        voids,
+        calls,
+        won,
+        flags,
+        scoring,
+        rng,
+        PLAY_WEIGHTS,
+        np.zeros(kernel.MAX_CLASSES, dtype=np.int64),
+        np.zeros((kernel.MAX_CLASSES, len(kernel.PLAY_FEATURES))),
+    )
+    assert expected >> card & 1
 
 
 def _public(deal: Deal) -> tuple[int, int, int]:
@@ -263,43 +263,6 @@ def test_model_draws_cards_as_the_inference_weighs_them(seed: int) -> None:
         assert k == expected or near_a_bound, (uniform, bounds, k)
         drawn.add(k)
     assert len(drawn) > 1
-
-
-@settings(max_examples=200, deadline=None)
-@given(profile=profiles, seed=st.integers(0, 2**32), plays=st.integers(0, 51))
-def test_the_model_plays_legal_cards(profile: str, seed: int, plays: int) -> None:
-    rules = PROFILES[profile]
-    deal = _random_position(rules, seed, plays)
-    seat = deal.turn
-    assert seat is not None
-    hand = deal.held(seat).mask
-    led, high_led, high_spade, win = _trick_state(deal)
-    first = not deal.tricks
-    gone, done, voids = _public(deal)
-    expected = legal_cards(hand, deal.trick.cards, first, rules)
-    card = kernel.model_choose(
-        seat,
-        hand,
-        deal.trick.leader,
-        len(deal.trick.cards),
-        led,
-        high_led,
-        high_spade,
-        win,
-        first,
-        gone,
-        done,
-        voids,
-        np.array(deal.calls, dtype=np.int64),
-        np.array(deal.won, dtype=np.int64),
-        flags_of(rules),
-        scoring_of(rules),
-        kernel.seed_state(seed),
-        PLAY_WEIGHTS,
-        np.zeros(kernel.MAX_CLASSES, dtype=np.int64),
-        np.zeros((kernel.MAX_CLASSES, len(kernel.PLAY_FEATURES))),
-    )
-    assert expected >> card & 1
 
 
 def _lowest(mask: int) -> int:

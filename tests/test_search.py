@@ -25,7 +25,7 @@ from callbreak.players.calling import (
     normal_distribution,
 )
 from callbreak.players.expert import MODEL_TREE_COST, PLAYOUTS, ExpertPlayer, playout_models
-from callbreak.players.inference import PLAY_WEIGHTS, play_events, play_log_likelihoods
+from callbreak.players.inference import play_events, play_log_likelihoods
 from callbreak.players.ismcts import IsmctsPlayer, grow_trees
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import EXPECTED_PLAY_WEIGHT, decision_weight, share
@@ -462,40 +462,14 @@ def test_the_oracle_can_play_the_others_by_the_model_of_play() -> None:
     assert compare(spec, "random", rules="strict(deals=1)", sets=1, workers=1).mean_diff > 0
     # The same card searches in the one true world give other values with the model.
     match = _midway(seed=7, tricks=4)
-    seen = _seen(match)
-    world = np.array([[match.deal.held(s).mask for s in range(4)]], dtype=np.int64)
-    knowledge = Knowledge.from_observation(seen)
-    candidates = np.array(sorted(int(card) for card in seen.legal_cards), dtype=np.int64)
-    rules = seen.rules
+    hands = tuple(match.deal.held(s).mask for s in range(4))
 
-    def values(model: np.ndarray) -> np.ndarray:
-        return kernel.evaluate(
-            np.repeat(world, 8, axis=0),
-            candidates,
-            seen.seat,
-            seen.trick.leader,
-            kernel.trick_cards(seen.trick.cards),
-            len(seen.trick.cards),
-            False,
-            knowledge.gone,
-            knowledge.done,
-            knowledge.voids,
-            kernel.calls_of(seen.calls),
-            np.array(seen.won, dtype=np.int64),
-            kernel.flags_of(rules),
-            kernel.scoring_of(rules),
-            8,
-            0.1,
-            0,
-            0.0,
-            5,
-            10,
-            1,
-            model,
-            kernel.others_modelled(model, seen.seat),
-        )[0]
+    def values(playouts: str) -> list[tuple[object, float]]:
+        oracle = make_player(f"oracle(seed=5, rollouts=64, playouts={playouts})")
+        oracle.see(hands)  # type: ignore[attr-defined]
+        return sorted(oracle.rank_cards(_seen(match)))  # type: ignore[attr-defined]
 
-    assert not np.array_equal(values(PLAY_WEIGHTS), values(kernel.NO_MODEL))
+    assert values("model") != values("policy")
 
 
 class _FakeClock:

@@ -107,10 +107,17 @@ class OraclePlayer:
 
     def play(self, observation: Observation, *, time: float | None = None) -> Card:
         """The card with the best value in the true deal."""
-        world = self._world(observation)
         legal = observation.legal_cards
         if len(legal) == 1:
+            self._world(observation)  # refuses to play unless shown the hands, even here
             return next(iter(legal))
+        return self.rank_cards(observation)[0][0]
+
+    def rank_cards(self, observation: Observation) -> list[tuple[Card, float]]:
+        """Every legal card with its value in points in the true deal, best first (of values
+        level to within 1e-9 of a tenth, the lowest card first)."""
+        world = self._world(observation)
+        legal = observation.legal_cards
         knowledge = Knowledge.from_observation(observation)
         candidates = np.array(sorted(int(card) for card in legal), dtype=np.int64)
         exact = len(observation.hand) <= self.solve_below
@@ -143,6 +150,6 @@ class OraclePlayer:
             self.card_model,
             kernel.others_modelled(self.card_model, observation.seat),
         )
-        means = values.mean(axis=0)
-        best = max(range(len(candidates)), key=lambda i: (round(means[i], 9), -candidates[i]))
-        return Card(int(candidates[best]))
+        means = values.mean(axis=0)  # tenths of a point (kernel.evaluate)
+        order = sorted(range(len(candidates)), key=lambda i: (-round(means[i], 9), candidates[i]))
+        return [(Card(int(candidates[i])), float(means[i]) / 10) for i in order]
