@@ -1,0 +1,81 @@
+"""The expert shown the true deal in a share of its worlds: how sharp must its belief be?
+
+For measuring only, like the oracle (:mod:`callbreak.players.oracle`). The expert guesses the
+hidden hands: it samples worlds consistent with what it has seen and weighs them by the calls
+and plays. The oracle sees them and searches differently. The seer is the expert itself, with
+every option of the expert, except that a share ``truth`` of the worlds it draws (for its calls
+and for its cards) is replaced by the true deal. So ``truth=1`` is the expert's own search
+with a perfect belief (it separates what the oracle gains by its search from what it gains by
+seeing the cards), ``truth=0`` is the expert exactly, and the shares between say how much of a
+sharper belief the expert could turn into points. A share ``w`` of true worlds puts at least
+``w`` of the belief's mass on each hidden card's true holder (``benchmarks/belief.py``
+measures that mass for the expert's own inference).
+
+Only a host that shows it the hands (the arena, through ``see``) can seat it.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from callbreak.game import Observation
+from callbreak.players.base import PlayerError
+from callbreak.players.expert import ExpertPlayer
+from callbreak.players.knowledge import Knowledge
+from callbreak.spec import format_spec, parse_spec
+
+__all__ = ["SeerPlayer"]
+
+
+class SeerPlayer(ExpertPlayer):
+    """The expert with a share ``truth`` of its worlds replaced by the true deal (for
+    measuring only)."""
+
+    omniscient = True
+    """Marks the player a host must show every hand to (see ``see``)."""
+
+    def __init__(
+        self, time: float = 1.0, seed: int | None = None, *, truth: float = 1.0, **options: object
+    ) -> None:
+        if not 0 <= truth <= 1:
+            raise ValueError(f"truth must be a share from 0 to 1, not {truth}")
+        super().__init__(time, seed, **options)  # type: ignore[arg-type]
+        self.truth = truth
+        _name, given = parse_spec(self.spec)
+        self.spec = format_spec("seer", {**given, "truth": truth})
+        self._hands: tuple[int, ...] | None = None
+
+    def see(self, hands: tuple[int, ...]) -> None:
+        """Every seat's hand now, as card masks (the host shows them before each decision)."""
+        self._hands = tuple(hands)
+
+    def _worlds(self, observation: Observation, knowledge: Knowledge, count: int) -> np.ndarray:
+        """The expert's ``count`` worlds with a share ``truth`` of them the true deal, at
+        places drawn at random (the expert's leading worlds must stay a fair sample)."""
+        hands = self._hands
+        if hands is None or hands[observation.seat] != observation.hand.mask:
+            raise PlayerError(
+                "the seer sees every hand: only a host that shows it the hands (the arena) "
+                "can seat it"
+            )
+        shown = round(self.truth * count)
+        true_deal = np.array([hands], dtype=np.int64)
+        if shown == count:  # nothing to guess: the expert's sampling and weighing are skipped
+            return np.repeat(true_deal, count, axis=0)
+        worlds = super()._worlds(observation, knowledge, count)
+        if shown:
+            worlds[self.rng.sample(range(count), shown)] = true_deal
+        return worlds
+
+
+# The options the seer takes are the expert's and ``truth``: players.check_options and the
+# type checks read them from the signature, which ``**options`` would hide.
+_EXPERT = inspect.signature(ExpertPlayer)
+SeerPlayer.__signature__ = _EXPERT.replace(  # type: ignore[attr-defined]
+    parameters=[
+        *_EXPERT.parameters.values(),
+        inspect.Parameter("truth", inspect.Parameter.KEYWORD_ONLY, default=1.0, annotation="float"),
+    ]
+)
