@@ -28,6 +28,7 @@ from callbreak.players.expert import MODEL_TREE_COST, PLAYOUTS, ExpertPlayer, pl
 from callbreak.players.inference import play_events, play_log_likelihoods
 from callbreak.players.ismcts import IsmctsPlayer, grow_trees
 from callbreak.players.knowledge import Knowledge
+from callbreak.players.seer import SeerPlayer
 from callbreak.players.timing import EXPECTED_PLAY_WEIGHT, decision_weight, share
 from callbreak.record import Record, check
 from callbreak.rules import PROFILES, Rules
@@ -470,6 +471,46 @@ def test_the_oracle_can_play_the_others_by_the_model_of_play() -> None:
         return sorted(oracle.rank_cards(_seen(match)))  # type: ignore[attr-defined]
 
     assert values("model") != values("policy")
+
+
+def test_the_seer_is_the_expert_with_a_share_of_its_worlds_the_true_deal() -> None:
+    assert "seer" in MEASURING and "seer" not in LEVELS
+    spec = "seer(time=0.05, seed=4, deadline=false, playouts=model, truth=0.5)"
+    assert make_player(spec).spec == spec
+    for bad, words in [("seer(truth=1.5)", "truth must be a share"), ("seer(ply=2)", "ply")]:
+        with pytest.raises(PlayerError, match=words):
+            make_player(bad)
+    with pytest.raises(PlayerError, match="sees every hand"):
+        play_match(Match("strict", seed=1), ["seer(time=0.02)", "random", "random", "random"])
+    match = _midway(seed=7, tricks=4)
+    hands = tuple(match.deal.held(s).mask for s in range(4))
+    seen = _seen(match)
+    knowledge = Knowledge.from_observation(seen)
+
+    def seer(truth: float) -> SeerPlayer:
+        player = make_player(f"seer(time=0.05, seed=4, deadline=false, truth={truth})")
+        assert isinstance(player, SeerPlayer)
+        player.see(hands)
+        return player
+
+    # With no true worlds it is the expert: the same cards and calls for a seed.
+    expert = ExpertPlayer(time=0.05, seed=4, deadline=False)
+    assert seer(0).rank_cards(seen) == expert.rank_cards(seen)
+    dealt = Match("strict", seed=8)
+    dealt_hands = tuple(dealt.deal.held(s).mask for s in range(4))
+    calling = seer(0)
+    calling.see(dealt_hands)
+    expert = ExpertPlayer(time=0.05, seed=4, deadline=False)
+    assert calling.rank_calls(_seen(dealt)) == expert.rank_calls(_seen(dealt))
+    # A share of its worlds, and no more, is the true deal; the rest are the expert's.
+    true_deal = np.array(hands, dtype=np.int64)
+    for truth, least in [(1.0, 200), (0.5, 100), (0.0, 0)]:
+        worlds = seer(truth)._worlds(seen, knowledge, 200)
+        true_rows = int((worlds == true_deal).all(axis=1).sum())
+        assert least <= true_rows <= (least if truth == 1 else least + 5)
+        assert (worlds[:, seen.seat] == seen.hand.mask).all()
+    assert seer(1).rank_cards(seen) != seer(0).rank_cards(seen)
+    assert compare(spec, "random", rules="strict(deals=1)", sets=1, workers=1).mean_diff > 0
 
 
 class _FakeClock:
