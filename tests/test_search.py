@@ -487,21 +487,34 @@ def test_the_seer_is_the_expert_with_a_share_of_its_worlds_the_true_deal() -> No
     seen = _seen(match)
     knowledge = Knowledge.from_observation(seen)
 
-    def seer(truth: float) -> SeerPlayer:
-        player = make_player(f"seer(time=0.05, seed=4, deadline=false, truth={truth})")
+    def seer(truth: float, truth_in: str = "all") -> SeerPlayer:
+        player = make_player(
+            f"seer(time=0.05, seed=4, deadline=false, truth={truth}, truth_in={truth_in})"
+        )
         assert isinstance(player, SeerPlayer)
         player.see(hands)
         return player
 
-    # With no true worlds it is the expert: the same cards and calls for a seed.
-    expert = ExpertPlayer(time=0.05, seed=4, deadline=False)
-    assert seer(0).rank_cards(seen) == expert.rank_cards(seen)
+    def expert() -> ExpertPlayer:
+        return ExpertPlayer(time=0.05, seed=4, deadline=False)
+
+    # With no true worlds it is the expert: the same cards and calls for a seed; shown the
+    # true deal for its calls only (or its cards only), it is the expert for the other half.
     dealt = Match("strict", seed=8)
     dealt_hands = tuple(dealt.deal.held(s).mask for s in range(4))
-    calling = seer(0)
-    calling.see(dealt_hands)
-    expert = ExpertPlayer(time=0.05, seed=4, deadline=False)
-    assert calling.rank_calls(_seen(dealt)) == expert.rank_calls(_seen(dealt))
+
+    def calls(player: SeerPlayer | ExpertPlayer) -> list[tuple[int, float, list[float]]]:
+        if isinstance(player, SeerPlayer):
+            player.see(dealt_hands)
+        return player.rank_calls(_seen(dealt))
+
+    assert (
+        seer(0).rank_cards(seen) == expert().rank_cards(seen) == seer(1, "calls").rank_cards(seen)
+    )
+    assert calls(seer(0)) == calls(expert()) == calls(seer(1, "cards"))
+    assert calls(seer(1, "calls")) != calls(expert())
+    with pytest.raises(PlayerError, match="truth_in must be one of all, calls, cards"):
+        make_player("seer(truth_in=hands)")
     # A share of its worlds, and no more, is the true deal; the rest are the expert's.
     true_deal = np.array(hands, dtype=np.int64)
     for truth, least in [(1.0, 200), (0.5, 100), (0.0, 0)]:
@@ -509,7 +522,7 @@ def test_the_seer_is_the_expert_with_a_share_of_its_worlds_the_true_deal() -> No
         true_rows = int((worlds == true_deal).all(axis=1).sum())
         assert least <= true_rows <= (least if truth == 1 else least + 5)
         assert (worlds[:, seen.seat] == seen.hand.mask).all()
-    assert seer(1).rank_cards(seen) != seer(0).rank_cards(seen)
+    assert seer(0).rank_cards(seen) != seer(1).rank_cards(seen) == seer(1, "cards").rank_cards(seen)
     assert compare(spec, "random", rules="strict(deals=1)", sets=1, workers=1).mean_diff > 0
 
 

@@ -9,7 +9,10 @@ with a perfect belief (it separates what the oracle gains by its search from wha
 seeing the cards), ``truth=0`` is the expert exactly, and the shares between say how much of a
 sharper belief the expert could turn into points. A share ``w`` of true worlds puts at least
 ``w`` of the belief's mass on each hidden card's true holder (``benchmarks/belief.py``
-measures that mass for the expert's own inference).
+measures that mass for the expert's own inference). With ``truth_in=calls`` (or ``cards``) it
+is shown the true deal for its calls only (or its cards only): at a call no inference has more
+to go on than the hand and the calls heard, so the two halves split the value of seeing the
+cards into what a call could never know and what the plays could reveal.
 
 Only a host that shows it the hands (the arena, through ``see``) can seat it.
 """
@@ -26,7 +29,10 @@ from callbreak.players.expert import ExpertPlayer
 from callbreak.players.knowledge import Knowledge
 from callbreak.spec import format_spec, parse_spec
 
-__all__ = ["SeerPlayer"]
+__all__ = ["TRUTH_IN", "SeerPlayer"]
+
+TRUTH_IN = ("all", "calls", "cards")
+"""Where the seer's worlds hold the true deal: for its calls and its cards, or only one."""
 
 
 class SeerPlayer(ExpertPlayer):
@@ -37,14 +43,24 @@ class SeerPlayer(ExpertPlayer):
     """Marks the player a host must show every hand to (see ``see``)."""
 
     def __init__(
-        self, time: float = 1.0, seed: int | None = None, *, truth: float = 1.0, **options: object
+        self,
+        time: float = 1.0,
+        seed: int | None = None,
+        *,
+        truth: float = 1.0,
+        truth_in: str = "all",
+        **options: object,
     ) -> None:
         if not 0 <= truth <= 1:
             raise ValueError(f"truth must be a share from 0 to 1, not {truth}")
+        if truth_in not in TRUTH_IN:
+            raise ValueError(f"truth_in must be one of {', '.join(TRUTH_IN)}, not {truth_in!r}")
         super().__init__(time, seed, **options)  # type: ignore[arg-type]
         self.truth = truth
+        self.truth_in = truth_in
         _name, given = parse_spec(self.spec)
-        self.spec = format_spec("seer", {**given, "truth": truth})
+        shown = {"truth": truth} | ({"truth_in": truth_in} if truth_in != "all" else {})
+        self.spec = format_spec("seer", given | shown)
         self._hands: tuple[int, ...] | None = None
 
     def see(self, hands: tuple[int, ...]) -> None:
@@ -60,6 +76,9 @@ class SeerPlayer(ExpertPlayer):
                 "the seer sees every hand: only a host that shows it the hands (the arena) "
                 "can seat it"
             )
+        calling = bool(observation.legal_calls)
+        if self.truth_in == ("cards" if calling else "calls"):
+            return super()._worlds(observation, knowledge, count)
         shown = round(self.truth * count)
         true_deal = np.array([hands], dtype=np.int64)
         if shown == count:  # nothing to guess: the expert's sampling and weighing are skipped
@@ -70,12 +89,15 @@ class SeerPlayer(ExpertPlayer):
         return worlds
 
 
-# The options the seer takes are the expert's and ``truth``: players.check_options and the
+# The options the seer takes are the expert's, ``truth`` and ``truth_in``: players.check_options and the
 # type checks read them from the signature, which ``**options`` would hide.
 _EXPERT = inspect.signature(ExpertPlayer)
 SeerPlayer.__signature__ = _EXPERT.replace(  # type: ignore[attr-defined]
     parameters=[
         *_EXPERT.parameters.values(),
         inspect.Parameter("truth", inspect.Parameter.KEYWORD_ONLY, default=1.0, annotation="float"),
+        inspect.Parameter(
+            "truth_in", inspect.Parameter.KEYWORD_ONLY, default="all", annotation="str"
+        ),
     ]
 )
