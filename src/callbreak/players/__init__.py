@@ -57,9 +57,10 @@ MEASURING: dict[str, str | Factory] = {
 }
 """Players for measuring only, never offered as opponents (no menu lists them): ``oracle``
 sees every hand when a host shows them (the arena does); ``seer`` is the expert with a share
-``truth`` of its worlds replaced by the true deal (shown the same way); ``casual`` is the policy player with a
-person's weaknesses as options (``memory``, ``voids``, ``calls``, ``optimism``), the levels'
-common ground; with none (``casual``) it is the advanced level of before 2026-12-01."""
+``truth`` of its worlds replaced by the true deal (shown the same way); ``casual`` is the
+policy player with a person's weaknesses as options (``memory``, ``voids``, ``calls``,
+``optimism``), the levels' common ground; with none (``casual``) it is the advanced level of
+before 2026-12-01."""
 
 
 DESCRIPTIONS = {

@@ -89,8 +89,8 @@ class SeerPlayer(ExpertPlayer):
         return worlds
 
 
-# The options the seer takes are the expert's, ``truth`` and ``truth_in``: players.check_options and the
-# type checks read them from the signature, which ``**options`` would hide.
+# The options the seer takes are the expert's, ``truth`` and ``truth_in``: check_options and
+# the type checks (callbreak.players) read them from the signature, which ``**options`` hides.
 _EXPERT = inspect.signature(ExpertPlayer)
 SeerPlayer.__signature__ = _EXPERT.replace(  # type: ignore[attr-defined]
     parameters=[
