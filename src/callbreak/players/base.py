@@ -16,11 +16,37 @@ from callbreak.cards import Card
 from callbreak.errors import CallbreakError
 from callbreak.game import Action, Call, ClaimRedeal, Observation, Play
 
-__all__ = ["Event", "Fault", "Player", "PlayerError", "decide", "substitute"]
+__all__ = ["Event", "Fault", "Player", "PlayerError", "ShownEveryHand", "decide", "substitute"]
 
 
 class PlayerError(CallbreakError):
     """A player answered with something the rules do not allow, or failed to answer."""
+
+
+class ShownEveryHand:
+    """A player for measuring only that sees every hand (the oracle, the seer): a host that
+    chooses to (:class:`callbreak.seating.Seating` with ``reveal_to_oracles``, the arena's)
+    calls ``see`` with the four hands before each of its decisions; anywhere else it refuses
+    to play."""
+
+    omniscient = True
+    """Marks the player a host must show every hand to (see ``see``)."""
+
+    _hands: tuple[int, ...] | None = None
+
+    def see(self, hands: tuple[int, ...]) -> None:
+        """Every seat's hand now, as card masks (the host shows them before each decision)."""
+        self._hands = tuple(hands)
+
+    def _true_deal(self, observation: Observation, name: str) -> tuple[int, ...]:
+        """The four hands as shown for this decision; PlayerError if no host showed them."""
+        hands = self._hands
+        if hands is None or hands[observation.seat] != observation.hand.mask:
+            raise PlayerError(
+                f"the {name} sees every hand: only a host that shows it the hands (the arena) "
+                "can seat it"
+            )
+        return hands
 
 
 @runtime_checkable

@@ -22,7 +22,7 @@ import numpy as np
 from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
-from callbreak.players.base import PlayerError
+from callbreak.players.base import ShownEveryHand
 from callbreak.players.calling import call_lookup, candidate_calls, simulated_call
 from callbreak.players.expert import TT_BITS, playout_models
 from callbreak.players.knowledge import Knowledge
@@ -31,11 +31,8 @@ from callbreak.spec import format_spec
 __all__ = ["OraclePlayer"]
 
 
-class OraclePlayer:
+class OraclePlayer(ShownEveryHand):
     """Knows every hand (for measuring only); plays by policy playouts and exact solves."""
-
-    omniscient = True
-    """Marks the player a host must show every hand to (see ``see``)."""
 
     def __init__(
         self,
@@ -68,24 +65,14 @@ class OraclePlayer:
         if playouts != "policy":
             options["playouts"] = playouts
         self.spec = format_spec("oracle", options)
-        self._hands: tuple[int, ...] | None = None
 
     def kernel_functions(self, calling: bool) -> tuple[str, ...]:
         """The compiled kernel functions its calls (or its cards) call (see ``ExpertPlayer``)."""
         return ("hand_strength", "world_calls", "simulate") if calling else ("evaluate",)
 
-    def see(self, hands: tuple[int, ...]) -> None:
-        """Every seat's hand now, as card masks (the host shows them before each decision)."""
-        self._hands = tuple(hands)
-
     def _world(self, observation: Observation) -> np.ndarray:
-        hands = self._hands
-        if hands is None or hands[observation.seat] != observation.hand.mask:
-            raise PlayerError(
-                "the oracle sees every hand: only a host that shows it the hands (the arena) "
-                "can seat it"
-            )
-        return np.array([hands], dtype=np.int64)
+        """The true deal as the one world its searches play in."""
+        return np.array([self._true_deal(observation, "oracle")], dtype=np.int64)
 
     def call(self, observation: Observation, *, time: float | None = None) -> int:
         """The call with the best expected score over policy playouts of the true deal."""

@@ -24,7 +24,7 @@ import inspect
 import numpy as np
 
 from callbreak.game import Observation
-from callbreak.players.base import PlayerError
+from callbreak.players.base import ShownEveryHand
 from callbreak.players.expert import ExpertPlayer
 from callbreak.players.knowledge import Knowledge
 from callbreak.spec import format_spec, parse_spec
@@ -35,12 +35,9 @@ TRUTH_IN = ("all", "calls", "cards")
 """Where the seer's worlds hold the true deal: for its calls and its cards, or only one."""
 
 
-class SeerPlayer(ExpertPlayer):
+class SeerPlayer(ShownEveryHand, ExpertPlayer):
     """The expert with a share ``truth`` of its worlds replaced by the true deal (for
     measuring only)."""
-
-    omniscient = True
-    """Marks the player a host must show every hand to (see ``see``)."""
 
     def __init__(
         self,
@@ -61,21 +58,11 @@ class SeerPlayer(ExpertPlayer):
         _name, given = parse_spec(self.spec)
         shown = {"truth": truth} | ({"truth_in": truth_in} if truth_in != "all" else {})
         self.spec = format_spec("seer", given | shown)
-        self._hands: tuple[int, ...] | None = None
-
-    def see(self, hands: tuple[int, ...]) -> None:
-        """Every seat's hand now, as card masks (the host shows them before each decision)."""
-        self._hands = tuple(hands)
 
     def _worlds(self, observation: Observation, knowledge: Knowledge, count: int) -> np.ndarray:
         """The expert's ``count`` worlds with a share ``truth`` of them the true deal, at
         places drawn at random (the expert's leading worlds must stay a fair sample)."""
-        hands = self._hands
-        if hands is None or hands[observation.seat] != observation.hand.mask:
-            raise PlayerError(
-                "the seer sees every hand: only a host that shows it the hands (the arena) "
-                "can seat it"
-            )
+        hands = self._true_deal(observation, "seer")
         calling = bool(observation.legal_calls)
         if self.truth_in == ("cards" if calling else "calls"):
             return super()._worlds(observation, knowledge, count)
