@@ -131,7 +131,7 @@ def test_policy_and_model_play_legal_cards(profile: str, seed: int, plays: int) 
     led, high_led, high_spade, win = _trick_state(deal)
     first = not deal.tricks
     expected = legal_cards(hand, deal.trick.cards, first, rules)
-    gone, done, voids = _public(deal)
+    gone, _done, voids = _public(deal)
     rng = kernel.seed_state(seed)
     calls = np.array(deal.calls, dtype=np.int64)
     won = np.array(deal.won, dtype=np.int64)
@@ -142,23 +142,7 @@ def test_policy_and_model_play_legal_cards(profile: str, seed: int, plays: int) 
             *position, win, first, gone, voids, calls, won, flags, scoring, rng, eps
         )
         assert expected >> card & 1
-    card = kernel.model_choose(
-        *position,
-        win,
-        first,
-        gone,
-        done,
-        voids,
-        calls,
-        won,
-        flags,
-        scoring,
-        rng,
-        PLAY_WEIGHTS,
-        np.zeros(kernel.MAX_CLASSES, dtype=np.int64),
-        np.zeros((kernel.MAX_CLASSES, len(kernel.PLAY_FEATURES))),
-    )
-    assert expected >> card & 1
+    assert expected >> _model_card(deal, rng) & 1
 
 
 def _public(deal: Deal) -> tuple[int, int, int]:
@@ -175,6 +159,38 @@ def _public(deal: Deal) -> tuple[int, int, int]:
     for card in deal.trick.cards:
         gone |= 1 << card
     return gone, done, voids
+
+
+def _model_card(deal: Deal, rng: np.ndarray) -> int:
+    """The card ``kernel.model_choose`` draws for the seat to play, with ``rng``."""
+    seat = deal.turn
+    assert seat is not None
+    led, high_led, high_spade, win = _trick_state(deal)
+    gone, done, voids = _public(deal)
+    return int(
+        kernel.model_choose(
+            seat,
+            deal.held(seat).mask,
+            deal.trick.leader,
+            len(deal.trick.cards),
+            led,
+            high_led,
+            high_spade,
+            win,
+            not deal.tricks,
+            gone,
+            done,
+            voids,
+            np.array(deal.calls, dtype=np.int64),
+            np.array(deal.won, dtype=np.int64),
+            flags_of(deal.rules),
+            scoring_of(deal.rules),
+            rng,
+            PLAY_WEIGHTS,
+            np.zeros(kernel.MAX_CLASSES, dtype=np.int64),
+            np.zeros((kernel.MAX_CLASSES, len(kernel.PLAY_FEATURES))),
+        )
+    )
 
 
 def _class_masks(deal: Deal) -> list[int]:
@@ -236,26 +252,10 @@ def test_model_draws_cards_as_the_inference_weighs_them(seed: int) -> None:
     assert sum(chances) == pytest.approx(1.0)
     bounds = np.cumsum(chances)
     rng = kernel.seed_state(seed)
-    classes = np.zeros(kernel.MAX_CLASSES, dtype=np.int64)
-    features = np.zeros((kernel.MAX_CLASSES, len(kernel.PLAY_FEATURES)))
     drawn = set()
     for _ in range(300):
         uniform = kernel.rand_float(rng.copy())
-        card = kernel.model_choose(
-            *state,
-            first,
-            gone,
-            done,
-            voids,
-            calls,
-            won,
-            flags,
-            scoring,
-            rng,
-            PLAY_WEIGHTS,
-            classes,
-            features,
-        )
+        card = _model_card(deal, rng)
         (k,) = [k for k, mask in enumerate(masks) if mask >> card & 1]
         assert card == _lowest(masks[k])
         expected = min(int(np.searchsorted(bounds, uniform, side="right")), len(masks) - 1)
@@ -400,10 +400,7 @@ def test_exact_solver_matches_brute_force(profile: str) -> None:
         expected = _brute_force(deal)
         hands = np.array([deal.held(s).mask for s in range(4)], dtype=np.int64)
         led, high_led, high_spade, win = _trick_state(deal)
-        done = 0
-        for trick in deal.tricks:
-            for card in trick.cards:
-                done |= 1 << card
+        done = _public(deal)[1]
         packed = kernel.solve(
             hands,
             deal.trick.leader,
