@@ -469,3 +469,27 @@ async def test_a_person_who_left_watches_and_cannot_act(app: Any, base: str) -> 
     assert "spectator" in error["message"]
     assert_fair(app, code, bikash)
     await bikash.close()
+
+
+async def test_an_action_is_stored_only_on_the_lobby_revision_it_was_made_on(
+    app: Any,
+) -> None:
+    """Both backends: an action made before a lobby change (which may have given a seat to
+    someone else) is refused, like one made on an old version; made on the new revision it is
+    stored."""
+    from callbreak.web.model import join, start
+    from callbreak.web.model import new_room as room_data
+
+    backend = app.state.backend
+    data = room_data("strict", "Asha", [None, "random", "random"])
+    join(data, "Bikash")
+    start(data)
+    await backend.create(data)
+    assert await backend.append(data.id, 0, 0, "3", [], "playing", None)
+    copy = await backend.load(data.id)
+    copy.seats[1].name = "Bina"
+    assert await backend.save(copy) and copy.rev == 1
+    assert not await backend.append(data.id, 1, 0, "3", [], "playing", None)
+    assert (await backend.load(data.id)).version == 1
+    assert await backend.append(data.id, 1, 1, "3", [], "playing", None)
+    assert (await backend.load(data.id)).actions == ["3", "3"]

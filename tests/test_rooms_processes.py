@@ -5,6 +5,8 @@ finish the match, losing nothing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import signal
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from callbreak.record import check, from_data
@@ -161,8 +164,8 @@ async def test_reading_from_a_known_copy_gives_the_whole_table(tmp_path: Path) -
             assert known is not None
             fault = [{"seat": 1, "fault": "timeout"}]
             for version, code in enumerate(["3", "2", "4"]):
-                assert await backend.append(data.id, version, code, fault, "playing", 12.5)
-            assert not await backend.append(data.id, 1, "5", [], "playing", None)  # stale
+                assert await backend.append(data.id, version, 0, code, fault, "playing", 12.5)
+            assert not await backend.append(data.id, 1, 0, "5", [], "playing", None)  # stale
             whole = await backend.load(data.id)
             assert await backend.load(data.id, known=known) == whole
             assert whole is not None and whole.actions == ["3", "2", "4"] and whole.faults[2]
@@ -172,5 +175,225 @@ async def test_reading_from_a_known_copy_gives_the_whole_table(tmp_path: Path) -
             again = await backend.load(data.id, known=known)
             assert again is not None and again.seats[1].name == "Bina"
             assert again == await backend.load(data.id)
+            # An action made on the revision before that lobby change is refused: who holds
+            # which seat may have changed with it.
+            assert not await backend.append(data.id, 3, 0, "5", [], "playing", None)
+            assert await backend.append(data.id, 3, 1, "5", [], "playing", None)
+        finally:
+            await backend.close()
+
+
+def _room(base: str, seats: list[str | None], rules: str = "strict(deals=3)") -> tuple[str, str]:
+    """A room made on ``base`` by Asha (no clock, instant computers): its code and her token."""
+    status, created = http(
+        "POST",
+        f"{base}/api/rooms",
+        {"name": "Asha", "rules": rules, "seats": seats, "turn_seconds": 0, "speed": "instant"},
+    )
+    assert status == 201, created
+    return created["room"], created["token"]
+
+
+def _saved_action(state: dict[str, Any]) -> dict[str, Any]:
+    """The action Client.act would send for ``state``, kept to be sent later."""
+    if state["legal_calls"]:
+        return {"type": "call", "value": state["legal_calls"][0], "version": state["version"]}
+    return {"type": "play", "card": state["legal"][0], "version": state["version"]}
+
+
+async def _play_on(client: Client) -> None:
+    """Play the client's seat for as long as the task runs."""
+    with contextlib.suppress(TimeoutError, ConnectionClosed):
+        await client.play_until(lambda _m: False, timeout=600)
+
+
+async def test_a_revoked_seat_token_cannot_play_through_another_process(tmp_path: Path) -> None:
+    """Issue 28, item 1: Bikash plays through B, leaves at his turn (through A), the creator
+    gives his seat to Esha (through A); in deal 2, at Esha's turn, Bikash comes back on B with
+    his old token and at once sends the action he kept from deal 1, then another on the version
+    he is shown. B must read the room as it is now: he only watches, sees no card of Esha's
+    hand, and nothing he sends is stored. Run several times: the race was 3 of 5."""
+    with redis_server() as url:
+        first, a = serve(url, tmp_path, "a")
+        second, b = serve(url, tmp_path, "b")
+        backend = RedisBackend(url)
+        try:
+            for run in range(4):  # each process takes each part in turn (joins are limited)
+                await _revoked_token_comes_back(backend, *((a, b) if run % 2 else (b, a)))
+        finally:
+            await backend.close()
+            for process in (first, second):
+                process.terminate()
+                process.wait(20)
+
+
+async def _revoked_token_comes_back(backend: RedisBackend, a: str, b: str) -> None:
+    code, creator = _room(a, [None, "random", "random"])
+    status, bikash = http("POST", f"{b}/api/rooms/{code}/join", {"name": "Bikash"})
+    assert status == 200 and bikash["seat"] == 1
+    assert http("POST", f"{a}/api/rooms/{code}/start", token=creator)[0] == 200
+    asha = await Client.open(a, code, creator)
+    asha_plays = asyncio.get_running_loop().create_task(_play_on(asha))
+    try:
+        him = await Client.open(b, code, bikash["token"])
+        assert him.seat == 1
+        turn = await him.my_turn()
+        assert turn is not None
+        kept = _saved_action(turn)  # what he would have sent, sent much later
+        await him.close()
+        assert http("POST", f"{a}/api/rooms/{code}/leave", token=bikash["token"])[0] == 200
+        status, _ = http("POST", f"{a}/api/rooms/{code}/seats/1", {"open": True}, token=creator)
+        assert status == 200
+        status, esha = http("POST", f"{a}/api/rooms/{code}/join", {"name": "Esha"})
+        assert status == 200 and esha["seat"] == 1
+        her = await Client.open(a, code, esha["token"])
+        while True:  # Esha plays on until her turn in the second deal, and waits there
+            state = await her.my_turn(timeout=60)
+            assert state is not None
+            if state["deal_number"] >= 2:
+                break
+            await her.act(state)
+        waiting = state["version"]
+
+        address = b.replace("http://", "ws://") + f"/ws/rooms/{code}"
+        back = Client(await connect(address, max_size=2**20))
+        await back.send({"type": "hello", "token": bikash["token"]})
+        await back.send(kept)  # at once, before any answer
+        welcome = await back.until(lambda m: m["type"] == "welcome")
+        with contextlib.suppress(TimeoutError):
+            await back.until(lambda m: m["type"] == "state", timeout=5)
+        if back.state is not None:  # whatever he is shown, he tries to act on it
+            await back.send(_saved_action_or_call(back.state))
+        with contextlib.suppress(TimeoutError):
+            await back.until(lambda _m: False, timeout=2)
+        await back.close()
+
+        data = await backend.load(code)
+        assert data is not None
+        assert data.seats[1].name == "Esha" and data.seat_of(bikash["token"]) is None
+        leaks = hidden_cards_seen(back.received, None, data.rules, data.seed, data.actions)
+        assert data.version == waiting, f"an action from a revoked token was stored; {leaks}"
+        assert leaks == [], f"the revoked token was shown {leaks[:5]}"
+        assert welcome["seat"] is None, "a revoked token was given its old seat back"
+        await her.act(state)  # Esha's turn was hers all along
+        await her.until(lambda m: m["type"] == "state" and m["state"]["version"] > waiting)
+        await her.close()
+    finally:
+        asha_plays.cancel()
+        await asha.close()
+
+
+def _saved_action_or_call(state: dict[str, Any]) -> dict[str, Any]:
+    """An action for ``state`` as if it were one's turn: a call of 3 or the first hand card."""
+    if state.get("phase") == "calling":
+        return {"type": "call", "value": 3, "version": state["version"]}
+    hand = state.get("hand") or ["AS"]
+    return {"type": "play", "card": hand[0], "version": state["version"]}
+
+
+async def test_a_valid_token_is_seated_by_every_process(tmp_path: Path) -> None:
+    """Issue 28, item 2: seat 1 joins through B (B now holds a copy of the room), seat 2
+    through A; seat 2 then connects to B. B must check the token against the room as stored
+    now, not its copy: seat 2 is welcomed to seat 2, and the cover never plays for it."""
+    with redis_server() as url:
+        first, first_base = serve(url, tmp_path, "a")
+        second, second_base = serve(url, tmp_path, "b")
+        try:
+            for run in range(3):  # each process takes each part in turn (joins are limited)
+                a, b = (first_base, second_base) if run % 2 else (second_base, first_base)
+                code, creator = _room(a, [None, None, "random"], rules="strict(deals=1)")
+                status, one = http("POST", f"{b}/api/rooms/{code}/join", {"name": "Bikash"})
+                assert status == 200 and one["seat"] == 1
+                status, two = http("POST", f"{a}/api/rooms/{code}/join", {"name": "Chandra"})
+                assert status == 200 and two["seat"] == 2
+                chandra = await Client.open(b, code, two["token"])
+                assert chandra.seat == 2, "a valid token was made a spectator by a stale copy"
+                bikash = await Client.open(b, code, one["token"])
+                asha = await Client.open(a, code, creator)
+                assert (bikash.seat, asha.seat) == (1, 0)
+                assert http("POST", f"{a}/api/rooms/{code}/start", token=creator)[0] == 200
+                finals = await asyncio.gather(
+                    *(_finish(client) for client in (asha, bikash, chandra))
+                )
+                assert all(final["match_over"] for final in finals)
+                status, record = http("GET", f"{a}/api/rooms/{code}/record")
+                assert status == 200
+                covered = [
+                    fault
+                    for deal in record["deals"]
+                    for fault in deal.get("faults", [])
+                    if fault.get("seat") == 2
+                ]
+                assert covered == [], f"the cover played for a connected person: {covered[:3]}"
+        finally:
+            for process in (first, second):
+                process.terminate()
+                process.wait(20)
+
+
+async def _finish(client: Client) -> dict[str, Any]:
+    """Play the client's seat to the end of the match; the last state."""
+    while (state := await client.my_turn(timeout=90)) is not None:
+        await client.act(state)
+    final = client.state
+    assert final is not None
+    await client.close()
+    return final
+
+
+class _Socket:
+    """A socket that only keeps what it is sent (a Table's connection needs one)."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(text)
+
+    async def close(self, code: int = 1000) -> None:
+        pass
+
+
+async def test_an_action_from_a_seat_given_away_meanwhile_is_not_stored() -> None:
+    """Two copies of one room on one Redis, as two processes hold them. Through A the person
+    in seat 1 leaves and the seat is given to someone else; B has not heard. An action B's
+    connection sends for seat 1 on B's copy (its version still current) must not be stored: the
+    append checks the lobby's revision, and B then gives the connection the seat its token
+    holds now (none)."""
+    from callbreak.game import Call
+    from callbreak.web.model import StaleAction, join, leave, new_room, open_seat, start
+    from callbreak.web.tables import Connection, Table
+
+    with redis_server() as url:
+        backend = RedisBackend(url)
+        try:
+            data = new_room("strict", "Asha", [None, "random", "random"])
+            seat, token = join(data, "Bikash")
+            start(data)
+            await backend.create(data)
+            copy = await backend.load(data.id)
+            assert copy is not None and seat == 1
+            a = Table(copy, backend)
+            while a.match.deal.turn != 1:  # the seats before Bikash call
+                await a.act(a.match.deal.turn or 0, Call(a.match.rules.min_call), a.version)
+            copy = await backend.load(data.id)
+            assert copy is not None
+            b = Table(copy, backend)  # B's copy: Bikash to call, his connection here
+            socket: Any = _Socket()
+            b.connections[socket] = Connection(socket, 1, token)
+            await a.change(lambda room: leave(room, 1))
+            await a.change(lambda room: open_seat(room, 1))
+            assert (await a.change(lambda room: join(room, "Esha")))[0] == 1
+            version = a.version
+            assert b.version == version and b.data.rev < a.data.rev  # B missed the lobby only
+            with pytest.raises(StaleAction):
+                await b.act(1, Call(b.match.rules.min_call), version, by=socket)
+            stored = await backend.load(data.id)
+            assert stored is not None and stored.version == version  # nothing stored
+            assert b.seat_of(socket) is None  # and the connection no longer holds the seat
+            await asyncio.sleep(0)  # let the connection's writer send what was queued
+            assert any(
+                json.loads(text) == {"type": "welcome", "seat": None} for text in socket.sent
+            )
         finally:
             await backend.close()

@@ -52,12 +52,14 @@ class Backend(Protocol):
         self,
         table_id: str,
         version: int,
+        rev: int,
         code: str,
         faults: list[dict[str, Any]],
         status: str,
         deadline: float | None,
     ) -> bool:
-        """Append an action made on ``version``; False when the match has moved on."""
+        """Append an action made on ``version`` of the match and revision ``rev`` of the
+        lobby (which decides whose seat is whose); False when either has moved on."""
 
     async def tables(self, kind: str | None = None) -> list[TableData]:
         """Every stored match or room of ``kind`` (both when None), most recent first."""
@@ -106,12 +108,13 @@ class LocalBackend:
         self,
         table_id: str,
         version: int,
+        rev: int,
         code: str,
         faults: list[dict[str, Any]],
         status: str,
         deadline: float | None,
     ) -> bool:
-        return self.store.append(table_id, version, code, faults, status, deadline)
+        return self.store.append(table_id, version, rev, code, faults, status, deadline)
 
     async def tables(self, kind: str | None = None) -> list[TableData]:
         return self.store.tables(kind)

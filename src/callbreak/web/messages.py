@@ -69,8 +69,7 @@ async def connect(
                     await socket.close(code=4429)
                     break
                 continue
-            # The seat as it is now: the lobby may have moved the person, or they left.
-            await handle(table, socket, table.seat_of(socket), text)
+            await handle(table, socket, text)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -108,6 +107,9 @@ async def _hello(table: Table, socket: WebSocket) -> tuple[int | None, str | Non
         await table.send({"type": "error", "message": str(error)}, socket)
         message = {}
     token = message.get("token")
+    # The token is checked against the room as stored now: this process's copy may be behind
+    # a lobby change made through another (a seat given away, or a new person seated).
+    await table.catch_up()
     seat = table.data.seat_of(token) if token is not None else None
     if token is not None and seat is None:
         await table.send(
@@ -118,14 +120,19 @@ async def _hello(table: Table, socket: WebSocket) -> tuple[int | None, str | Non
     return seat, (token if seat is not None else None)
 
 
-async def handle(table: Table, socket: WebSocket, seat: int | None, text: str) -> None:
+async def handle(table: Table, socket: WebSocket, text: str) -> None:
     """One message from a connection; a refused one is answered with an error."""
     try:
-        await _dispatch(table, socket, seat, read_message(text))
+        message = read_message(text)
+        if table.is_room:
+            # The seat as it is now, on every process: the room as stored decides whose seat
+            # is whose (a lobby change through another process may have moved or revoked it).
+            await table.catch_up()
+        await _dispatch(table, socket, table.seat_of(socket), message)
     except StaleAction as error:
         await table.send({"type": "error", "message": str(error), "stale": True}, socket)
         if table.status != LOBBY:
-            await table.send({"type": "state", "state": table.view(seat)}, socket)
+            await table.send({"type": "state", "state": table.view(table.seat_of(socket))}, socket)
     except CallbreakError as error:
         await table.send({"type": "error", "message": str(error)}, socket)
     except Exception as error:  # a bug of ours: say so, keep the socket and the table
@@ -179,7 +186,7 @@ async def _dispatch(
     if "seat" in message and message["seat"] != seat:
         raise CallbreakError(f"you play seat {seat}, not seat {message['seat']!r}")
     action: Action | str = STOP if kind == "stop" else read_action(kind, message)
-    await table.act(seat, action, message.get("version"))
+    await table.act(seat, action, message.get("version"), by=socket)
 
 
 def read_action(kind: str, message: dict[str, Any]) -> Action:

@@ -46,9 +46,11 @@ redis.call('HSET', KEYS[1], 'rev', tonumber(ARGV[1]) + 1, 'status', ARGV[3],
 return 1
 """
 
-# An action on a version: fails (0) when the match has moved on.
+# An action on a version and a lobby revision: fails (0) when the match has moved on, or a
+# lobby change (a seat given to someone else) came between.
 _APPEND = """
 if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+if tonumber(redis.call('HGET', KEYS[3], 'rev')) ~= tonumber(ARGV[7]) then return 0 end
 redis.call('RPUSH', KEYS[1], ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) end
 redis.call('HSET', KEYS[3], 'status', ARGV[4], 'deadline', ARGV[5], 'updated', ARGV[6])
@@ -172,6 +174,7 @@ class RedisBackend:
         self,
         table_id: str,
         version: int,
+        rev: int,
         code: str,
         faults: list[dict[str, Any]],
         status: str,
@@ -186,6 +189,7 @@ class RedisBackend:
                 status,
                 "" if deadline is None else repr(deadline),
                 repr(time.time()),
+                rev,
             ],
         )
         return bool(stored)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -22,6 +22,7 @@ from callbreak.web.model import (
     DEFAULT_COVER,
     DEFAULT_TURN_SECONDS,
     RoomError,
+    TableData,
     fill,
     join,
     leave,
@@ -32,6 +33,8 @@ from callbreak.web.model import (
 from callbreak.web.tables import Table, Tables
 
 __all__ = ["routes"]
+
+T = TypeVar("T")
 
 
 def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
@@ -50,19 +53,24 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         await table.catch_up()  # another process may have changed it
         return table
 
-    def token_seat(request: Request, table: Table) -> int:
+    def bearer(request: Request) -> str:
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise RoomError("this needs your seat token: Authorization: Bearer TOKEN", 401)
-        seat = table.data.seat_of(token.strip())
-        if seat is None:
-            raise RoomError("that token holds no seat in this room", 401)
-        return seat
+        return token.strip()
 
-    def creator(request: Request, table: Table) -> None:
-        if token_seat(request, table) != 0:
-            raise RoomError("only the room's creator can do that", 403)
+    def as_creator(request: Request, change: Callable[[TableData], T]) -> Callable[[TableData], T]:
+        """``change``, made only when the request's token holds seat 0 in the very copy of
+        the room it changes (a check on an earlier copy could be a lobby change behind)."""
+        token = bearer(request)
+
+        def checked(data: TableData) -> T:
+            if _holder(data, token) != 0:
+                raise RoomError("only the room's creator can do that", 403)
+            return change(data)
+
+        return checked
 
     async def body_of(request: Request) -> dict[str, Any]:
         body = await read_json(request)
@@ -107,34 +115,37 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
 
     async def seat_change(request: Request) -> Response:
         table = await room(request)
-        creator(request, table)
+        bearer(request)
         body = await body_of(request)
         seat = _seat_number(request.path_params["seat"])
         if body.get("open") is True:
-            await table.change(lambda data: open_seat(data, seat))
+            await table.change(as_creator(request, lambda data: open_seat(data, seat)))
         elif "level" in body:
-            await table.change(lambda data: fill(data, seat, body["level"]))
+            await table.change(as_creator(request, lambda data: fill(data, seat, body["level"])))
         else:
             raise BadRequest('send {"level": "expert"} to seat a computer or {"open": true}')
         return JSONResponse(table.lobby())
 
     async def move_seats(request: Request) -> Response:
         table = await room(request)
-        creator(request, table)
+        bearer(request)
         body = await body_of(request)
-        await table.change(lambda data: move(data, body.get("from"), body.get("to")))
+        await table.change(
+            as_creator(request, lambda data: move(data, body.get("from"), body.get("to")))
+        )
         return JSONResponse(table.lobby())
 
     async def start_room(request: Request) -> Response:
         table = await room(request)
-        creator(request, table)
-        await table.change(start)
+        await table.change(as_creator(request, start))
         return JSONResponse(table.lobby())
 
     async def leave_room(request: Request) -> Response:
         table = await room(request)
-        seat = token_seat(request, table)
-        await table.change(lambda data: leave(data, seat))
+        token = bearer(request)
+        # The seat is looked up in the copy the change is made on: a move in between must not
+        # make another person leave.
+        await table.change(lambda data: leave(data, _holder(data, token)))
         return JSONResponse(table.lobby())
 
     async def record(request: Request) -> Response:
@@ -173,6 +184,14 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         Route("/api/rooms/{code}/record", guarded(record), methods=["GET"]),
         Route("/api/rooms/{code}/replay", guarded(replay), methods=["GET"]),
     ]
+
+
+def _holder(data: TableData, token: str) -> int:
+    """The seat ``token`` holds in this copy of the room; 401 when none."""
+    seat = data.seat_of(token)
+    if seat is None:
+        raise RoomError("that token holds no seat in this room", 401)
+    return seat
 
 
 def _seat_number(text: str) -> int:

@@ -128,16 +128,18 @@ class Store:
         self,
         table_id: str,
         version: int,
+        rev: int,
         code: str,
         faults: list[dict[str, Any]],
         status: str,
         deadline: float | None,
     ) -> bool:
-        """Append an action made on ``version`` (with the faults noted on it), set the status
-        and the clock's next deadline; False, storing nothing, when the match has moved on."""
+        """Append an action made on ``version`` and lobby revision ``rev`` (with the faults
+        noted on it), set the status and the clock's next deadline; False, storing nothing,
+        when the match or the lobby (whose seat is whose) has moved on."""
         with self.transaction() as db:
-            row = db.execute("SELECT data FROM tables WHERE id = ?", (table_id,)).fetchone()
-            if row is None:
+            row = db.execute("SELECT data, rev FROM tables WHERE id = ?", (table_id,)).fetchone()
+            if row is None or row["rev"] != rev:
                 return False
             (count,) = db.execute(
                 "SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)

@@ -129,16 +129,28 @@ class Table:
         """When the driver first found the next deal waiting on a summary, by version."""
         self._private: dict[tuple[int, int, int | None], str] = {}
         """Each seat's own part of the view, as JSON text, for the current version."""
+        self._moved: set[int] = set()
+        """Seats whose connections here changed with a copy of the room, to be counted again."""
         self._rebuild(data)
 
     def _rebuild(self, data: TableData) -> None:
-        """Replay the stored actions into a fresh match and seating."""
+        """Replay the stored actions into a fresh match and seating, and give each connection
+        the seat its token holds in this copy (at once, with no await between: an action is
+        checked against the seat its connection holds at the copy's revision)."""
         self.data = data
         self.match = Match(data.rules, seed=data.seed, players=tuple(data.names))
         self.faults_by_deal: dict[int, list[dict[str, Any]]] = {}
         self.seating = Seating(self.match, self._occupants(), ready=False, substitute_failures=True)
         for index, code in enumerate(data.actions):
             self._apply_code(code, data.faults.get(index, []))
+        for connection in self.connections.values():
+            if connection.token is None:
+                continue
+            seat = data.seat_of(connection.token)
+            if seat != connection.seat:
+                self._moved.update(s for s in (connection.seat, seat) if s is not None)
+                connection.seat = seat
+                connection.put(json.dumps({"type": "welcome", "seat": seat}))
 
     def _occupants(self) -> list[PlayerSpec | None]:
         return [None if level is None else PlayerSpec.parse(level) for level in self.data.levels]
@@ -236,13 +248,19 @@ class Table:
         action: Action | str,
         version: object,
         faults: Sequence[dict[str, Any]] = (),
+        by: WebSocket | None = None,
     ) -> None:
         """Take ``action`` (or ``STOP``) for ``seat`` on ``version`` of the table; raises
         CallbreakError saying why when it may not be taken, StaleAction when the table has
-        moved on since that version."""
+        moved on since that version. ``by`` is the connection that sent it: the action is
+        taken only while its token holds ``seat`` in this copy."""
         async with self.lock:
             # No reading of the store first: the append below refuses an action on a version
-            # another process has moved past, and this copy then catches up.
+            # or a lobby revision another process has moved past, and this copy then catches
+            # up. A connection's seat is set with every copy of the room (_rebuild), so a
+            # token's seat here is its seat at this copy's revision, which the append checks.
+            if by is not None and self.seat_of(by) != seat:
+                raise StaleAction("your seat changed before that arrived: nothing was played")
             if type(version) is not int:
                 raise CallbreakError('an action needs the "version" of the state it was made on')
             if version != self.version:
@@ -253,12 +271,13 @@ class Table:
             self._check(seat, action)
             status, deadline = self._after(action)
             stored = await self.backend.append(
-                self.id, version, encode(action), list(faults), status, deadline
+                self.id, version, self.data.rev, encode(action), list(faults), status, deadline
             )
             if not stored:  # another process got there first: take its state instead
                 fresh = await self.backend.load(self.id)
                 if fresh is not None:
                     self._rebuild(fresh)
+                    await self._reseat()
                 raise StaleAction("the table moved on before that arrived: nothing was played")
             # Only now, with the action stored, does this copy take it: nothing shown while
             # the backend was asked may mix the new state with the old version.
@@ -428,17 +447,11 @@ class Table:
         return None if connection is None else connection.seat
 
     async def _reseat(self) -> None:
-        """Give each connection the seat its token holds now: a person moved to another seat,
-        or who left, is no longer sent (nor may act for) the seat they said hello to."""
-        for connection in list(self.connections.values()):
-            if connection.token is None:
-                continue
-            seat = self.data.seat_of(connection.token)
-            if seat == connection.seat:
-                continue
-            before, connection.seat = connection.seat, seat
-            connection.put(json.dumps({"type": "welcome", "seat": seat}))
-            await self._count(before)
+        """Count again the seats whose connections a copy of the room moved (_rebuild gave
+        each connection the seat its token holds: a person moved to another seat, or who
+        left, is no longer sent, nor may act for, the seat they said hello to)."""
+        moved, self._moved = self._moved, set()
+        for seat in sorted(moved):
             await self._count(seat)
 
     def _held(self, seat: int) -> int:
