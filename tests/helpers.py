@@ -174,3 +174,55 @@ def redis_server() -> Iterator[str]:
         finally:
             process.terminate()
             process.wait(10)
+
+
+class Listener:
+    """A plain socket server on loopback standing for an address a stranger names: it keeps
+    every connection and byte it gets, and answers each request with ``reply`` (raw HTTP),
+    or closes at once when ``reply`` is empty."""
+
+    def __init__(self, reply: bytes = b"") -> None:
+        self.reply = reply
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(0.1)
+        self.port = self.server.getsockname()[1]
+        self.address = f"http://127.0.0.1:{self.port}"
+        self.connections = 0
+        self.received = bytearray()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections += 1
+            with connection:
+                connection.settimeout(2)
+                with contextlib.suppress(OSError):
+                    self.received += connection.recv(65_536)
+                    if self.reply:
+                        connection.sendall(self.reply)
+
+    def close(self) -> None:
+        """Stop listening."""
+        self._stop.set()
+        self._thread.join(5)
+        self.server.close()
+
+    def __enter__(self) -> Listener:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def http_reply(status: str, body: bytes, *headers: str) -> bytes:
+    """A raw HTTP/1.1 answer that closes its connection."""
+    lines = [f"HTTP/1.1 {status}", f"Content-Length: {len(body)}", "Connection: close", *headers]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +14,15 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from callbreak.bots.remote import BotAddresses
 from callbreak.cards import Card, parse_card
 from callbreak.game import Call, Play
+from callbreak.players import PlayerError
 from callbreak.record import check, from_data
 from callbreak.rules import DUTY_TEXTS
 from callbreak.web.app import create_app
 from callbreak.web.limits import Limits
-from tests.helpers import swap_hidden
+from tests.helpers import Listener, http_reply, swap_hidden
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 
@@ -99,15 +103,25 @@ def test_profiles_and_levels(client: TestClient) -> None:
         ({"rules": "bridge"}, "unknown profile"),
         ({"rules": 5}, "rules must be text"),
         ({"opponents": ["random"]}, "three players"),
-        ({"opponents": ["random", "random", "wizard"]}, "unknown player 'wizard'"),
+        ({"opponents": ["random", "random", "wizard"]}, "levels here are random, beginner,"),
         ({"opponents": ["random", "random", 3]}, "player spec"),
         ({"seed": True}, "seed must be"),
         ({"seed": ""}, "seed must be"),
         ({"speed": "warp"}, "speed must be"),
         ({"auto_forced": "yes"}, "auto_forced"),
         ({"speed": ["fast"]}, "speed must be"),
-        ({"opponents": ["random", "random", "expert(bogus=1)"]}, "unknown option 'bogus'"),
+        (
+            {"opponents": ["random", "random", "expert(bogus=1)"]},
+            "expert takes only time 0.01-2, threads 1-2 and seed here, not 'bogus'",
+        ),
         ({"opponents": ["random", "random", "expert(time=0)"]}, "time must be"),
+        # The levels anyone may seat are bounded: no search that holds a core for minutes.
+        ({"opponents": ["random", "random", "expert(time=600)"]}, "time must be 0.01-2 here"),
+        ({"opponents": ["expert(threads=8)", "random", "random"]}, "threads must be 1-2"),
+        ({"opponents": ["random", "ismcts", "random"]}, "not 'ismcts'"),
+        ({"opponents": ["random", "oracle", "random"]}, "not 'oracle'"),
+        ({"opponents": ["beginner(optimism=3)", "random", "random"]}, "takes only seed"),
+        ({"opponents": ["random", "random", "http://127.0.0.1:7000"]}, "calls no remote bot"),
         ({"opponents": ["random", "random", "intermediate("]}, "cannot read the player"),
         ({"opponents": ["random", "random", "https://127.0.0.1:7000"]}, "http://HOST:PORT"),
     ],
@@ -363,12 +377,14 @@ def test_the_last_trick_of_a_deal_stays_up_while_the_next_is_called(client: Test
     assert state["last_trick"]["cards"] == [str(card) for card in thirteenth.cards]
 
 
-def test_a_dead_remote_bot_at_the_table_gets_substitutes_and_faults(client: TestClient) -> None:
+def test_a_dead_remote_bot_at_the_table_gets_substitutes_and_faults(tmp_path: Path) -> None:
     import socket as sockets
 
     with sockets.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    allowed = dataclasses.replace(FAST, bots=BotAddresses.parse(f"http://127.0.0.1:{port}"))
+    client = TestClient(create_app(tmp_path / "db.sqlite", limits=allowed))
     match_id = new_match(client, opponents=[f"http://127.0.0.1:{port}", "random", "random"])
     final = play_to_the_end(client, match_id)
     assert final["status"] == "finished"
@@ -376,7 +392,114 @@ def test_a_dead_remote_bot_at_the_table_gets_substitutes_and_faults(client: Test
     faults = [fault for deal in record["deals"] for fault in deal.get("faults", [])]
     assert faults and {fault["fault"] for fault in faults} == {"silent"}
     assert {fault["seat"] for fault in faults} == {1}
+    # Only the kind of fault: not the connection's error (which tells open ports from closed).
+    assert {fault["detail"] for fault in faults} == {"no connection"}
     assert check(from_data(record)).valid
+
+
+# --- remote bots only where the operator allows them -----------------------------------------
+
+
+def test_a_remote_bot_is_never_called_unless_the_server_allows_its_address(
+    client: TestClient,
+) -> None:
+    with Listener(http_reply("200 OK", b'{"value": "hello"}')) as bot:
+        for opponents in (
+            [bot.address, "random", "random"],
+            ["random", "random", f"http://localhost:{bot.port}/bid"],
+            ["random", "random", f"http://2130706433:{bot.port}"],  # 127.0.0.1 in disguise
+        ):
+            answer = client.post("/api/matches", json={"opponents": opponents})
+            assert answer.status_code == 400, answer.text
+            assert answer.json()["error"].startswith("this server calls no remote bot")
+        assert client.get("/api/matches").json() == []
+    assert bot.connections == 0 and not bot.received
+
+
+def test_an_allowed_bot_is_played_and_only_the_kind_of_its_faults_is_told(tmp_path: Path) -> None:
+    """The bot answers nonsense that carries a secret: the person's socket messages and the
+    record say that it answered outside the protocol, never what it answered."""
+    secret = b"SECRET-internal-admin-page"
+    with Listener(http_reply("200 OK", secret)) as bot:
+        allowed = dataclasses.replace(FAST, bots=BotAddresses.parse("127.0.0.1/32"))
+        client = TestClient(create_app(tmp_path / "db.sqlite", limits=allowed))
+        match_id = new_match(
+            client, opponents=[bot.address, "random", "random"], rules="strict(deals=1)"
+        )
+        seen: list[str] = []
+        with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+            while True:
+                raw = socket.receive_text()
+                seen.append(raw)
+                message = json.loads(raw)
+                if message["type"] != "state":
+                    continue
+                state = message["state"]
+                if state["match_over"]:
+                    break
+                if state["turn"] == state["seat"]:
+                    socket.send_json(first_legal(state))
+        record = client.get(f"/api/matches/{match_id}/record").text
+    assert bot.connections > 0 and b"POST /bid" in bot.received  # it was played
+    notices = [json.loads(raw) for raw in seen if '"notice"' in raw]
+    assert notices and all("an answer outside the protocol" in n["message"] for n in notices)
+    assert {n["fault"]["detail"] for n in notices} == {"an answer outside the protocol"}
+    assert "SECRET" not in "".join(seen) and "SECRET" not in record
+    faults = [f for deal in json.loads(record)["deals"] for f in deal.get("faults", [])]
+    assert len(faults) == 14 and {f["fault"] for f in faults} == {"malformed"}
+
+
+def test_a_bot_that_redirects_is_not_followed(tmp_path: Path) -> None:
+    with Listener() as elsewhere:
+        moved = http_reply("302 Found", b"", f"Location: {elsewhere.address}/bid")
+        with Listener(moved) as bot:
+            allowed = dataclasses.replace(FAST, bots=BotAddresses.parse(bot.address))
+            client = TestClient(create_app(tmp_path / "db.sqlite", limits=allowed))
+            match_id = new_match(
+                client, opponents=[bot.address, "random", "random"], rules="strict(deals=1)"
+            )
+            play_to_the_end(client, match_id)
+        assert bot.connections > 0
+    assert elsewhere.connections == 0
+    record = client.get(f"/api/matches/{match_id}/record").json()
+    faults = [f for deal in record["deals"] for f in deal.get("faults", [])]
+    assert faults and {f["detail"] for f in faults} == {"an answer outside the protocol"}
+
+
+def test_every_address_a_bots_name_resolves_to_must_be_allowed() -> None:
+    allowed = BotAddresses.parse("10.0.0.0/8, http://bots.example:7000")
+
+    def resolving(*addresses: str) -> Any:
+        return lambda host, port, **_: [(2, 1, 6, "", (a, port)) for a in addresses]
+
+    allowed.check("http://bot.lan:7000", resolving("10.1.1.1", "10.2.2.2"))
+    with pytest.raises(PlayerError, match="not allowed on this server"):
+        allowed.check("http://bot.lan:7000", resolving("10.1.1.1", "169.254.169.254"))
+    with pytest.raises(PlayerError, match="not allowed on this server"):
+        allowed.check("http://[::ffff:127.0.0.1]:7000", resolving("::ffff:127.0.0.1"))
+    allowed.check("http://BOTS.example:7000/v2", resolving("127.0.0.1"))  # named exactly
+    with pytest.raises(PlayerError, match="not allowed"):
+        allowed.check("http://bots.example:7001", resolving("127.0.0.1"))
+    for bad in ("10.0.0.0/33", "http://bots.example:7000/path", "ftp://x:1", "bots.example"):
+        with pytest.raises(PlayerError):
+            BotAddresses.parse(bad)
+
+
+def test_a_stored_bot_at_an_address_no_longer_allowed_is_never_connected_to() -> None:
+    """The check is made again on every connection (a room stored before the server's
+    settings changed, a name that resolves elsewhere since it was checked)."""
+    from callbreak.game import Match
+    from callbreak.seating import PlayerSpec
+
+    with Listener(http_reply("200 OK", b'{"value": 3}')) as bot:
+        player = PlayerSpec.parse(bot.address).build(
+            ready=False, bots=BotAddresses.parse("10.0.0.0/8")
+        )
+        match = Match("strict", seed=1)
+        observation = match.observation(match.deal.turn or 0)
+        assert player.call(observation) == observation.legal_calls[0]  # the substitute
+    assert bot.connections == 0
+    assert [f.fault for f in player.faults] == ["silent"]  # type: ignore[attr-defined]
 
 
 def test_nothing_sent_to_a_seat_changes_with_the_other_seats_hidden_cards(
@@ -604,3 +727,109 @@ def test_your_record_counts_finished_matches_and_deals(client: TestClient) -> No
     assert abs(float(total["average"]) - average) < 0.051
     assert {line["key"] for line in figures["by_rules"]} == {"classic", "strict"}
     assert {line["key"] for line in figures["by_level"]} == {"random", "mixed"}
+
+
+# --- work for anyone: bounded --------------------------------------------------------------------
+
+
+def _fake_hints(monkeypatch: pytest.MonkeyPatch, gate: Any = None) -> list[int]:
+    """Count the hint searches (each stands for half a second of search; ``gate``, a
+    threading.Event, holds each until set)."""
+    from callbreak.web import hints
+
+    searched: list[int] = []
+
+    def search(observation: Any, version: int) -> dict[str, Any]:
+        searched.append(version)
+        if gate is not None:
+            assert gate.wait(30)
+        return {"type": "hint", "kind": "call", "summary": "", "options": [], "version": version}
+
+    monkeypatch.setattr(hints, "hint_message", search)
+    return searched
+
+
+def test_one_search_per_decision_however_many_hints_are_asked(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    gate = threading.Event()
+    searched = _fake_hints(monkeypatch, gate)
+    match_id = new_match(client)
+    with (
+        client.websocket_connect(f"/ws/matches/{match_id}") as first,
+        client.websocket_connect(f"/ws/matches/{match_id}") as second,
+    ):
+        state = wait_for_my_turn(first, receive_state(first))
+        for _ in range(15):  # two pages of the person's, 30 hints on one turn
+            first.send_json({"type": "hint"})
+            second.send_json({"type": "hint"})
+        gate.set()
+        answers = []
+        for socket in (first, second):
+            while len(answers) < 30 and len([a for a in answers if a[0] is socket]) < 15:
+                message = socket.receive_json()
+                if message["type"] == "hint":
+                    answers.append((socket, message))
+                assert message["type"] != "error", message
+    assert searched == [state["version"]]  # one search; 29 answers without one
+    assert {json.dumps(message) for _, message in answers} == {json.dumps(answers[0][1])}
+
+
+def test_hints_and_figures_past_the_queue_are_told_the_server_is_busy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    gate = threading.Event()
+    searched = _fake_hints(monkeypatch, gate)
+    one = dataclasses.replace(FAST, search_threads=1, search_queue=0)
+    client = TestClient(create_app(tmp_path / "db.sqlite", limits=one))
+    first, second = new_match(client), new_match(client)
+    with (
+        client.websocket_connect(f"/ws/matches/{first}") as busy,
+        client.websocket_connect(f"/ws/matches/{second}") as refused,
+    ):
+        wait_for_my_turn(busy, receive_state(busy))
+        wait_for_my_turn(refused, receive_state(refused))
+        busy.send_json({"type": "hint"})  # takes the only thread until the gate opens
+        while not searched:
+            time.sleep(0.01)
+        refused.send_json({"type": "hint"})
+        error = refused.receive_json()
+        assert error == {"type": "error", "message": "the server is busy: try again in a moment"}
+        answer = client.get("/api/stats")
+        assert answer.status_code == 503 and "busy" in answer.json()["error"]
+        gate.set()
+        assert busy.receive_json()["type"] == "hint"
+        refused.send_json({"type": "hint"})  # a refused hint was not kept: asked again, it is
+        assert refused.receive_json()["type"] == "hint"
+    assert client.get("/api/stats").status_code == 200
+    assert len(searched) == 2
+
+
+def test_your_record_counts_a_room_named_many_times_once(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from callbreak.web import app as web_app
+
+    answer = client.post(
+        "/api/rooms",
+        json={"name": "Asha", "seats": ["random", "random", "random"], "turn_seconds": 0},
+    )
+    code, token = answer.json()["room"], answer.json()["token"]
+    started = client.post(f"/api/rooms/{code}/start", headers={"Authorization": f"Bearer {token}"})
+    assert started.status_code == 200
+    replayed: list[tuple[str, int]] = []
+    game_of = web_app.game_of
+
+    def counted(data: Any, seat: int) -> Any:
+        replayed.append((data.id, seat))
+        return game_of(data, seat)
+
+    monkeypatch.setattr(web_app, "game_of", counted)
+    named = ",".join([f"{code}:0"] * 400 + [f"{code.lower()}:1"] * 300 + [f"{code}:77"] * 99)
+    figures = client.get(f"/api/stats?rooms={named}").json()
+    assert sorted(replayed) == [(code, 0), (code, 1)]
+    assert figures["total"]["unfinished"] == 1  # the room, from seat 0's side

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from callbreak import __version__
+from callbreak.bots.remote import BotAddresses
 from callbreak.errors import CallbreakError
 from callbreak.game import Phase
 from callbreak.record import CheckResult, check, load
@@ -146,6 +147,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="socket messages allowed per connection per second (default 20)",
     )
+    serve.add_argument(
+        "--bots",
+        metavar="ADDRESS,...",
+        default="",
+        help="remote bots that rooms and matches may seat: exact http://HOST:PORT addresses "
+        "and networks such as 10.0.0.0/8 (default: none, since the server calls them)",
+    )
 
     commands.add_parser("rules", help="list the rule profiles", description="List the profiles.")
     return parser
@@ -179,7 +187,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bot":
             return run_bot(args.player, args.host, args.port, args.rules)
         if args.command == "serve":
+            try:
+                bots = BotAddresses.parse(args.bots)
+            except CallbreakError as error:
+                print(f"callbreak serve: --bots: {error}", file=sys.stderr)
+                return EXIT_UNREADABLE
             limits = Limits(
+                bots=bots,
                 joins_per_minute=args.join_rate,
                 messages_per_second=args.message_rate,
                 message_burst=max(60.0, 3 * args.message_rate),

@@ -23,7 +23,7 @@ import time as clock
 import traceback
 from collections.abc import Mapping, Sequence
 
-from callbreak.bots.remote import RemotePlayer
+from callbreak.bots.remote import BotAddresses, RemotePlayer
 from callbreak.errors import CallbreakError
 from callbreak.game import Action, Call, Match, Observation, Play
 from callbreak.players import (
@@ -129,12 +129,15 @@ class PlayerSpec:
     def __str__(self) -> str:
         return self.name if self.remote else format_spec(self.name, dict(self.options))
 
-    def build(self, *, bot_budget: float = 1.5, ready: bool = True) -> Player:
+    def build(
+        self, *, bot_budget: float = 1.5, ready: bool = True, bots: BotAddresses | None = None
+    ) -> Player:
         """The player. A remote bot gets ``bot_budget`` seconds per round (0: no limit) and,
-        with ``ready``, must answer ``GET /hi`` first (PlayerError naming it otherwise)."""
+        with ``ready``, must answer ``GET /hi`` first (PlayerError naming it otherwise); with
+        ``bots``, it is only ever called at an address they allow."""
         if not self.remote:
             return _build_level(self.name, dict(self.options), str(self))
-        remote = RemotePlayer(self.name, budget=bot_budget)
+        remote = RemotePlayer(self.name, budget=bot_budget, allowed=bots)
         if ready:
             try:
                 remote.ready()
@@ -244,7 +247,8 @@ class Seating:
     seeded from the match seed and the seat when the spec has no seed), or None for a seat
     where a person decides. :meth:`sit` changes a seat's occupant between two decisions.
     Players the seating built are closed by :meth:`close`; players handed in belong to the
-    caller. With ``ready``, remote bots must answer before they are seated; with
+    caller. With ``ready``, remote bots must answer before they are seated; with ``bots``,
+    they are called only at the addresses allowed (a host open to strangers); with
     ``substitute_failures``, a failing player gets the host's substitute (a browser table must
     go on) instead of stopping the match (an arena must not hide a broken player). With
     ``reveal_to_oracles``, a player marked ``omniscient`` (the ``oracle``, for measuring only)
@@ -260,6 +264,7 @@ class Seating:
         ready: bool = True,
         substitute_failures: bool = False,
         reveal_to_oracles: bool = False,
+        bots: BotAddresses | None = None,
     ) -> None:
         if len(occupants) != 4:
             raise CallbreakError(f"a match needs 4 players, not {len(occupants)}")
@@ -272,6 +277,7 @@ class Seating:
         self.ready = ready
         self.substitute_failures = substitute_failures
         self.reveal_to_oracles = reveal_to_oracles
+        self.bots = bots
         self._built: list[Player] = []
         self._lock = threading.Lock()  # a browser table builds players in worker threads
         self._times: list[list[float]] = [[], [], [], []]
@@ -301,7 +307,7 @@ class Seating:
             if not isinstance(occupant, PlayerSpec):
                 return occupant
             spec = occupant.with_defaults(seed=derive_seed(self.match.seed, "computer", seat))
-            player = spec.build(bot_budget=self.bot_budget, ready=self.ready)
+            player = spec.build(bot_budget=self.bot_budget, ready=self.ready, bots=self.bots)
             self._built.append(player)
             self._occupants[seat] = player
             return player

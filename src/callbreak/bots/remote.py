@@ -4,18 +4,26 @@ The host gives the bot a budget per round (1.5 s by default, as the competition 
 call and its thirteen cards. When the bot answers late, not at all, with something that is not
 the protocol's JSON, or with an illegal call or card, the host plays a legal substitute (the
 minimum call, the lowest legal card), notes the fault, and the game goes on.
+
+A host that seats bots for people it does not know (the web app) says which addresses it may
+call (:class:`BotAddresses`): every connection is then made only to an address checked at the
+moment of connecting, every address the bot's host name resolves to, so that a name cannot
+point elsewhere later. No redirect is ever followed: an answer other than 200 is a fault.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import http.client
+import ipaddress
 import json
 import math
 import socket
 import time
 import urllib.parse
+from collections.abc import Callable
 from typing import Any
 
 from callbreak.bots.protocol import (
@@ -40,29 +48,172 @@ from callbreak.players.base import (
     substitute,
 )
 
-__all__ = ["RemotePlayer"]
+__all__ = ["NO_BOTS", "BotAddresses", "RemotePlayer"]
 
 NO_LIMIT_TIMEOUT = 300.0  # with no budget, a bot that never answers is still given up on
 NOMINAL_BUDGET_MS = 1500
 HELLO_WAIT = 10.0
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Resolver = Callable[..., list[tuple[Any, ...]]]
+
+
+def split_address(address: str) -> tuple[str, int, str]:
+    """The host, port and path of a bot's ``http://HOST:PORT[/PATH]``; PlayerError otherwise."""
+    parsed = urllib.parse.urlsplit(address)
+    if parsed.scheme != "http" or not parsed.hostname or parsed.query or parsed.fragment:
+        raise PlayerError(f"a remote bot's address is http://HOST:PORT, not {address!r}")
+    try:
+        port = parsed.port or 80
+    except ValueError:
+        raise PlayerError(f"bad port in the bot address {address!r}") from None
+    return parsed.hostname.lower(), port, parsed.path
+
+
+@dataclasses.dataclass(frozen=True)
+class BotAddresses:
+    """The remote bots a host may call: exact ``http://HOST:PORT`` addresses (any path on them)
+    and networks (any port of an address in them). Empty, the default, allows none.
+
+    >>> allowed = BotAddresses.parse("http://bots.example:7000, 10.0.0.0/8")
+    >>> allowed.check("http://BOTS.example:7000/v1"), allowed.check("http://10.1.2.3:80")
+    (None, None)
+    >>> allowed.check("http://127.0.0.1:7000")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    callbreak.players.base.PlayerError: remote bots at http://127.0.0.1:7000 are not allowed ...
+    """
+
+    exact: tuple[tuple[str, int], ...] = ()
+    networks: tuple[Network, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> BotAddresses:
+        """Read a comma-separated list of addresses and networks; PlayerError names a bad one."""
+        exact: list[tuple[str, int]] = []
+        networks: list[Network] = []
+        for item in (part.strip() for part in text.split(",")):
+            if not item:
+                continue
+            if "://" in item:
+                host, port, path = split_address(item)
+                if path not in ("", "/"):
+                    raise PlayerError(f"an allowed bot address is http://HOST:PORT, not {item!r}")
+                exact.append((host, port))
+                continue
+            try:
+                networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                raise PlayerError(
+                    f"cannot read {item!r}: allow bots as http://HOST:PORT or as networks "
+                    "such as 127.0.0.1/32 or 10.0.0.0/8"
+                ) from None
+        return cls(tuple(exact), tuple(networks))
+
+    def __bool__(self) -> bool:
+        return bool(self.exact or self.networks)
+
+    def __str__(self) -> str:
+        items = [f"http://{_netloc(host, port)}" for host, port in self.exact]
+        return ", ".join([*items, *map(str, self.networks)]) or "none"
+
+    def check(self, address: str, resolve: Resolver | None = None) -> None:
+        """Raise PlayerError unless a bot at ``address`` may be called (blocking: a host name
+        checked against the networks is resolved, and every address it has must be in them)."""
+        host, port, _ = split_address(address)
+        self.addresses(host, port, resolve)
+
+    def addresses(
+        self, host: str, port: int, resolve: Resolver | None = None
+    ) -> list[tuple[Any, ...]] | None:
+        """Where a connection to ``host:port`` may go: None for an exact address (the host's
+        own name resolution), or the socket addresses of ``host`` (``resolve``: by default
+        ``socket.getaddrinfo``), every one of them within the networks; PlayerError otherwise."""
+        host = host.lower()
+        if (host, port) in self.exact:
+            return None
+        if not self:
+            raise PlayerError(
+                "this server calls no remote bot (its operator may allow some with "
+                "callbreak serve --bots ADDRESS,...)"
+            )
+        # The allowed addresses are the operator's own network: not named to a stranger.
+        refused = PlayerError(
+            f"remote bots at http://{_netloc(host, port)} are not allowed on this server"
+        )
+        if not self.networks:
+            raise refused
+        try:
+            found = (resolve or socket.getaddrinfo)(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError):
+            raise PlayerError(f"cannot find the bot's host {host!r}") from None
+        if not found or not all(self._within(info[4][0]) for info in found):
+            raise refused
+        return [info[4] for info in found]
+
+    def _within(self, text: str) -> bool:
+        try:
+            address = ipaddress.ip_address(text.split("%")[0])  # without an IPv6 zone
+        except ValueError:
+            return False
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in network for network in self.networks)
+
+
+NO_BOTS = BotAddresses()
+"""No remote bot may be called: the web app's default."""
+
+
+def _netloc(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+class _Connection(http.client.HTTPConnection):
+    """A connection made only to an address ``allowed`` admits, checked as it connects."""
+
+    def __init__(self, host: str, port: int, allowed: BotAddresses) -> None:
+        super().__init__(host, port)
+        self.allowed = allowed
+
+    def connect(self) -> None:
+        try:
+            targets = self.allowed.addresses(self.host, self.port)
+        except PlayerError as error:  # nothing is sent: to the table, the bot is unreachable
+            raise ConnectionRefusedError(str(error)) from None
+        if targets is None:
+            super().connect()
+            return
+        problem: OSError = ConnectionRefusedError("no address to connect to")
+        for target in targets:
+            try:
+                self.sock = socket.create_connection(target[:2], self.timeout)
+            except OSError as error:
+                problem = error
+                continue
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return
+        raise problem
+
 
 class RemotePlayer:
-    """A bot at ``http://host:port`` playing one seat."""
+    """A bot at ``http://host:port`` playing one seat; with ``allowed``, only at an address it
+    admits (checked on every connection)."""
 
-    def __init__(self, address: str, budget: float = 1.5, names: list[str] | None = None) -> None:
-        parsed = urllib.parse.urlsplit(address)
-        if parsed.scheme != "http" or not parsed.hostname or parsed.query or parsed.fragment:
-            raise PlayerError(f"a remote bot's address is http://HOST:PORT, not {address!r}")
-        try:
-            self.port = parsed.port or 80
-        except ValueError:
-            raise PlayerError(f"bad port in the bot address {address!r}") from None
+    def __init__(
+        self,
+        address: str,
+        budget: float = 1.5,
+        names: list[str] | None = None,
+        allowed: BotAddresses | None = None,
+    ) -> None:
+        host, self.port, path = split_address(address)
         if not math.isfinite(budget) or budget < 0 or budget > 3600:
             raise PlayerError(f"the budget per round is 0 (none) to 3600 seconds, not {budget}")
         self.spec = address
-        self.host = parsed.hostname
-        self.prefix = parsed.path.rstrip("/")
+        self.host = host
+        self.prefix = path.rstrip("/")
+        self.allowed = allowed
         self.budget = budget
         self.ids = player_ids(names)
         self.faults: list[Fault] = []
@@ -213,7 +364,11 @@ class RemotePlayer:
         payload = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"} if payload is not None else {}
         reused = self._connection is not None
-        connection = self._connection or http.client.HTTPConnection(self.host, self.port)
+        connection = self._connection or (
+            http.client.HTTPConnection(self.host, self.port)
+            if self.allowed is None
+            else _Connection(self.host, self.port, self.allowed)
+        )
         self._connection = connection
         connection.timeout = timeout
         if connection.sock is not None:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -30,13 +29,14 @@ from callbreak.rules import PROFILES, Rules, format_tenths
 from callbreak.web import messages, rooms, sheets
 from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.export import trick_winners
-from callbreak.web.http import BadRequest, error, read_json
+from callbreak.web.http import BadRequest, check_bots, error, read_json
 from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.stats import figures, game_of
 from callbreak.web.store import Store
 from callbreak.web.tables import Table, Tables
 from callbreak.web.view import level_name, rules_json
+from callbreak.web.work import Busy
 
 __all__ = ["create_app"]
 
@@ -58,7 +58,7 @@ def create_app(
         from callbreak.web.redis_backend import RedisBackend
 
         backend = RedisBackend(redis_url)
-    tables = Tables(backend)
+    tables = Tables(backend, limits)
 
     async def index(_request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -99,6 +99,7 @@ def create_app(
             for spec in opponents:
                 if not isinstance(spec, str) or not spec.strip() or len(spec) > 200:
                     raise BadRequest("each opponent is a player spec such as 'expert'")
+            await check_bots(opponents, limits.bots)
             seed = body.get("seed")
             if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
                 raise BadRequest("seed must be a number or text")
@@ -143,23 +144,29 @@ def create_app(
 
     async def stats(request: Request) -> Response:
         # Matches against the computer are the person's in seat 0; rooms are those the page
-        # names (the browser remembers its rooms and seats): ?rooms=CODE:SEAT,CODE:SEAT
-        wanted: list[tuple[str, int]] = []
-        for item in request.query_params.get("rooms", "").split(",")[:MAX_ROOMS]:
+        # names (the browser remembers its rooms and seats): ?rooms=CODE:SEAT,CODE:SEAT. Each
+        # room and seat counts once however often it is named, and at most MAX_ROOMS rooms.
+        wanted: dict[str, set[int]] = {}
+        for item in request.query_params.get("rooms", "").split(","):
             code, _, number = item.strip().partition(":")
-            if len(code) == 6 and code.isalnum() and number.isdigit() and len(number) < 3:
-                wanted.append((code.upper(), int(number)))
+            if len(code) == 6 and code.isalnum() and number in ("0", "1", "2", "3"):
+                if len(wanted) == MAX_ROOMS and code.upper() not in wanted:
+                    break
+                wanted.setdefault(code.upper(), set()).add(int(number))
         stored: list[tuple[TableData, int]] = [(data, 0) for data in await backend.tables(MATCH)]
-        for code, place in wanted:
+        for code, places in wanted.items():
             data = await backend.load(code)
             if data is not None and data.kind == ROOM and data.status != LOBBY:
-                stored.append((data, place))
+                stored.extend((data, place) for place in sorted(places))
 
         def work() -> dict[str, Any]:
             games = [game_of(data, seat) for data, seat in stored]
             return figures(game for game in games if game is not None)
 
-        return JSONResponse(await run_in_threadpool(work))
+        try:
+            return JSONResponse(await tables.work.run(work))
+        except Busy as busy:
+            return error(str(busy), busy.status)
 
     async def match_socket(socket: WebSocket) -> None:
         await messages.connect(tables, socket, socket.path_params["id"], MATCH, limits)
@@ -170,6 +177,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         yield
+        tables.work.close()
         await backend.close()
 
     routes = [

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from callbreak.bots.remote import BotAddresses
 from callbreak.errors import CallbreakError
+from callbreak.seating import is_remote
 
-__all__ = ["MAX_BODY_BYTES", "BadRequest", "error", "read_json"]
+__all__ = ["MAX_BODY_BYTES", "BadRequest", "check_bots", "error", "read_json"]
 
 MAX_BODY_BYTES = 64_000
 
@@ -47,3 +51,14 @@ async def read_json(request: Request) -> Any:
 def error(message: str, status: int = 400) -> JSONResponse:
     """A JSON error answer: ``{"error": message}``."""
     return JSONResponse({"error": message}, status)
+
+
+async def check_bots(specs: Iterable[object], bots: BotAddresses) -> None:
+    """Refuse (BadRequest) a remote bot among ``specs`` at an address ``bots`` do not allow,
+    before anything is stored; the other specs are ``model.check_level``'s to read."""
+    for spec in specs:
+        if isinstance(spec, str) and is_remote(spec):
+            try:
+                await run_in_threadpool(bots.check, spec.strip())  # it may resolve a name
+            except CallbreakError as error:
+                raise BadRequest(str(error)) from None

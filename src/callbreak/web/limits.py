@@ -1,4 +1,5 @@
-"""How much one address or one connection may ask of the server: token buckets.
+"""How much one address or one connection may ask of the server: token buckets, and the
+server's other bounds (the remote bots it may call, the threads that search for hints).
 
 A bucket holds at most ``burst`` tokens and gains ``rate`` a second; each request takes one.
 Rooms created and joins are limited per address, messages per connection (docs/rooms.md).
@@ -9,12 +10,23 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from callbreak.bots.remote import NO_BOTS, BotAddresses
+
 __all__ = ["DEFAULT", "Bucket", "Limits", "PerAddress"]
 
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
     """The server's limits; tests that play at machine speed raise the message rate."""
+
+    bots: BotAddresses = NO_BOTS
+    """The remote bots that rooms and matches may seat (``callbreak serve --bots``): none
+    unless the operator allows addresses, since the server calls them."""
+    search_threads: int = 2
+    """Threads for the searches of hints and the replays of *Your record*, shared by every
+    table of the process (off the event loop)."""
+    search_queue: int = 8
+    """Such jobs that may wait for a thread; past them the answer is "the server is busy"."""
 
     joins_per_minute: float = 20.0
     """Rooms created plus joins, per address."""

@@ -15,14 +15,13 @@ import traceback
 import urllib.parse
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from callbreak.cards import parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Play
 from callbreak.web.actions import STOP
-from callbreak.web.hints import hint_message
+from callbreak.web.hints import Hints
 from callbreak.web.limits import DEFAULT, Bucket, Limits
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
 from callbreak.web.tables import Table, Tables
@@ -69,7 +68,7 @@ async def connect(
                     await socket.close(code=4429)
                     break
                 continue
-            await handle(table, socket, text)
+            await handle(table, socket, text, tables.hints)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -120,7 +119,7 @@ async def _hello(table: Table, socket: WebSocket) -> tuple[int | None, str | Non
     return seat, (token if seat is not None else None)
 
 
-async def handle(table: Table, socket: WebSocket, text: str) -> None:
+async def handle(table: Table, socket: WebSocket, text: str, hints: Hints) -> None:
     """One message from a connection; a refused one is answered with an error."""
     try:
         message = read_message(text)
@@ -128,7 +127,7 @@ async def handle(table: Table, socket: WebSocket, text: str) -> None:
             # The seat as it is now, on every process: the room as stored decides whose seat
             # is whose (a lobby change through another process may have moved or revoked it).
             await table.catch_up()
-        await _dispatch(table, socket, table.seat_of(socket), message)
+        await _dispatch(table, socket, table.seat_of(socket), message, hints)
     except StaleAction as error:
         await table.send({"type": "error", "message": str(error), "stale": True}, socket)
         if table.status != LOBBY:
@@ -154,7 +153,7 @@ def read_message(text: str) -> dict[str, Any]:
 
 
 async def _dispatch(
-    table: Table, socket: WebSocket, seat: int | None, message: dict[str, Any]
+    table: Table, socket: WebSocket, seat: int | None, message: dict[str, Any], hints: Hints
 ) -> None:
     kind = message["type"]
     if kind == "sync":
@@ -181,7 +180,7 @@ async def _dispatch(
         await table.change(lambda data: data.settings.update(new))
         return
     if kind == "hint":
-        await _hint(table, socket, seat)
+        await _hint(table, socket, seat, hints)
         return
     if "seat" in message and message["seat"] != seat:
         raise CallbreakError(f"you play seat {seat}, not seat {message['seat']!r}")
@@ -207,16 +206,9 @@ def read_action(kind: str, message: dict[str, Any]) -> Action:
         raise CallbreakError(str(error)) from None
 
 
-async def _hint(table: Table, socket: WebSocket, seat: int) -> None:
+async def _hint(table: Table, socket: WebSocket, seat: int, hints: Hints) -> None:
     match = table.match
     if table.status == LOBBY or match.is_over or match.deal.turn != seat:
         raise CallbreakError("a hint is for your own turn")
-    if table.hint_running:
-        raise CallbreakError("a hint is already being worked out")
-    observation = match.observation(seat)
-    table.hint_running = True
-    try:
-        message = await run_in_threadpool(hint_message, observation, table.version)
-    finally:
-        table.hint_running = False
+    message = await hints.hint(table.id, table.version, match.observation(seat))
     await table.send(message, socket)

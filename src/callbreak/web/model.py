@@ -25,8 +25,10 @@ import time
 from typing import Any
 
 from callbreak.errors import CallbreakError
+from callbreak.players import MENU, level_options
 from callbreak.rules import Rules
-from callbreak.seating import PlayerSpec
+from callbreak.seating import PlayerSpec, is_remote
+from callbreak.spec import SpecError, parse_spec
 from callbreak.web.http import BadRequest
 
 __all__ = [
@@ -67,6 +69,14 @@ SUMMARY_SECONDS = 30.0
 summary (the ``seen`` message) before the next deal's first decision; a person's turn clock for
 that decision gets these seconds on top."""
 MAX_NAME = 32
+OFFERED: dict[str, tuple[float, float] | None] = {
+    "time": (0.01, 2.0),
+    "threads": (1, 2),
+    "seed": None,
+}
+"""The options a computer seat of the menu (``players.MENU``) may have where anyone can seat one
+(a room's seats and cover, a match's opponents), with their bounds: a search of at most 2 s a
+decision on at most 2 threads, so that nobody can take a core from everyone else."""
 COMPUTER_NAMES = ("Bikash", "Chandra", "Dipa", "Esha", "Gopal", "Hari")
 
 
@@ -205,10 +215,42 @@ def check_name(name: object) -> str:
 
 
 def check_level(level: object) -> str:
-    """A computer seat's spec, read to make sure it names a player."""
+    """A computer seat's spec as anyone may ask for one: a level of the menu with only the
+    options of ``OFFERED`` within their bounds, or a remote bot's address (which the server
+    must also allow: ``BotAddresses``)."""
     if not isinstance(level, str) or not level.strip() or len(level) > 200:
         raise RoomError("a computer seat is a player spec such as 'expert'")
+    if is_remote(level):
+        return str(PlayerSpec.parse(level))
+    try:
+        name, options = parse_spec(level, "player", "'expert' or 'expert(time=0.5)'")
+    except SpecError as error:
+        raise RoomError(str(error)) from None
+    name = name.lower()
+    if name not in MENU:
+        raise RoomError(f"the levels here are {', '.join(MENU)}, not {name!r}")
+    taken = [key for key in OFFERED if key in level_options(name)]
+    for key, value in options.items():
+        if key not in taken:
+            words = f"only {_offered(taken)}" if taken else "no options"
+            raise RoomError(f"{name} takes {words} here, not {key!r}")
+        bounds = OFFERED[key]
+        if bounds is None:
+            continue
+        low, high = bounds
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise RoomError(f"{key} must be a number, {low:g}-{high:g}, not {value!r}")
+        if not low <= value <= high:
+            raise RoomError(f"{key} must be {low:g}-{high:g} here, not {value:g}")
     return str(PlayerSpec.parse(level))
+
+
+def _offered(keys: list[str]) -> str:
+    words = []
+    for key in keys:
+        bounds = OFFERED[key]
+        words.append(key if bounds is None else f"{key} {bounds[0]:g}-{bounds[1]:g}")
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def check_turn_seconds(value: object) -> int:

@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from callbreak.errors import CallbreakError
 from callbreak.web.export import trick_winners
-from callbreak.web.http import BadRequest, error, read_json
+from callbreak.web.http import BadRequest, check_bots, error, read_json
 from callbreak.web.limits import DEFAULT, Limits, PerAddress
 from callbreak.web.model import (
     DEFAULT_COVER,
@@ -87,16 +87,18 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         seats = body.get("seats", [None, None, None])
         if not isinstance(seats, list):
             raise BadRequest("seats lists seats 1-3: null for a person, or a computer level")
-        seed = body.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
-            raise BadRequest("seed must be a number or text")
+        if "seed" in body:
+            # Whoever chose the seed would know every hand: the server draws it, and the
+            # record shows it once the match is over.
+            raise BadRequest("a room's deals are drawn by the server: leave out the seed")
+        cover = body.get("cover", DEFAULT_COVER)
+        await check_bots([*seats, cover], limits.bots)
         table, token = await tables.create_room(
             rules,
             body.get("name"),
             seats,
-            seed=None if seed is None else str(seed)[:64],
             turn_seconds=body.get("turn_seconds", DEFAULT_TURN_SECONDS),
-            cover=body.get("cover", DEFAULT_COVER),
+            cover=cover,
             speed=body.get("speed", "normal"),
         )
         return JSONResponse({"room": table.id, "seat": 0, "token": token}, 201)
@@ -121,6 +123,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         if body.get("open") is True:
             await table.change(as_creator(request, lambda data: open_seat(data, seat)))
         elif "level" in body:
+            await check_bots([body["level"]], limits.bots)
             await table.change(as_creator(request, lambda data: fill(data, seat, body["level"])))
         else:
             raise BadRequest('send {"level": "expert"} to seat a computer or {"open": true}')

@@ -25,7 +25,19 @@ from starlette.concurrency import run_in_threadpool
 from callbreak.cards import parse_card
 from callbreak.game import Observation, Play
 from callbreak.players import Player
-from callbreak.players.base import AWAY, CALL, FAILED, PREPARING, TIMEOUT, Fault, written
+from callbreak.players.base import (
+    AWAY,
+    CALL,
+    FAILED,
+    ILLEGAL,
+    LATE,
+    MALFORMED,
+    PREPARING,
+    SILENT,
+    TIMEOUT,
+    Fault,
+    written,
+)
 from callbreak.seating import Decision
 from callbreak.warmup import STAND_IN, ready
 from callbreak.web.backend import OWNER
@@ -192,7 +204,8 @@ async def _computer(
         detail = f"its search was still being prepared; the {STAND_IN} level decided"
         decision, stood_in = await _helped(table, stand_in, observation, PREPARING, detail)
         decision = dataclasses.replace(decision, faults=(*decision.faults, stood_in))
-    for fault in decision.faults:
+    faults = [_public(fault) for fault in decision.faults]
+    for fault in faults:
         if fault.fault != PREPARING:  # the page's status says that the search is being prepared
             message, kind = _fault_message(table.names[seat], fault)
             await _announce(table, message, kind, fault)
@@ -200,7 +213,7 @@ async def _computer(
     if table.version != version:
         table.thinking = None  # the table moved on meanwhile (the person ended the match)
         return
-    await table.act(seat, decision.action, version, [f.to_json() for f in decision.faults])
+    await table.act(seat, decision.action, version, [f.to_json() for f in faults])
 
 
 async def _cover_reason(table: Table, seat: int) -> tuple[str | None, float]:
@@ -289,6 +302,24 @@ async def _announce(table: Table, message: str, kind: str, fault: Fault) -> None
         await table.notify({"type": "notice", "message": message, "fault": fault.to_json()})
     else:
         await table.tell(message, kind)
+
+
+BOT_FAULTS = {
+    LATE: "no answer in time",
+    SILENT: "no connection",
+    MALFORMED: "an answer outside the protocol",
+    ILLEGAL: "an illegal {action}",
+}
+"""What a room or a match says of a remote bot's fault, by kind: nothing of what it answered
+or of why a connection failed (the server called an address a stranger may have chosen)."""
+
+
+def _public(fault: Fault) -> Fault:
+    """A remote bot's fault with only its kind in words; any other fault as it is."""
+    words = BOT_FAULTS.get(fault.fault)
+    if words is None:
+        return fault
+    return dataclasses.replace(fault, detail=words.format(action=fault.action))
 
 
 def _fault_message(name: str, fault: Fault) -> tuple[str, str]:

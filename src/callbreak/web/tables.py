@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket
 
+from callbreak.bots.remote import NO_BOTS, BotAddresses
 from callbreak.errors import CallbreakError
 from callbreak.game import Action, Call, Match, Play
 from callbreak.players import Player
@@ -31,6 +32,8 @@ from callbreak.web import scheduler
 from callbreak.web.actions import STOP, decode, encode
 from callbreak.web.backend import OWNER, Backend
 from callbreak.web.export import record_data
+from callbreak.web.hints import Hints
+from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.model import (
     COMPUTER,
     FINISHED,
@@ -48,6 +51,7 @@ from callbreak.web.model import (
     new_room,
 )
 from callbreak.web.view import lobby_json, private_view, public_view, seat_view
+from callbreak.web.work import Work
 
 __all__ = ["Connection", "Table", "Tables"]
 
@@ -105,13 +109,14 @@ class Connection:
 class Table:
     """One process's live copy of a match or a room."""
 
-    def __init__(self, data: TableData, backend: Backend) -> None:
+    def __init__(self, data: TableData, backend: Backend, bots: BotAddresses = NO_BOTS) -> None:
         self.backend = backend
+        self.bots = bots
+        """The remote bots this process may call: a stored spec of another is never called."""
         self.connections: dict[WebSocket, Connection] = {}
         self.thinking: int | None = None
         self.stood_in = False
         """Whether the stand-in decides for the thinking seat (its search is being prepared)."""
-        self.hint_running = False
         self.lock = asyncio.Lock()
         self.changed = asyncio.Event()
         """Set whenever the table changes (here or in another process): wakes the driver."""
@@ -140,7 +145,9 @@ class Table:
         self.data = data
         self.match = Match(data.rules, seed=data.seed, players=tuple(data.names))
         self.faults_by_deal: dict[int, list[dict[str, Any]]] = {}
-        self.seating = Seating(self.match, self._occupants(), ready=False, substitute_failures=True)
+        self.seating = Seating(
+            self.match, self._occupants(), ready=False, substitute_failures=True, bots=self.bots
+        )
         for index, code in enumerate(data.actions):
             self._apply_code(code, data.faults.get(index, []))
         for connection in self.connections.values():
@@ -398,7 +405,7 @@ class Table:
             seeded = PlayerSpec.parse(spec).with_defaults(
                 seed=derive_seed(self.data.seed, role, seat)
             )
-            player = seeded.build(ready=False)
+            player = seeded.build(ready=False, bots=self.bots)
             built[seat] = player
         return player
 
@@ -561,9 +568,13 @@ class Table:
 class Tables:
     """The live tables of a server process, loaded from the backend on first use."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, limits: Limits = DEFAULT) -> None:
         self.backend = backend
         self.live: dict[str, Table] = {}
+        self.bots = limits.bots
+        self.work = Work(limits.search_threads, limits.search_queue)
+        """The pool that hints and *Your record* share."""
+        self.hints = Hints(self.work)
 
     async def get(self, table_id: str) -> Table | None:
         """The table of a stored match or room (rebuilt from its actions), or None."""
@@ -572,7 +583,7 @@ class Tables:
             data = await self.backend.load(table_id)
             if data is None:
                 return None
-            table = self.live.setdefault(table_id, Table(data, self.backend))
+            table = self.live.setdefault(table_id, Table(data, self.backend, self.bots))
         return table
 
     async def create_match(
@@ -588,7 +599,7 @@ class Tables:
         The computer players are built first, so that a spec that cannot work is refused
         (CallbreakError) before anything is stored.
         """
-        table = Table(new_match(rules, name, opponents, seed, settings), self.backend)
+        table = Table(new_match(rules, name, opponents, seed, settings), self.backend, self.bots)
         await _build_computers(table)
         await self.backend.create(table.data)
         self.live[table.id] = table
@@ -600,7 +611,7 @@ class Tables:
         """A new room in its lobby, and the creator's seat token."""
         data = new_room(rules, name, seats, **settings)
         token = claim(data, 0)
-        table = Table(data, self.backend)
+        table = Table(data, self.backend, self.bots)
         await _build_computers(table)
         await self.backend.create(data)
         self.live[table.id] = table
