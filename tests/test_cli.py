@@ -151,6 +151,36 @@ def test_bad_arguments_are_one_clear_line(args: list[str]) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("nonsense", "cannot read 'nonsense'"),
+        ("10.0.0.0/33", "cannot read '10.0.0.0/33'"),
+        ("https://bots.example:7000", "http://HOST:PORT"),
+        ("http://bots.example:7000/bid", "http://HOST:PORT"),
+        ("http://bots.example:99999", "bad port"),
+    ],
+)
+def test_a_bad_bots_allowance_is_one_clear_line(value: str, words: str) -> None:
+    result = run("serve", "--port", "1", "--bots", value)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("callbreak serve: --bots: ") and words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_serve_takes_the_bots_it_may_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    from callbreak import cli
+    from callbreak.web.limits import Limits
+
+    given: list[Limits] = []
+    monkeypatch.setattr(cli, "run_serve", lambda *args: given.append(args[-1]) or 0)
+    assert cli.main(["serve", "--bots", "http://Bots.example:7000, 10.0.0.0/8,::1/128"]) == 0
+    bots = given[0].bots
+    assert str(bots) == "http://bots.example:7000, 10.0.0.0/8, ::1/128"
+    assert cli.main(["serve"]) == 0
+    assert not given[1].bots  # none unless the operator says so
+
+
 def test_rules_lists_profiles() -> None:
     result = run("rules")
     assert result.returncode == 0

@@ -7,6 +7,7 @@ hand, ever (see ``fairness.hidden_cards_seen``)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -14,12 +15,13 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from callbreak.bots.remote import BotAddresses
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
 from callbreak.web.limits import Limits
 from tests.fairness import hidden_cards_seen
-from tests.helpers import redis_server, running, swap_hidden
+from tests.helpers import Listener, http_reply, redis_server, running, swap_hidden
 
 pytestmark = pytest.mark.anyio
 
@@ -129,8 +131,22 @@ async def test_the_lobby_seats_people_and_computers(base: str) -> None:
             "/api/rooms",
             {"name": "a", "seats": ["wizard", None, None]},
             400,
-            "unknown player",
+            "the levels here are random, beginner, intermediate, advanced, expert",
         ),
+        # Levels anyone may seat are bounded: a search of minutes would hold a core.
+        (
+            "POST",
+            "/api/rooms",
+            {"name": "a", "seats": ["expert(time=600)", None, None]},
+            400,
+            "time must be 0.01-2 here, not 600",
+        ),
+        ("POST", "/api/rooms", {"name": "a", "cover": "expert(time=600)"}, 400, "time must be"),
+        ("POST", "/api/rooms", {"name": "a", "cover": "expert(threads=64)"}, 400, "threads"),
+        ("POST", "/api/rooms", {"name": "a", "cover": "ismcts"}, 400, "not 'ismcts'"),
+        # Whoever chose the seed would know every hand.
+        ("POST", "/api/rooms", {"name": "a", "seed": 7}, 400, "drawn by the server"),
+        ("POST", "/api/rooms", {"name": "a", "seed": None}, 400, "leave out the seed"),
         ("POST", "/api/rooms", {"name": "a", "rules": "bridge"}, 400, "unknown profile"),
         ("POST", "/api/rooms", {"name": "a", "turn_seconds": 2}, 400, "5-600"),
         ("POST", "/api/rooms", {"name": "a", "speed": "warp"}, 400, "speed must be"),
@@ -493,3 +509,115 @@ async def test_an_action_is_stored_only_on_the_lobby_revision_it_was_made_on(
     assert (await backend.load(data.id)).version == 1
     assert await backend.append(data.id, 1, 1, "3", [], "playing", None)
     assert (await backend.load(data.id)).actions == ["3", "3"]
+
+
+async def test_a_level_past_the_bounds_cannot_be_seated_later_either(base: str) -> None:
+    code, creator = new_room(base, turn_seconds=0)
+    for level in ("expert(time=600)", "expert(spend=deal)", "oracle"):
+        status, answer = http("POST", f"{base}/api/rooms/{code}/seats/1", {"level": level}, creator)
+        assert status == 400, (level, answer)
+    status, answer = http(
+        "POST", f"{base}/api/rooms/{code}/seats/1", {"level": "expert(time=2, threads=1)"}, creator
+    )
+    assert status == 200 and answer["seats"][1]["level"] == "expert"
+
+
+# --- remote bots: only where the operator allows them -----------------------------------------
+
+
+async def test_a_room_never_calls_a_bot_the_server_does_not_allow(base: str) -> None:
+    with Listener(http_reply("200 OK", b'{"value": "hello"}')) as bot:
+        for body in (
+            {"seats": [bot.address, None, None]},
+            {"seats": [None, None, f"http://localhost:{bot.port}"]},
+            {"cover": bot.address},
+        ):
+            status, answer = http("POST", f"{base}/api/rooms", {"name": "Asha", **body})
+            assert status == 400 and "calls no remote bot" in answer["error"], answer
+        code, creator = new_room(base, seats=[None, "random", "random"], turn_seconds=5)
+        status, answer = http(
+            "POST", f"{base}/api/rooms/{code}/seats/1", {"level": bot.address}, creator
+        )
+        assert status == 400 and "calls no remote bot" in answer["error"]
+    assert bot.connections == 0 and not bot.received
+
+
+async def test_an_allowed_bot_plays_a_room_and_nobody_reads_its_answers(
+    tmp_path: Path, backend: str | None
+) -> None:
+    """A seat and the cover at an allowed address that answers nonsense with a secret in it:
+    the room plays on with substitutes, and its notices, views and record name only the kind
+    of fault, never what the bot said."""
+    secret = b"SECRET-from-the-inside"
+    with Listener(http_reply("200 OK", secret)) as bot:
+        allowed = dataclasses.replace(FAST, bots=BotAddresses.parse("127.0.0.1/32"))
+        app = create_app(tmp_path / "db.sqlite", backend, allowed)
+        with running(app) as base:
+            code, creator = new_room(
+                base,
+                rules="strict(deals=1)",
+                seats=[bot.address, "random", "random"],
+                cover=bot.address,
+                turn_seconds=0,
+                speed="instant",
+            )
+            http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+            asha = await Client.open(base, code, creator)
+            watcher = await Client.open(base, code)
+            await asha.play_until(lambda m: m["type"] == "state" and m["state"]["match_over"])
+            await watcher.until(lambda m: m["type"] == "state" and m["state"]["match_over"])
+            _, record = http("GET", f"{base}/api/rooms/{code}/record")
+            for client in (asha, watcher):
+                await client.close()
+    assert b"POST /bid" in bot.received
+    said = "".join(asha.received + watcher.received) + json.dumps(record)
+    assert "SECRET" not in said
+    notices = [json.loads(m) for m in watcher.received if '"notice"' in m]
+    assert notices and {n["fault"]["detail"] for n in notices} == {"an answer outside the protocol"}
+    faults = [f for deal in record["deals"] for f in deal.get("faults", [])]
+    assert len(faults) == 14 and {(f["seat"], f["fault"]) for f in faults} == {(1, "malformed")}
+
+
+# --- the seed: drawn by the server, shown once the match is over ------------------------------
+
+
+async def test_the_seed_is_shown_only_once_the_match_is_over(app: Any, base: str) -> None:
+    code, creator = new_room(
+        base,
+        rules="strict(deals=1)",
+        seats=[None, "random", "random"],
+        turn_seconds=0,
+        speed="instant",
+    )
+    _, joined = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
+    seed = app.state.tables.live[code].data.seed
+    assert seed.isdigit() and len(seed) >= 6  # 48 random bits
+    sent: list[str] = []
+
+    def fetch() -> None:
+        for path in ("", "/record", "/replay"):
+            sent.append(json.dumps(http("GET", f"{base}/api/rooms/{code}{path}")[1]))
+
+    fetch()  # the lobby
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    asha = await Client.open(base, code, creator)
+    bikash = await Client.open(base, code, joined["token"])
+    watcher = await Client.open(base, code)
+
+    def over(message: dict[str, Any]) -> bool:
+        return message["type"] == "state" and message["state"]["match_over"]
+
+    async def watch() -> None:
+        await watcher.until(lambda m: m["type"] == "state" and m["state"]["tricks_played"] >= 6)
+        fetch()  # in the middle of the deal
+        await watcher.until(over)
+
+    await asyncio.gather(asha.play_until(over), bikash.play_until(over), watch())
+    everything = sent + asha.received + bikash.received + watcher.received
+    assert not [text for text in everything if seed in text]
+    status, record = http("GET", f"{base}/api/rooms/{code}/record")
+    assert status == 200 and record["seed"] == seed and not record.get("unfinished")
+    _, replay = http("GET", f"{base}/api/rooms/{code}/replay")
+    assert replay["record"]["seed"] == seed
+    for client in (asha, bikash, watcher):
+        await client.close()

@@ -249,7 +249,7 @@ const SERVER_MESSAGES = [
   [/^no such match/, "server.noMatch"],
   [/^no such room/, "server.noRoom"],
   [/^too many messages/, "server.tooMany"],
-  [/^a hint is already being worked out/, "server.hintRunning"],
+  [/^the server is busy/, "server.busy"],
   [/^a hint is for your own turn/, "server.hintTurn"],
   [/^it is (?<name>.+)'s turn, not yours/, "server.notYourTurn"],
   [/^the match is over/, "server.matchOver"],

@@ -91,7 +91,7 @@ export default {
   "server.noMatch": "There is no such match.",
   "server.noRoom": "There is no such room.",
   "server.tooMany": "Too many messages: wait a moment.",
-  "server.hintRunning": "A hint is already being worked out.",
+  "server.busy": "The server is busy: try again in a moment.",
   "server.hintTurn": "Hints are for your own turn.",
   "server.notYourTurn": "It is {name}'s turn, not yours.",
   "server.matchOver": "The match is over.",

@@ -88,7 +88,7 @@ export default {
   "server.noMatch": "ऐसा कोई खेल नहीं है।",
   "server.noRoom": "ऐसा कोई कमरा नहीं है।",
   "server.tooMany": "बहुत जल्दी बहुत सारे संदेश: थोड़ा रुकें।",
-  "server.hintRunning": "सलाह तैयार हो रही है।",
+  "server.busy": "सर्वर व्यस्त है: थोड़ी देर में फिर कोशिश करें।",
   "server.hintTurn": "सलाह सिर्फ़ अपनी बारी पर मिलती है।",
   "server.notYourTurn": "अभी {name} की बारी है, आपकी नहीं।",
   "server.matchOver": "खेल ख़त्म हो गया।",

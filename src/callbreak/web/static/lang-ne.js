@@ -88,7 +88,7 @@ export default {
   "server.noMatch": "यस्तो खेल छैन।",
   "server.noRoom": "यस्तो कोठा छैन।",
   "server.tooMany": "धेरै छिटो धेरै सन्देश: एक छिन पर्खनुहोस्।",
-  "server.hintRunning": "सल्लाह तयार हुँदैछ।",
+  "server.busy": "सर्भर व्यस्त छ: केही बेरमा फेरि प्रयास गर्नुहोस्।",
   "server.hintTurn": "सल्लाह आफ्नो पालोमा मात्र पाइन्छ।",
   "server.notYourTurn": "अहिले {name}को पालो हो, तपाईंको होइन।",
   "server.matchOver": "खेल सकियो।",
