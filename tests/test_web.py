@@ -485,6 +485,24 @@ def test_every_address_a_bots_name_resolves_to_must_be_allowed() -> None:
             BotAddresses.parse(bad)
 
 
+def test_a_bots_fault_is_told_by_its_kind_only() -> None:
+    from callbreak.players import Fault
+    from callbreak.web.scheduler import _public
+
+    said = {
+        ("late", "call"): "no answer in time",
+        ("silent", "play"): "no connection",
+        ("malformed", "play"): "an answer outside the protocol",
+        ("illegal", "call"): "an illegal call",
+        ("illegal", "play"): "an illegal card",
+    }
+    for (kind, action), words in said.items():
+        fault = Fault(1, action, kind, "HTTP 500: <html>admin panel of 10.0.0.7</html>", "2")
+        assert _public(fault) == Fault(1, action, kind, words, "2")
+    ours = Fault(0, "call", "timeout", "the turn clock ran out", "2")
+    assert _public(ours) is ours
+
+
 def test_a_stored_bot_at_an_address_no_longer_allowed_is_never_connected_to() -> None:
     """The check is made again on every connection (a room stored before the server's
     settings changed, a name that resolves elsewhere since it was checked)."""

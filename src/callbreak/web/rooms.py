@@ -85,7 +85,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         if not isinstance(rules, str):
             raise BadRequest("rules must be text, such as 'strict' or 'classic(deals=10)'")
         seats = body.get("seats", [None, None, None])
-        if not isinstance(seats, list):
+        if not isinstance(seats, list) or len(seats) != 3:
             raise BadRequest("seats lists seats 1-3: null for a person, or a computer level")
         if "seed" in body:
             # Whoever chose the seed would know every hand: the server draws it, and the

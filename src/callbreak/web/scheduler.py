@@ -308,7 +308,7 @@ BOT_FAULTS = {
     LATE: "no answer in time",
     SILENT: "no connection",
     MALFORMED: "an answer outside the protocol",
-    ILLEGAL: "an illegal {action}",
+    ILLEGAL: "an illegal {what}",
 }
 """What a room or a match says of a remote bot's fault, by kind: nothing of what it answered
 or of why a connection failed (the server called an address a stranger may have chosen)."""
@@ -319,7 +319,8 @@ def _public(fault: Fault) -> Fault:
     words = BOT_FAULTS.get(fault.fault)
     if words is None:
         return fault
-    return dataclasses.replace(fault, detail=words.format(action=fault.action))
+    what = "call" if fault.action == CALL else "card"
+    return dataclasses.replace(fault, detail=words.format(what=what))
 
 
 def _fault_message(name: str, fault: Fault) -> tuple[str, str]:
