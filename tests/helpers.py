@@ -14,6 +14,20 @@ import uvicorn
 from callbreak.cards import Card, CardSet, Suit, full_deck, parse_cards
 from callbreak.game import Deal
 from callbreak.rules import Rules
+from callbreak.web.limits import Limits
+
+FAST = Limits(
+    creations_per_minute=60_000,
+    creation_burst=10_000,
+    lookups_per_minute=60_000,
+    lookup_burst=10_000,
+    requests_per_minute=60_000,
+    request_burst=10_000,
+    sockets=1_000,
+    messages_per_second=10_000,
+    message_burst=10_000,
+)
+"""The server's limits for tests that act at machine speed, all from one address."""
 
 
 def reference_legal(

@@ -173,7 +173,7 @@ def test_serve_takes_the_bots_it_may_call(monkeypatch: pytest.MonkeyPatch) -> No
     from callbreak.web.limits import Limits
 
     given: list[Limits] = []
-    monkeypatch.setattr(cli, "run_serve", lambda *args: given.append(args[-1]) or 0)
+    monkeypatch.setattr(cli, "run_serve", lambda *args: given.append(args[4]) or 0)
     assert cli.main(["serve", "--bots", "http://Bots.example:7000, 10.0.0.0/8,::1/128"]) == 0
     bots = given[0].bots
     assert str(bots) == "http://bots.example:7000, 10.0.0.0/8, ::1/128"

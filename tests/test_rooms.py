@@ -19,9 +19,9 @@ from callbreak.bots.remote import BotAddresses
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
-from callbreak.web.limits import Limits
+from callbreak.web.limits import DEFAULT
 from tests.fairness import hidden_cards_seen
-from tests.helpers import Listener, http_reply, redis_server, running, swap_hidden
+from tests.helpers import FAST, Listener, http_reply, redis_server, running, swap_hidden
 
 pytestmark = pytest.mark.anyio
 
@@ -47,10 +47,6 @@ def backend(request: Any, tmp_path: Path) -> Any:
     url = request.getfixturevalue("redis_url")
     redis.Redis.from_url(url).flushdb()
     return url
-
-
-# Scripted people play at machine speed, far above a person's message rate.
-FAST = Limits(messages_per_second=10_000, message_burst=10_000)
 
 
 @pytest.fixture
@@ -160,9 +156,15 @@ async def test_bad_requests_get_one_clear_error(
     assert answer_status == status and words in answer["error"], answer
 
 
-async def test_creating_rooms_is_limited_per_address(base: str) -> None:
-    statuses = [http("POST", f"{base}/api/rooms", {"name": "a"})[0] for _ in range(7)]
-    assert statuses[:5] == [201] * 5 and statuses[-1] == 429
+async def test_creating_and_joining_rooms_is_limited_per_address(tmp_path: Path) -> None:
+    with running(create_app(tmp_path / "db.sqlite")) as base:  # the default limits
+        burst = int(DEFAULT.creation_burst)
+        code, _ = new_room(base)
+        joins = [http("POST", f"{base}/api/rooms/{code}/join", {"name": "b"}) for _ in range(3)]
+        made = [http("POST", f"{base}/api/rooms", {"name": "a"}) for _ in range(burst)]
+    statuses = [status for status, _ in [*joins, *made]]
+    assert statuses[: burst - 1] == [200] * 3 + [201] * (burst - 4) and statuses[-1] == 429
+    assert made[-1][1]["error"].startswith("too many requests from this address")
 
 
 async def test_a_connection_flooding_messages_is_refused_then_closed(tmp_path: Path) -> None:

@@ -20,15 +20,21 @@ from callbreak.game import Call, Play
 from callbreak.players import PlayerError
 from callbreak.record import check, from_data
 from callbreak.rules import DUTY_TEXTS
+from callbreak.seating import PlayerSpec
 from callbreak.web.app import create_app
-from callbreak.web.limits import Limits
-from tests.helpers import Listener, http_reply, swap_hidden
+from callbreak.web.http import HEADERS
+from callbreak.web.limits import (
+    CREATION,
+    LOOKUP,
+    REQUEST,
+    Limits,
+    PerAddress,
+    address_of,
+    kind_of,
+)
+from tests.helpers import FAST, Listener, http_reply, swap_hidden
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
-
-
-# These tests play at machine speed, far above a person's message rate.
-FAST = Limits(messages_per_second=10_000, message_burst=10_000)
 
 
 @pytest.fixture
@@ -851,3 +857,274 @@ def test_your_record_counts_a_room_named_many_times_once(
     figures = client.get(f"/api/stats?rooms={named}").json()
     assert sorted(replayed) == [(code, 0), (code, 1)]
     assert figures["total"]["unfinished"] == 1  # the room, from seat 0's side
+
+
+# --- limits, leaks and headers ---------------------------------------------------------------
+
+STATIC = Path(__file__).parent.parent / "src" / "callbreak" / "web" / "static"
+LEAK = "Error 111 connecting to 127.0.0.1:6395. Connection refused."
+LEAKED = ("6395", "127.0.0.1", "Error 111", "ConnectionError", "Traceback", "secret")
+
+
+def assert_secured(answer: Any, what: str) -> None:
+    """The answer carries every security header, as the app sets them."""
+    for name, value in HEADERS.items():
+        assert answer.headers.get(name) == value, f"{what}: {name} is {answer.headers.get(name)}"
+
+
+def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
+    match_id = new_match(client)
+    sheet = client.post("/api/sheets", json={"names": ["A", "B", "C", "D"]})
+    created = client.post("/api/rooms", json={"name": "Asha"}).json()
+    answers = {
+        "the page": client.get("/"),
+        "a bad request": client.post("/api/matches", json={"rules": "bridge"}),
+        "no such page": client.get("/nothing-here"),
+        "no such match": client.get("/api/matches/nope/record"),
+        "no such room": client.get("/api/rooms/ZZZZZZ"),
+        "a new match": client.get(f"/api/matches/{match_id}/replay"),
+        "a new sheet": sheet,
+        "its CSV": client.get(f"/api/sheets/{sheet.json()['id']}/export.csv"),
+        "a new room": client.get(f"/api/rooms/{created['room']}"),
+        "a room's record": client.get(f"/api/rooms/{created['room']}/record"),
+        "a wrong method": client.delete("/api/profiles"),
+        "a cached file": client.get("/static/app.js", headers={"if-none-match": "*"}),
+    }
+    for path in ("/api/profiles", "/api/levels", "/api/matches", "/api/sheets", "/api/stats"):
+        answers[path] = client.get(path)
+    for file in sorted(STATIC.iterdir()):
+        answers[file.name] = client.get(f"/static/{file.name}")
+        assert answers[file.name].status_code == 200, file.name
+    for what, answer in answers.items():
+        assert_secured(answer, what)
+    assert answers["the page"].headers["content-type"].startswith("text/html")
+    assert answers["a cached file"].status_code == 304
+
+
+def test_the_page_has_no_inline_script_or_style() -> None:
+    """What the CSP would block: the browser run (tests/e2e/test_security.py) sees it happen."""
+    for file in [STATIC / "index.html", *STATIC.glob("*.js")]:
+        text = file.read_text()
+        assert not re.search(r"<script(?![^>]*\bsrc=)", text), file.name
+        assert not re.search(r"<style|\sstyle=|setAttribute\(\s*[\"']style|\son\w+=", text), (
+            file.name
+        )
+
+
+SMALL = Limits(
+    creations_per_minute=0.01,
+    creation_burst=3,
+    lookups_per_minute=0.01,
+    lookup_burst=3,
+    requests_per_minute=0.01,
+    request_burst=3,
+    sockets=2,
+    messages_per_second=10_000,
+    message_burst=10_000,
+)
+
+
+def refused(answer: Any) -> bool:
+    """The limits' answer: 429, one JSON error with its code, and when to try again."""
+    if answer.status_code != 429:
+        return False
+    body = answer.json()
+    assert body == {"error": body["error"], "code": "rate"}
+    assert body["error"].startswith("too many requests from this address: try again in")
+    assert int(answer.headers["retry-after"]) >= 1
+    assert_secured(answer, "a refusal")
+    return True
+
+
+SHEET = {"names": ["A", "B", "C", "D"]}
+KINDS = {
+    LOOKUP: [  # anything naming a room, match or sheet: trying codes
+        ("GET", "/api/rooms/ABCDEF", None),
+        ("GET", "/api/rooms/ABCDEG/record", None),
+        ("GET", "/api/rooms/ABCDEH/replay", None),
+        ("GET", "/api/matches/nope/replay", None),
+        ("GET", "/api/sheets/nope", None),
+        ("POST", "/api/rooms/ABCDEF/start", {}),
+    ],
+    CREATION: [
+        ("POST", "/api/matches", {"opponents": ["random"] * 3}),
+        ("POST", "/api/rooms", {"name": "Asha"}),
+        ("POST", "/api/sheets", SHEET),
+        ("POST", "/api/rooms/ABCDEF/join", {"name": "Bikash"}),
+    ],
+    REQUEST: [
+        ("GET", "/", None),
+        ("GET", "/static/app.js", None),
+        ("GET", "/api/profiles", None),
+        ("GET", "/api/matches", None),
+        ("GET", "/api/stats", None),
+    ],
+}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_each_kind_of_request_is_limited_per_address(tmp_path: Path, kind: str) -> None:
+    client = TestClient(create_app(tmp_path / "db.sqlite", limits=SMALL))
+    answers = [client.request(m, p, json=b) for m, p, b in KINDS[kind] for _ in range(2)]
+    limited = [refused(answer) for answer in answers]
+    # The burst of 3 is shared by every request of the kind, whatever it names.
+    assert limited == [False] * 3 + [True] * (len(answers) - 3)
+    # Each kind has its own bucket: the others are untouched.
+    for other, requests in KINDS.items():
+        if other != kind:
+            method, path, body = requests[0]
+            assert client.request(method, path, json=body).status_code != 429, other
+
+
+def test_sockets_are_limited_per_address_and_released_on_close(tmp_path: Path) -> None:
+    limits = dataclasses.replace(SMALL, lookup_burst=100, creation_burst=100)
+    client = TestClient(create_app(tmp_path / "db.sqlite", limits=limits))
+    match_id = new_match(client)
+    path = f"/ws/matches/{match_id}"
+    with client.websocket_connect(path) as first, client.websocket_connect(path) as second:
+        receive_state(first), receive_state(second)
+        with client.websocket_connect(path) as third:
+            error = third.receive_json()
+            assert error["type"] == "error" and error["code"] == "rate"
+            assert error["message"].startswith("too many connections from this address")
+            with pytest.raises(WebSocketDisconnect) as closed:
+                third.receive_json()
+            assert closed.value.code == 4429
+    with client.websocket_connect(path) as again:  # the two closed: room for one more
+        assert receive_state(again)["seat"] == 0
+
+
+def test_opening_sockets_counts_as_looking_tables_up(tmp_path: Path) -> None:
+    limits = dataclasses.replace(SMALL, creation_burst=100)
+    client = TestClient(create_app(tmp_path / "db.sqlite", limits=limits))
+    match_id = new_match(client)
+    for path in (f"/ws/matches/{match_id}", "/ws/rooms/ABCDEF", "/ws/rooms/ABCDEG"):
+        with client.websocket_connect(path) as socket:
+            assert socket.receive_json()["type"] in ("state", "error", "welcome")
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        error = socket.receive_json()
+        assert error["code"] == "rate" and error["message"].startswith("too many requests")
+        with pytest.raises(WebSocketDisconnect) as closed:
+            socket.receive_json()
+        assert closed.value.code == 4429
+
+
+@pytest.mark.parametrize(
+    ("kind", "method", "path"),
+    [
+        (LOOKUP, "GET", "/api/rooms/ABC234"),
+        (LOOKUP, "POST", "/api/rooms/ABC234/seats/1"),
+        (LOOKUP, "PUT", "/api/sheets/x/deals/1"),
+        (LOOKUP, "GET", "/api/matches/x/record"),
+        (LOOKUP, None, "/ws/rooms/ABC234"),
+        (LOOKUP, None, "/ws/matches/x"),
+        (CREATION, "POST", "/api/rooms/ABC234/join"),
+        (CREATION, "POST", "/api/matches"),
+        (CREATION, "POST", "/api/sheets"),
+        (REQUEST, "GET", "/api/matches"),
+        (REQUEST, "GET", "/static/app.js"),
+        (REQUEST, None, "/ws/other"),
+    ],
+)
+def test_what_kind_a_request_is(kind: str, method: str | None, path: str) -> None:
+    scope = {"type": "websocket", "path": path}
+    assert kind_of(scope | ({"type": "http", "method": method} if method else {})) == kind
+
+
+@pytest.mark.parametrize(
+    ("peer", "counted"),
+    [
+        ("1.2.3.4", "1.2.3.4"),
+        ("::ffff:1.2.3.4", "1.2.3.4"),  # an IPv4 peer of a dual-stack socket
+        ("2001:db8::1", "2001:db8::/64"),  # a home's or a machine's IPv6 addresses are one
+        ("2001:db8::2:3", "2001:db8::/64"),
+        ("::1", "::1"),
+        ("testclient", "testclient"),
+    ],
+)
+def test_whose_limits_a_request_counts_against(peer: str, counted: str) -> None:
+    assert address_of({"type": "http", "client": (peer, 5000)}) == counted
+
+
+def test_addresses_whose_buckets_filled_up_again_are_forgotten() -> None:
+    limit = PerAddress(rate=1e9, burst=2)  # every bucket is full again at once
+    for number in range(50_000):
+        assert limit.allow(f"10.0.{number // 256}.{number % 256}")
+    assert len(limit._buckets) <= 20_000
+
+
+def test_a_failing_store_is_told_as_such_without_its_detail(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    match_id = new_match(client)
+    backend = client.app.state.backend  # type: ignore[attr-defined]
+
+    async def unreachable(*_args: Any, **_kwargs: Any) -> bool:
+        raise ConnectionError(LEAK)
+
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = wait_for_my_turn(socket, receive_state(socket))
+        monkeypatch.setattr(backend, "append", unreachable)
+        socket.send_json(first_legal(state))
+        raw = socket.receive_text()
+        assert json.loads(raw) == {
+            "type": "error",
+            "message": "the server could not save that; try again",
+            "code": "store",
+        }
+        # Something else of ours fails: said as such, and the table goes on.
+        monkeypatch.setattr("callbreak.web.hints.hint_message", _fails)
+        socket.send_json({"type": "hint"})
+        raw += socket.receive_text()
+        assert json.loads(raw[raw.index("}{") + 1 :]) == {
+            "type": "error",
+            "message": "the server could not do that; try again",
+            "code": "internal",
+        }
+        monkeypatch.undo()
+        socket.send_json(first_legal(state))
+        assert receive_state(socket)["version"] == state["version"] + 1
+    assert not any(word in raw for word in LEAKED), raw
+    assert LEAK in caplog.text and "secret" in caplog.text  # the detail is in the log
+
+
+def _fails(*_args: Any) -> Any:
+    raise ValueError("secret: /srv/callbreak/hints.py line 12")
+
+
+def test_an_http_failure_is_answered_without_its_detail(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def unreachable(*_args: Any, **_kwargs: Any) -> Any:
+        raise ConnectionError(LEAK)
+
+    monkeypatch.setattr(client.app.state.backend, "tables", unreachable)  # type: ignore[attr-defined]
+    answer = client.get("/api/matches")
+    assert answer.status_code == 500
+    assert answer.json() == {"error": "the server could not do that; try again", "code": "internal"}
+    assert not any(word in answer.text for word in LEAKED)
+    assert_secured(answer, "a failure")
+    assert LEAK in caplog.text
+
+
+def test_a_computer_that_cannot_be_seated_is_told_without_the_detail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def unreachable(*_args: Any, **_kwargs: Any) -> Any:
+        raise ConnectionError(LEAK)
+
+    match_id = new_match(TestClient(create_app(tmp_path / "db.sqlite", limits=FAST)))
+    # A restarted server builds the computers again, on their first turn: that fails now.
+    monkeypatch.setattr(PlayerSpec, "build", unreachable)
+    client = TestClient(create_app(tmp_path / "db.sqlite", limits=FAST))
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        state = receive_state(socket)
+        if state["turn"] == 0:
+            socket.send_json(first_legal(state))
+        message = socket.receive_json()
+        while message["type"] != "error":
+            message = socket.receive_json()
+    assert re.fullmatch(
+        r"cannot seat .+: the server could not start that player", message["message"]
+    )
+    assert LEAK in caplog.text

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import ipaddress
 import json
 import signal
 import sys
@@ -15,6 +17,7 @@ from callbreak.errors import CallbreakError
 from callbreak.game import Phase
 from callbreak.record import CheckResult, check, load
 from callbreak.rules import PROFILES, format_tenths
+from callbreak.web.limits import DEFAULT as DEFAULT_LIMITS
 from callbreak.web.limits import Limits
 
 if TYPE_CHECKING:  # rich is imported by the commands that draw, not at start
@@ -134,11 +137,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep matches and rooms in Redis (redis://HOST:PORT/N), shared by several processes",
     )
     serve.add_argument(
+        "--create-rate",
         "--join-rate",
         type=float,
-        default=20.0,
+        default=DEFAULT_LIMITS.creations_per_minute,
         metavar="N",
-        help="rooms created plus joins allowed per address per minute (default 20)",
+        help="matches, rooms and scoresheets created plus joins allowed per address per minute "
+        "(default %(default)g)",
+    )
+    serve.add_argument(
+        "--lookup-rate",
+        type=float,
+        default=DEFAULT_LIMITS.lookups_per_minute,
+        metavar="N",
+        help="requests and sockets naming a room, match or scoresheet allowed per address per "
+        "minute (default %(default)g)",
+    )
+    serve.add_argument(
+        "--sockets",
+        type=int,
+        default=DEFAULT_LIMITS.sockets,
+        metavar="N",
+        help="sockets open at once per address (default %(default)d)",
     )
     serve.add_argument(
         "--message-rate",
@@ -153,6 +173,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="",
         help="remote bots that rooms and matches may seat: exact http://HOST:PORT addresses "
         "and networks such as 10.0.0.0/8 (default: none, since the server calls them)",
+    )
+    serve.add_argument(
+        "--proxies",
+        metavar="ADDRESS,...",
+        default="",
+        help="addresses (or networks, 10.0.0.0/8) of reverse proxies whose X-Forwarded-For "
+        "names the client (default none: the limits count the direct peer)",
     )
 
     commands.add_parser("rules", help="list the rule profiles", description="List the profiles.")
@@ -192,13 +219,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             except CallbreakError as error:
                 print(f"callbreak serve: --bots: {error}", file=sys.stderr)
                 return EXIT_UNREADABLE
-            limits = Limits(
+            limits = dataclasses.replace(
+                DEFAULT_LIMITS,
                 bots=bots,
-                joins_per_minute=args.join_rate,
+                creations_per_minute=args.create_rate,
+                lookups_per_minute=args.lookup_rate,
+                sockets=args.sockets,
                 messages_per_second=args.message_rate,
                 message_burst=max(60.0, 3 * args.message_rate),
             )
-            return run_serve(args.host, args.port, args.db, args.redis, limits)
+            proxies = [item.strip() for item in args.proxies.split(",") if item.strip()]
+            return run_serve(args.host, args.port, args.db, args.redis, limits, proxies)
     except KeyboardInterrupt:
         print("callbreak: interrupted", file=sys.stderr)
         return 130
@@ -530,23 +561,48 @@ def run_serve(
     db: str | None,
     redis_url: str | None = None,
     limits: Limits | None = None,
+    proxies: Sequence[str] = (),
 ) -> int:
-    """Serve the web app until interrupted."""
+    """Serve the web app until interrupted; ``proxies`` are the addresses whose
+    X-Forwarded-For is believed."""
     import sqlite3
     import threading
 
     import uvicorn
 
     from callbreak.web.app import create_app
+    from callbreak.web.messages import MAX_FRAME_BYTES
     from callbreak.web.store import default_path
 
     path = db or str(default_path())
     if not 0 < port < 65536:
         print(f"callbreak serve: the port must be 1-65535, not {port}", file=sys.stderr)
         return EXIT_UNREADABLE
-    if limits is not None and not (limits.joins_per_minute > 0 and limits.messages_per_second > 0):
-        print("callbreak serve: --join-rate and --message-rate must be above 0", file=sys.stderr)
+    if limits is not None and not (
+        min(limits.creations_per_minute, limits.lookups_per_minute, limits.messages_per_second) > 0
+        and limits.sockets > 0
+    ):
+        print(
+            "callbreak serve: --create-rate, --lookup-rate, --message-rate and --sockets must be "
+            "above 0",
+            file=sys.stderr,
+        )
         return EXIT_UNREADABLE
+    trusted: list[str] = []
+    for proxy in proxies:
+        try:  # uvicorn would take a mistyped address as a name that never matches
+            trusted.append(
+                str(ipaddress.ip_network(proxy, strict=False))
+                if "/" in proxy
+                else str(ipaddress.ip_address(proxy))
+            )
+        except ValueError:
+            print(
+                "callbreak serve: --proxies takes addresses or networks such as 127.0.0.1 or "
+                f"10.0.0.0/8, not {proxy!r}",
+                file=sys.stderr,
+            )
+            return EXIT_UNREADABLE
     if redis_url is not None:
         import redis
 
@@ -566,7 +622,20 @@ def run_serve(
     # not stall on it (on a fresh install it is compiled once, which takes a while).
     threading.Thread(target=_announced_warm_up, name="warm-up", daemon=True).start()
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            # A frame over this closes its socket as it arrives, unread: uvicorn would
+            # otherwise hold up to 16 MiB of it before the app's own 4 kB check.
+            ws_max_size=MAX_FRAME_BYTES,
+            # X-Forwarded-For names the client only when a proxy we were told of sent it;
+            # from anyone else it would let a client pick the address its limits count.
+            proxy_headers=bool(trusted),
+            forwarded_allow_ips=trusted or None,
+            server_header=False,
+        )
     except OSError as error:
         print(
             f"callbreak serve: cannot serve on {host}:{port}: {error.strerror or error}",

@@ -17,7 +17,7 @@ import uvicorn
 
 from callbreak.warmup import warm_up
 from callbreak.web.app import create_app
-from callbreak.web.limits import Limits
+from tests.helpers import FAST
 
 CHROMIUM = os.environ.get("CALLBREAK_CHROMIUM", "/usr/bin/chromium")
 SCREENS = Path(__file__).parent / "screens"
@@ -45,9 +45,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, objec
     # fresh clone the kernel is compiled here, which can take longer than a page's wait.
     warm_up()
     database = tmp_path_factory.mktemp("e2e") / "callbreak.db"
-    # Every browser of these tests comes from 127.0.0.1: the per-address limit on creating and
-    # joining rooms (5 at once) would refuse the fifth person of a test.
-    app = create_app(database, limits=Limits(joins_per_minute=6000.0, join_burst=1000.0))
+    # Every browser of these tests comes from 127.0.0.1, at machine speed: the per-address
+    # limits (docs/deploy.md) would refuse the suite's hundreds of pages and rooms.
+    app = create_app(database, limits=FAST)
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     instance = uvicorn.Server(config)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -29,8 +30,8 @@ from callbreak.rules import PROFILES, Rules, format_tenths
 from callbreak.web import messages, rooms, sheets
 from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.export import trick_winners
-from callbreak.web.http import BadRequest, check_bots, error, read_json
-from callbreak.web.limits import DEFAULT, Limits
+from callbreak.web.http import BadRequest, Guarded, check_bots, error, read_json
+from callbreak.web.limits import DEFAULT, Limits, RateLimits
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.stats import figures, game_of
 from callbreak.web.store import Store
@@ -51,7 +52,8 @@ def create_app(
     """The ASGI app. Scoresheets (and, without ``redis_url``, matches and rooms) are kept in
     the SQLite file ``db_path``; with ``redis_url`` matches and rooms are kept in Redis, shared
     with every server process that uses the same Redis. ``limits`` bound what one address or
-    connection may ask."""
+    connection may ask (``web.limits``); every answer carries the security headers of
+    ``web.http``."""
     store = Store(db_path)
     backend: Backend = LocalBackend(store)
     if redis_url is not None:
@@ -195,7 +197,9 @@ def create_app(
         *sheets.routes(store),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    # Outermost first: even a refusal of the limits carries the headers.
+    middleware = [Middleware(Guarded), Middleware(RateLimits, limits=limits)]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.store = store
     app.state.backend = backend
     app.state.tables = tables

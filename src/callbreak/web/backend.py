@@ -16,6 +16,7 @@ import contextlib
 import os
 import secrets
 import socket
+import sqlite3
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
@@ -36,6 +37,8 @@ class Backend(Protocol):
 
     shared: bool
     """Whether other processes write to the same tables (then a table catches up on events)."""
+    failures: tuple[type[Exception], ...]
+    """The exceptions of the store out of reach or failing (told to people as such)."""
 
     async def create(self, data: TableData) -> None:
         """Store a new match or room."""
@@ -89,6 +92,7 @@ class LocalBackend:
 
     shared = False
     """Whether other processes write to the same tables (then a table catches up on events)."""
+    failures: tuple[type[Exception], ...] = (sqlite3.Error, OSError)
 
     def __init__(self, store: Store) -> None:
         self.store = store

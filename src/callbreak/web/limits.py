@@ -1,23 +1,46 @@
-"""How much one address or one connection may ask of the server: token buckets, and the
-server's other bounds (the remote bots it may call, the threads that search for hints).
+"""How much one address or one connection may ask of the server, and the server's other
+bounds (the remote bots it may call, the threads that search for hints).
 
-A bucket holds at most ``burst`` tokens and gains ``rate`` a second; each request takes one.
-Rooms created and joins are limited per address, messages per connection (docs/rooms.md).
+Every request and every socket is counted against the address it comes from, in one class:
+
+- **lookups**: anything that names a room, a match or a scoresheet by its code or id (a room's
+  lobby, record and replay, a socket opened to a table): slows anyone trying codes;
+- **creations**: matches, rooms and scoresheets created, and joins of rooms;
+- **requests**: everything else (the page, static files, lists, figures).
+
+Each class is a token bucket per address (``rate`` a second, at most ``burst`` saved up); a
+request over its class's rate is answered 429 with ``Retry-After``. An address also has at most
+``sockets`` sockets open at once; one more is closed with code 4429. The address is the peer's,
+or the one a trusted proxy names (``callbreak serve --proxies``; uvicorn rewrites the peer
+before this app sees it). IPv6 addresses count by their /64, which one home or one machine
+usually holds whole. Socket messages are limited per connection (``web.messages``). Limits
+are kept by each process on its own (docs/deploy.md).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
+import json
+import math
+import re
 import time
+from typing import TYPE_CHECKING
 
 from callbreak.bots.remote import NO_BOTS, BotAddresses
 
-__all__ = ["DEFAULT", "Bucket", "Limits", "PerAddress"]
+if TYPE_CHECKING:  # the command line reads the defaults without loading the web app
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+__all__ = ["DEFAULT", "Bucket", "Limits", "PerAddress", "RateLimits", "address_of"]
 
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    """The server's limits; tests that play at machine speed raise the message rate."""
+    """The server's limits; tests that play at machine speed raise them.
+
+    The defaults let one household behind one address (four people, each on a phone, with a
+    history of rooms) play without meeting them, and make trying room codes hopeless."""
 
     bots: BotAddresses = NO_BOTS
     """The remote bots that rooms and matches may seat (``callbreak serve --bots``): none
@@ -28,9 +51,17 @@ class Limits:
     search_queue: int = 8
     """Such jobs that may wait for a thread; past them the answer is "the server is busy"."""
 
-    joins_per_minute: float = 20.0
-    """Rooms created plus joins, per address."""
-    join_burst: float = 5.0
+    creations_per_minute: float = 20.0
+    """Matches, rooms and scoresheets created plus joins, per address."""
+    creation_burst: float = 10.0
+    lookups_per_minute: float = 60.0
+    """Requests and sockets that name a room, match or scoresheet, per address."""
+    lookup_burst: float = 120.0
+    requests_per_minute: float = 600.0
+    """Every other request (pages, static files, lists), per address."""
+    request_burst: float = 300.0
+    sockets: int = 20
+    """Sockets open at once per address."""
     messages_per_second: float = 20.0
     """Socket messages per connection; a person sends a few a minute."""
     message_burst: float = 60.0
@@ -39,6 +70,14 @@ class Limits:
 
 
 DEFAULT = Limits()
+
+LOOKUP, CREATION, REQUEST = "lookup", "creation", "request"
+CREATIONS = re.compile(r"/api/(matches|rooms|sheets)|/api/rooms/[^/]+/join")
+LOOKUPS = re.compile(r"/(api|ws)/(rooms|matches|sheets)/[^/]+(/.*)?")
+TOO_MANY = "too many requests from this address: try again in {} s"
+TOO_MANY_SOCKETS = "too many connections from this address: close another tab first"
+CLOSED = 4429
+"""The close code of a socket over the limits (also used for a flood of messages)."""
 
 
 class Bucket:
@@ -58,18 +97,126 @@ class Bucket:
         self.level -= 1
         return True
 
+    def wait(self) -> float:
+        """Seconds until one more is allowed (after a refused ``take``)."""
+        return max(0.0, (1 - self.level) / self.rate) if self.rate > 0 else math.inf
+
+    def full(self, now: float) -> bool:
+        """Whether it has filled up again: then it is the same as a new bucket."""
+        return self.level + (now - self.stamp) * self.rate >= self.burst
+
 
 class PerAddress:
-    """A bucket per address, forgetting addresses idle for ten minutes."""
+    """A bucket per address, forgetting the buckets that have filled up again."""
 
     def __init__(self, rate: float, burst: float) -> None:
         self.rate, self.burst = rate, burst
         self._buckets: dict[str, Bucket] = {}
+        self._tidy_at = 10_000
+
+    def take(self, address: str) -> float:
+        """0 when ``address`` may make one more request now (counted), else seconds to wait."""
+        if len(self._buckets) > self._tidy_at:
+            # A full bucket behaves as a new one: forgetting it changes nothing, and keeps
+            # the table to the addresses active in the last minutes. Tidied when the table has
+            # doubled, so that many active addresses cost no more than once each.
+            now = time.monotonic()
+            self._buckets = {a: b for a, b in self._buckets.items() if not b.full(now)}
+            self._tidy_at = max(10_000, 2 * len(self._buckets))
+        bucket = self._buckets.setdefault(address, Bucket(self.rate, self.burst))
+        return 0.0 if bucket.take() else bucket.wait()
 
     def allow(self, address: str) -> bool:
-        """Whether ``address`` may make one more request now."""
-        if len(self._buckets) > 100_000:  # forget idle addresses rather than grow forever
-            idle = time.monotonic() - 600
-            self._buckets = {a: b for a, b in self._buckets.items() if b.stamp > idle}
-        bucket = self._buckets.setdefault(address, Bucket(self.rate, self.burst))
-        return bucket.take()
+        """Whether ``address`` may make one more request now (and count it)."""
+        return self.take(address) == 0.0
+
+
+def address_of(scope: Scope) -> str:
+    """Who a request counts against: its peer's address (IPv6 by its /64)."""
+    client = scope.get("client")
+    host = str(client[0]) if client else "unknown"
+    try:
+        parsed = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # a test client's name, a Unix socket
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:  # a dual-stack socket's IPv4 peer
+            return str(parsed.ipv4_mapped)
+        if parsed.is_loopback:
+            return str(parsed)
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
+
+
+def kind_of(scope: Scope) -> str:
+    """The class of limits a request or socket is counted in."""
+    path = str(scope.get("path", ""))
+    if scope["type"] == "http" and scope.get("method") == "POST" and CREATIONS.fullmatch(path):
+        return CREATION
+    if LOOKUPS.fullmatch(path):
+        return LOOKUP
+    return REQUEST
+
+
+class RateLimits:
+    """ASGI middleware: every request and socket counted against its address's limits."""
+
+    def __init__(self, app: ASGIApp, limits: Limits = DEFAULT) -> None:
+        self.app, self.limits = app, limits
+        self.buckets = {
+            LOOKUP: PerAddress(limits.lookups_per_minute / 60, limits.lookup_burst),
+            CREATION: PerAddress(limits.creations_per_minute / 60, limits.creation_burst),
+            REQUEST: PerAddress(limits.requests_per_minute / 60, limits.request_burst),
+        }
+        self.sockets: dict[str, int] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on, or answer it 429 (a socket: close it with 4429)."""
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        address = address_of(scope)
+        wait = self.buckets[kind_of(scope)].take(address)
+        if scope["type"] == "http":
+            if wait:
+                await _too_many(send, wait)
+            else:
+                await self.app(scope, receive, send)
+            return
+        if wait or self.sockets.get(address, 0) >= self.limits.sockets:
+            await _refuse(receive, send, TOO_MANY.format(_seconds(wait)) if wait else None)
+            return
+        self.sockets[address] = self.sockets.get(address, 0) + 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            left = self.sockets.pop(address) - 1
+            if left:
+                self.sockets[address] = left
+
+
+def _seconds(wait: float) -> int:
+    return max(1, math.ceil(min(wait, 86_400)))
+
+
+async def _too_many(send: Send, wait: float) -> None:
+    seconds = _seconds(wait)
+    body = json.dumps({"error": TOO_MANY.format(seconds), "code": "rate"}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", str(seconds).encode()),
+    ]
+    await send({"type": "http.response.start", "status": 429, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _refuse(receive: Receive, send: Send, message: str | None) -> None:
+    """Accept a socket only to say why it is closed: a page sees the code and the words."""
+    if (await receive())["type"] != "websocket.connect":
+        return
+    text = message or TOO_MANY_SOCKETS
+    await send({"type": "websocket.accept"})
+    error = {"type": "error", "message": text, "code": "rate"}
+    await send({"type": "websocket.send", "text": json.dumps(error)})
+    await send({"type": "websocket.close", "code": CLOSED, "reason": text[:120]})

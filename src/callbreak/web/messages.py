@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import traceback
 import urllib.parse
 from typing import Any
 
@@ -22,13 +21,17 @@ from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Play
 from callbreak.web.actions import STOP
 from callbreak.web.hints import Hints
+from callbreak.web.http import COULD_NOT, COULD_NOT_SAVE, LOG
 from callbreak.web.limits import DEFAULT, Bucket, Limits
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
 from callbreak.web.tables import Table, Tables
 
-__all__ = ["MAX_MESSAGE_BYTES", "connect", "handle"]
+__all__ = ["MAX_FRAME_BYTES", "MAX_MESSAGE_BYTES", "connect", "handle"]
 
 MAX_MESSAGE_BYTES = 4_000
+MAX_FRAME_BYTES = 16_384
+"""The largest frame the server reads (``callbreak serve``): a message of 4,000 characters of up
+to 4 bytes each; a larger frame closes its socket (1009) before it is read."""
 HELLO_SECONDS = 10.0
 ACTIONS = ("call", "play", "redeal", "stop")
 
@@ -134,9 +137,13 @@ async def handle(table: Table, socket: WebSocket, text: str, hints: Hints) -> No
             await table.send({"type": "state", "state": table.view(table.seat_of(socket))}, socket)
     except CallbreakError as error:
         await table.send({"type": "error", "message": str(error)}, socket)
-    except Exception as error:  # a bug of ours: say so, keep the socket and the table
-        traceback.print_exception(error)
-        await table.send({"type": "error", "message": f"internal error: {error}"}, socket)
+    except Exception as error:  # ours or the store's: keep the socket and the table
+        # The detail (a host, a port, a trace) is for the log only; the person gets words and a
+        # code that say whether trying again may help.
+        LOG.exception("a message to table %s failed", table.id)
+        stored = isinstance(error, table.backend.failures)
+        words, code = (COULD_NOT_SAVE, "store") if stored else (COULD_NOT, "internal")
+        await table.send({"type": "error", "message": words, "code": code}, socket)
 
 
 def read_message(text: str) -> dict[str, Any]:

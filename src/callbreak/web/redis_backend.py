@@ -80,6 +80,7 @@ class RedisBackend:
     """Tables, events, presence and leases in one Redis (``redis://HOST:PORT/N``)."""
 
     shared = True
+    failures: tuple[type[Exception], ...] = (redis.RedisError, OSError)
 
     def __init__(self, url: str) -> None:
         pool = redis.BlockingConnectionPool.from_url(

@@ -1,7 +1,8 @@
 """The rooms' HTTP API: create, join, seat a computer, move, start, leave (see docs/rooms.md).
 
-Requests for a seat carry its token as ``Authorization: Bearer T``; creating and joining are
-limited per address, so that nobody can fill a server with rooms or try codes quickly.
+Requests for a seat carry its token as ``Authorization: Bearer T``. Creating, joining and
+looking rooms up are limited per address by the app's ``web.limits.RateLimits``, so that nobody
+can fill a server with rooms or try codes quickly.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from starlette.routing import Route
 from callbreak.errors import CallbreakError
 from callbreak.web.export import trick_winners
 from callbreak.web.http import BadRequest, check_bots, error, read_json
-from callbreak.web.limits import DEFAULT, Limits, PerAddress
+from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.model import (
     DEFAULT_COVER,
     DEFAULT_TURN_SECONDS,
@@ -38,13 +39,7 @@ T = TypeVar("T")
 
 
 def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
-    """The ``/api/rooms`` routes over ``tables``."""
-    limit = PerAddress(limits.joins_per_minute / 60, limits.join_burst)
-
-    def limited(request: Request) -> None:
-        address = request.client.host if request.client else "unknown"
-        if not limit.allow(address):
-            raise RoomError("too many rooms or joins from this address: wait a minute", 429)
+    """The ``/api/rooms`` routes over ``tables``; ``limits`` say which remote bots may sit."""
 
     async def room(request: Request) -> Table:
         table = await tables.get(request.path_params["code"].upper())
@@ -79,7 +74,6 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         return body
 
     async def create(request: Request) -> Response:
-        limited(request)
         body = await body_of(request)
         rules = body.get("rules", "strict")
         if not isinstance(rules, str):
@@ -109,7 +103,6 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         return JSONResponse(table.lobby())
 
     async def join_room(request: Request) -> Response:
-        limited(request)
         table = await room(request)
         name = (await body_of(request)).get("name")
         seat, token = await table.change(lambda data: join(data, name))

@@ -16,13 +16,13 @@ import asyncio
 import contextlib
 import dataclasses
 import time
-import traceback
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 
 from callbreak.cards import parse_card
+from callbreak.errors import CallbreakError
 from callbreak.game import Observation, Play
 from callbreak.players import Player
 from callbreak.players.base import (
@@ -41,6 +41,7 @@ from callbreak.players.base import (
 from callbreak.seating import Decision
 from callbreak.warmup import STAND_IN, ready
 from callbreak.web.backend import OWNER
+from callbreak.web.http import LOG
 from callbreak.web.model import (
     COMPUTER,
     PERSON,
@@ -102,7 +103,7 @@ async def _listen(table: Table) -> None:
                     await table.refresh_presence()
                     await table.catch_up()
                 except Exception:  # the shared store out of reach: tried again next time
-                    traceback.print_exc()
+                    LOG.exception("table %s could not refresh", table.id)
                 if table.driver is None or table.driver.done():
                     # A driver stopped by a failure (the shared store out of reach for a
                     # moment) starts again rather than leaving the table stuck.
@@ -186,7 +187,12 @@ async def _computer(
     try:
         player = await run_in_threadpool(table.seating.player, seat)
     except Exception as problem:  # a spec that cannot be built: nothing can move on
-        await table.tell(f"cannot seat {table.names[seat]}: {problem}")
+        if isinstance(problem, CallbreakError):  # our own errors are written for people
+            why = str(problem)
+        else:  # any other is for the log only
+            LOG.exception("table %s could not seat %s", table.id, seat)
+            why = "the server could not start that player"
+        await table.tell(f"cannot seat {table.names[seat]}: {why}")
         await _wait(table, LEASE_SECONDS)
         return
     if table.version != version:
@@ -325,8 +331,8 @@ def _public(fault: Fault) -> Fault:
 
 def _fault_message(name: str, fault: Fault) -> tuple[str, str]:
     """What people are told of a computer's fault, and whether it is an error or a notice."""
-    if fault.fault == FAILED:  # a player of ours failed: a bug, shown as an error
-        return f"{name} failed ({fault.detail}); a legal move was made for it", "error"
+    if fault.fault == FAILED:  # a player of ours failed: a bug, in the log (seating), not shown
+        return f"{name} failed; a legal move was made for it", "error"
     done = "made" if fault.action == CALL else "played"
     return (
         f"{name}'s bot: {fault.fault} ({fault.detail}); {_what(fault)} was {done} for it",
@@ -347,4 +353,4 @@ def _what(fault: Fault) -> str:
 
 def _report_failure(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
-        traceback.print_exception(task.exception())
+        LOG.error("a table's task failed", exc_info=task.exception())

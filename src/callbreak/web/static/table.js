@@ -114,11 +114,14 @@ export class TablePage {
     socket.addEventListener("message", (event) => {
       if (socket === this.socket) this.receive(JSON.parse(event.data));
     });
-    socket.addEventListener("close", () => {
+    socket.addEventListener("close", (event) => {
       if (socket !== this.socket || this.closed || this.missing) return;
-      this.note(t("table.connectionLost"), "offline");
+      // 4429: over the server's limits (its error said so): trying again at once would only
+      // be refused again.
+      const limited = event.code === 4429;
+      if (!limited) this.note(t("table.connectionLost"), "offline");
       this.retry = Math.min(this.retry + 1, 5);
-      setTimeout(() => { if (!this.closed && socket === this.socket) this.connect(); }, 300 * this.retry);
+      setTimeout(() => { if (!this.closed && socket === this.socket) this.connect(); }, limited ? 15_000 : 300 * this.retry);
     });
   }
 
