@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -240,3 +243,37 @@ def http_reply(status: str, body: bytes, *headers: str) -> bytes:
     """A raw HTTP/1.1 answer that closes its connection."""
     lines = [f"HTTP/1.1 {status}", f"Content-Length: {len(body)}", "Connection: close", *headers]
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+@contextlib.contextmanager
+def callbreak_serve(folder: Path, *options: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A real `callbreak serve` process on a free loopback port, its database in ``folder`` and
+    what it prints in ``folder/serve.log``; yields the process and its address, then stops it."""
+    port = free_port()
+    folder.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "callbreak", "serve", "--port", str(port)]
+    with (folder / "serve.log").open("wb") as log:
+        process = subprocess.Popen(
+            [*command, "--db", str(folder / "serve.db"), *options],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                assert process.poll() is None, (folder / "serve.log").read_text()
+                assert time.monotonic() < deadline, "callbreak serve did not start"
+                time.sleep(0.2)
+        yield process, base
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)

@@ -8,12 +8,16 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from callbreak.record import Record, to_data
+from callbreak.web.limits import DEFAULT
+from tests.helpers import callbreak_serve
 from tests.test_record import _first_illegal_substitution, played_match
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "strict-match.json"
@@ -223,3 +227,97 @@ def test_sigterm_stops_an_arena_or_a_league_as_ctrl_c_does(command: str, tmp_pat
     assert out.startswith("interrupted:")
     if command == "league":
         assert (tmp_path / "out" / "results.sqlite").exists()
+
+
+# --- `callbreak serve` as the public meets it ----------------------------------------------------
+
+
+def _get(url: str, forwarded: str | None = None) -> int:
+    """The status of a GET, with an X-Forwarded-For header when given."""
+    headers = {"X-Forwarded-For": forwarded} if forwarded else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10):
+            return 200
+    except urllib.error.HTTPError as answer:
+        return answer.code
+
+
+def _rss(pid: int) -> int:
+    """A process's resident memory in bytes, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS for process {pid}")
+
+
+def test_x_forwarded_for_counts_only_from_a_configured_proxy(tmp_path: Path) -> None:
+    """Rate limits count the peer; X-Forwarded-For names the client only from --proxies."""
+    burst = int(DEFAULT.lookup_burst)
+    rotating = [f"10.0.{n // 250}.{n % 250 + 1}" for n in range(burst + 3)]
+    with callbreak_serve(tmp_path / "direct", "--lookup-rate", "1") as (_, base):
+        # A client making up a new address for each request is still one client.
+        statuses = [_get(f"{base}/api/rooms/ZZZZZZ", forwarded) for forwarded in rotating]
+        assert statuses == [404] * burst + [429] * 3
+    with callbreak_serve(tmp_path / "proxied", "--lookup-rate", "1", "--proxies", "127.0.0.1") as (
+        _,
+        base,
+    ):
+        # Behind a proxy, each client it names has its own limits...
+        statuses = [_get(f"{base}/api/rooms/ZZZZZZ", forwarded) for forwarded in rotating]
+        assert statuses == [404] * len(rotating)
+        # ...and one client is limited whatever the others do.
+        statuses = [_get(f"{base}/api/rooms/ZZZZZZ", "10.9.9.9") for _ in range(burst + 1)]
+        assert statuses == [404] * burst + [429]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads memory from /proc")
+def test_a_huge_frame_closes_its_socket_and_the_server_does_not_grow(tmp_path: Path) -> None:
+    """uvicorn's own limit is the app's (16 kB): a 5 MB frame is never held."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    with callbreak_serve(tmp_path) as (process, base):
+        # The computer players load first: their memory is not the frame's.
+        deadline = time.monotonic() + 900
+        while "computer players are ready" not in (tmp_path / "serve.log").read_text():
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.5)
+        request = urllib.request.Request(
+            f"{base}/api/matches",
+            data=json.dumps({"opponents": ["random"] * 3}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            match_id = json.load(answer)["id"]
+        address = f"{base.replace('http', 'ws')}/ws/matches/{match_id}"
+        before = _rss(process.pid)
+        for _ in range(5):
+            with connect(address, max_size=None, open_timeout=10) as socket:
+                assert json.loads(socket.recv(timeout=10))["type"] == "state"
+                with pytest.raises(ConnectionClosed):
+                    socket.send("x" * 5_000_000)
+                    while True:  # past any message already on its way; never "too long"
+                        message = json.loads(socket.recv(timeout=10))
+                        assert message["type"] != "error", message
+            assert socket.close_code in (1009, 1006, None), socket.close_code
+        grown = _rss(process.pid) - before
+        assert grown < 20_000_000, f"the server grew by {grown / 1e6:.1f} MB"
+        # The server goes on.
+        assert _get(f"{base}/api/profiles") == 200
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--proxies", "nginx.local"], "--proxies takes addresses or networks"),
+        (["--proxies", "127.0.0.1,10.0.0.0/33"], "not '10.0.0.0/33'"),
+        (["--sockets", "0"], "must be above 0"),
+        (["--lookup-rate", "-1"], "must be above 0"),
+    ],
+)
+def test_serve_refuses_bad_limits_and_proxies_in_one_line(
+    options: list[str], words: str, tmp_path: Path
+) -> None:
+    result = run("serve", "--db", str(tmp_path / "db.sqlite"), *options)
+    assert result.returncode == 2 and words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
