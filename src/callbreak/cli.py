@@ -565,6 +565,7 @@ def run_serve(
 ) -> int:
     """Serve the web app until interrupted; ``proxies`` are the addresses whose
     X-Forwarded-For is believed."""
+    import logging
     import sqlite3
     import threading
 
@@ -621,6 +622,8 @@ def run_serve(
     # The computer players' compiled kernel loads in the background, so the first match does
     # not stall on it (on a fresh install it is compiled once, which takes a while).
     threading.Thread(target=_announced_warm_up, name="warm-up", daemon=True).start()
+    # What failed inside the server (logger callbreak.web) goes to stderr, never to a client.
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         uvicorn.run(
             app,
