@@ -32,7 +32,19 @@ from callbreak.bots.remote import NO_BOTS, BotAddresses
 if TYPE_CHECKING:  # the command line reads the defaults without loading the web app
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["DEFAULT", "Bucket", "Limits", "PerAddress", "RateLimits", "address_of"]
+__all__ = [
+    "CLOSED",
+    "CREATION",
+    "DEFAULT",
+    "LOOKUP",
+    "REQUEST",
+    "Bucket",
+    "Limits",
+    "PerAddress",
+    "RateLimits",
+    "address_of",
+    "kind_of",
+]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -22,7 +22,7 @@ from callbreak.game import Action, Call, ClaimRedeal, Play
 from callbreak.web.actions import STOP
 from callbreak.web.hints import Hints
 from callbreak.web.http import COULD_NOT, COULD_NOT_SAVE, LOG
-from callbreak.web.limits import DEFAULT, Bucket, Limits
+from callbreak.web.limits import CLOSED, DEFAULT, Bucket, Limits
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
 from callbreak.web.tables import Table, Tables
 
@@ -68,7 +68,7 @@ async def connect(
                 await table.send({"type": "error", "message": "too many messages"}, socket)
                 if strikes > limits.strikes:
                     await table.flush(socket)
-                    await socket.close(code=4429)
+                    await socket.close(code=CLOSED)
                     break
                 continue
             await handle(table, socket, text, tables.hints)
