@@ -35,17 +35,43 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield client
 
 
+TOKENS: dict[str, str] = {}
+"""Each sheet's token, as the browser that made it keeps it."""
+
+
 def new_sheet(client: TestClient, rules: str = "strict", names: list[str] = NAMES) -> str:
-    """A new sheet's id."""
+    """A new sheet's id (its token kept in TOKENS)."""
     response = client.post("/api/sheets", json={"names": names, "rules": rules})
     assert response.status_code == 201, response.text
+    TOKENS[response.json()["id"]] = response.json()["token"]
     return str(response.json()["id"])
+
+
+def auth(sheet: str) -> dict[str, str]:
+    """The header that carries the sheet's token."""
+    return {"Authorization": f"Bearer {TOKENS.get(sheet, 'none')}"}
+
+
+def mine(client: TestClient, *sheets: str) -> list[dict[str, Any]]:
+    """The list of the sheets named, each with its token."""
+    body = {"sheets": [{"id": sheet, "token": TOKENS[sheet]} for sheet in sheets]}
+    response = client.post("/api/sheets/mine", json=body)
+    assert response.status_code == 200, response.text
+    return list(response.json())
+
+
+def stored(client: TestClient) -> int:
+    """How many sheets the database holds."""
+    with client.app.state.store.transaction() as db:  # type: ignore[attr-defined]
+        return int(db.execute("SELECT COUNT(*) FROM sheets").fetchone()[0])
 
 
 def put(client: TestClient, sheet: str, number: int, calls: list[Any], tricks: list[Any]) -> Any:
     """The response to entering (or correcting) deal ``number``."""
     return client.put(
-        f"/api/sheets/{sheet}/deals/{number}", json={"calls": calls, "tricks": tricks}
+        f"/api/sheets/{sheet}/deals/{number}",
+        json={"calls": calls, "tricks": tricks},
+        headers=auth(sheet),
     )
 
 
@@ -53,7 +79,7 @@ def enter(client: TestClient, sheet: str, deals: list[tuple[list[int], list[int]
     """Append deals that must be accepted; the sheet after the last."""
     view = None
     for calls, tricks in deals:
-        number = len(client.get(f"/api/sheets/{sheet}").json()["deals"]) + 1
+        number = len(client.get(f"/api/sheets/{sheet}", headers=auth(sheet)).json()["deals"]) + 1
         response = put(client, sheet, number, calls, tricks)
         assert response.status_code == 200, response.text
         view = response.json()
@@ -62,7 +88,7 @@ def enter(client: TestClient, sheet: str, deals: list[tuple[list[int], list[int]
 
 def get(client: TestClient, sheet: str) -> Any:
     """The sheet as the API shows it."""
-    response = client.get(f"/api/sheets/{sheet}")
+    response = client.get(f"/api/sheets/{sheet}", headers=auth(sheet))
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -81,6 +107,7 @@ def test_a_new_sheet_shows_the_players_rules_and_nothing_scored(client: TestClie
     )
     assert response.status_code == 201
     view = response.json()
+    TOKENS[view["id"]] = view.pop("token")
     assert view["names"] == ["Ann Lee", "Bob", "Cy", "Dee"]
     assert view["rules"] == "bhoos"
     assert view["calls"] == [1, 8]
@@ -124,7 +151,7 @@ def test_an_impossible_sheet_is_refused_and_nothing_stored(
     response = client.post("/api/sheets", json=body)
     assert response.status_code == 400
     assert response.json()["error"].startswith(message)
-    assert client.get("/api/sheets").json() == []
+    assert stored(client) == 0
 
 
 def test_a_body_that_is_not_json_or_too_big_is_refused(client: TestClient) -> None:
@@ -137,7 +164,7 @@ def test_a_body_that_is_not_json_or_too_big_is_refused(client: TestClient) -> No
     response = client.post("/api/sheets", content=huge)
     assert response.status_code == 413
     assert "over 64000 bytes" in response.json()["error"]
-    assert client.get("/api/sheets").json() == []
+    assert stored(client) == 0
 
 
 # --- scoring -------------------------------------------------------------------------------------
@@ -333,15 +360,19 @@ def test_deal_numbers_must_follow_on(client: TestClient) -> None:
     ]:
         response = put(client, sheet, number, *PLAIN[1])
         assert (response.status_code, response.json()) == (400, {"error": message})
-    response = client.put(f"/api/sheets/{sheet}/deals/two", json={"calls": [], "tricks": []})
+    response = client.put(
+        f"/api/sheets/{sheet}/deals/two", json={"calls": [], "tricks": []}, headers=auth(sheet)
+    )
     assert response.json() == {"error": "Deal numbers are whole numbers from 1, not 'two'"}
     response = client.put(
         f"/api/sheets/{sheet}/deals/2",
         content=b"[1, 2",
-        headers={"content-type": "application/json"},
+        headers={"content-type": "application/json"} | auth(sheet),
     )
     assert response.json() == {"error": "the body is not JSON"}
-    response = client.put(f"/api/sheets/{sheet}/deals/2", json=[[3, 3, 3, 4], [3, 3, 3, 4]])
+    response = client.put(
+        f"/api/sheets/{sheet}/deals/2", json=[[3, 3, 3, 4], [3, 3, 3, 4]], headers=auth(sheet)
+    )
     assert response.json() == {"error": "The body must be a JSON object"}
     assert get(client, sheet) == before
 
@@ -362,14 +393,54 @@ def test_no_deal_after_the_last_one(client: TestClient) -> None:
 
 def test_an_unknown_sheet_is_404(client: TestClient) -> None:
     missing = {"error": "There is no such scoresheet"}
+    key = auth(new_sheet(client))
     for response in [
-        client.get("/api/sheets/nope"),
-        client.put("/api/sheets/nope/deals/1", json={"calls": [3] * 4, "tricks": [3, 3, 3, 4]}),
-        client.delete("/api/sheets/nope/deals/1"),
-        client.get("/api/sheets/nope/export.csv"),
-        client.get("/api/sheets/nope/export.json"),
+        client.get("/api/sheets/nope", headers=key),
+        client.put(
+            "/api/sheets/nope/deals/1",
+            json={"calls": [3] * 4, "tricks": [3, 3, 3, 4]},
+            headers=key,
+        ),
+        client.delete("/api/sheets/nope/deals/1", headers=key),
+        client.get("/api/sheets/nope/export.csv", headers=key),
+        client.get("/api/sheets/nope/export.json", headers=key),
     ]:
         assert (response.status_code, response.json()) == (404, missing)
+
+
+def test_a_stranger_can_neither_read_nor_change_another_clients_sheet(client: TestClient) -> None:
+    """Without the sheet's token (none, another sheet's, a made-up one) every request for it is
+    refused as for a sheet that does not exist, and the sheet is unchanged."""
+    sheet = new_sheet(client)
+    enter(client, sheet, PLAIN[:2])
+    before = get(client, sheet)
+    stranger = {"Authorization": f"Bearer {TOKENS[new_sheet(client)]}"}
+    body = {"calls": [3] * 4, "tricks": [3, 3, 3, 4]}
+    for headers in ({}, stranger, {"Authorization": "Bearer " + "x" * 43}):
+        for response in [
+            client.get(f"/api/sheets/{sheet}", headers=headers),
+            client.put(f"/api/sheets/{sheet}/deals/3", json=body, headers=headers),
+            client.put(f"/api/sheets/{sheet}/deals/1", json=body, headers=headers),
+            client.delete(f"/api/sheets/{sheet}/deals/2", headers=headers),
+            client.get(f"/api/sheets/{sheet}/export.csv", headers=headers),
+            client.get(f"/api/sheets/{sheet}/export.json", headers=headers),
+        ]:
+            if headers:
+                assert (response.status_code, response.json()) == (
+                    404,
+                    {"error": "There is no such scoresheet"},
+                )
+            else:
+                assert response.status_code == 401
+                assert "needs the scoresheet's token" in response.json()["error"]
+            assert "Ann" not in response.text
+    assert get(client, sheet) == before
+    # The list names only what the tokens hold.
+    listing = client.post("/api/sheets/mine", json={"sheets": [{"id": sheet, "token": "x"}]})
+    assert listing.json() == []
+    wrong = [{"id": sheet, "token": stranger["Authorization"][7:]}]
+    assert client.post("/api/sheets/mine", json={"sheets": wrong}).json() == []
+    assert client.get("/api/sheets").status_code == 405  # nothing lists every sheet
 
 
 # --- eight_wins ----------------------------------------------------------------------------------
@@ -382,7 +453,7 @@ def test_a_made_call_of_eight_ends_the_match_and_wins_it(client: TestClient) -> 
     # A failed call of 8 does not end anything.
     view = enter(client, sheet, [([8, 2, 2, 2], [7, 2, 2, 2])])
     assert (view["over"], view["winners"]) == (False, [])
-    response = client.delete(f"/api/sheets/{sheet}/deals/2")
+    response = client.delete(f"/api/sheets/{sheet}/deals/2", headers=auth(sheet))
     assert response.status_code == 200
     view = enter(client, sheet, [([8, 2, 2, 2], [8, 2, 2, 1])])
     assert view["totals"] == ["2.0", "7.2", "4.1", "0.1"]
@@ -443,15 +514,15 @@ def test_a_finished_match_can_still_be_corrected(client: TestClient) -> None:
 
 def test_only_the_last_deal_can_be_deleted(client: TestClient) -> None:
     sheet = new_sheet(client)
-    response = client.delete(f"/api/sheets/{sheet}/deals/1")
+    response = client.delete(f"/api/sheets/{sheet}/deals/1", headers=auth(sheet))
     assert (response.status_code, response.json()) == (400, {"error": "There is no deal to delete"})
     enter(client, sheet, PLAIN[:5])
     before = get(client, sheet)
-    response = client.delete(f"/api/sheets/{sheet}/deals/2")
+    response = client.delete(f"/api/sheets/{sheet}/deals/2", headers=auth(sheet))
     assert response.status_code == 400
     assert response.json() == {"error": "Only the last deal (deal 5) can be deleted, not deal 2"}
     assert get(client, sheet) == before
-    response = client.delete(f"/api/sheets/{sheet}/deals/5")
+    response = client.delete(f"/api/sheets/{sheet}/deals/5", headers=auth(sheet))
     assert response.status_code == 200
     view = response.json()
     assert len(view["deals"]) == 4
@@ -471,12 +542,12 @@ def test_a_sheet_survives_a_restart_on_the_same_database(tmp_path: Path) -> None
         sheet = new_sheet(first, "classic(deals=10)")
         enter(first, sheet, PLAIN[:4])
         put(first, sheet, 2, [3, 4, 2, 3], [5, 3, 2, 3])
-        first.delete(f"/api/sheets/{sheet}/deals/4")
+        first.delete(f"/api/sheets/{sheet}/deals/4", headers=auth(sheet))
         before = get(first, sheet)
-        listed = first.get("/api/sheets").json()
+        listed = mine(first, sheet)
     with TestClient(create_app(database)) as second:
         assert get(second, sheet) == before
-        assert second.get("/api/sheets").json() == listed
+        assert mine(second, sheet) == listed
         assert len(before["deals"]) == 3
         assert before["deals"][1]["scores"] == ["3.2", "-4.0", "2.0", "3.0"]
 
@@ -485,7 +556,7 @@ def test_the_list_shows_each_sheet_most_recent_first(client: TestClient) -> None
     first = new_sheet(client)
     second = new_sheet(client, "pagat", ["W", "X", "Y", "Z"])
     enter(client, first, PLAIN[:5])
-    listed = client.get("/api/sheets").json()
+    listed = mine(client, second, first)
     assert [row["id"] for row in listed] == [first, second]
     assert listed[0]["names"] == NAMES
     assert (listed[0]["deals_played"], listed[0]["over"]) == (5, True)
@@ -500,7 +571,7 @@ def test_the_list_shows_each_sheet_most_recent_first(client: TestClient) -> None
 def test_the_json_export(client: TestClient) -> None:
     sheet = new_sheet(client, "classic(deals=10)", ["Ann", "Bob", "Cy", "राम"])
     enter(client, sheet, [([3, 4, 2, 3], [5, 3, 2, 3]), ([4, 3, 3, 2], [5, 3, 3, 2])])
-    response = client.get(f"/api/sheets/{sheet}/export.json")
+    response = client.get(f"/api/sheets/{sheet}/export.json", headers=auth(sheet))
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/json")
     assert response.headers["content-disposition"] == (
@@ -527,7 +598,7 @@ def test_the_json_export(client: TestClient) -> None:
 def test_the_csv_export(client: TestClient) -> None:
     sheet = new_sheet(client, "strict", ["Ann", "=Bob", "Cy", "राम"])
     enter(client, sheet, [([3, 4, 2, 3], [5, 3, 2, 3]), ([4, 3, 3, 2], [5, 3, 3, 2])])
-    response = client.get(f"/api/sheets/{sheet}/export.csv")
+    response = client.get(f"/api/sheets/{sheet}/export.csv", headers=auth(sheet))
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/csv")
     assert response.headers["content-disposition"] == (
@@ -547,13 +618,18 @@ def test_the_csv_export(client: TestClient) -> None:
         ["Place", "", "", "1", "", "", "4", "", "", "2", "", "", "2"],
     ]  # fmt: skip
     # The JSON keeps the name as entered.
-    assert client.get(f"/api/sheets/{sheet}/export.json").json()["players"][1] == "=Bob"
+    assert (
+        client.get(f"/api/sheets/{sheet}/export.json", headers=auth(sheet)).json()["players"][1]
+        == "=Bob"
+    )
 
 
 def test_an_empty_sheet_exports_its_header_totals_and_places(client: TestClient) -> None:
     sheet = new_sheet(client)
-    text = client.get(f"/api/sheets/{sheet}/export.csv").content.decode("utf-8-sig")
+    text = client.get(f"/api/sheets/{sheet}/export.csv", headers=auth(sheet)).content.decode(
+        "utf-8-sig"
+    )
     rows = list(csv.reader(io.StringIO(text)))
     assert [row[0] for row in rows] == ["Deal", "Total", "Place"]
-    data = client.get(f"/api/sheets/{sheet}/export.json").json()
+    data = client.get(f"/api/sheets/{sheet}/export.json", headers=auth(sheet)).json()
     assert (data["deals"], data["totals"], data["places"]) == ([], ["0.0"] * 4, [1] * 4)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +44,36 @@ def client(tmp_path: Path) -> TestClient:
     return TestClient(create_app(tmp_path / "db.sqlite", limits=FAST))
 
 
-def new_match(client: TestClient, **body: Any) -> str:
+def new_match(client: TestClient, **body: Any) -> tuple[str, str]:
+    """A new match's id and its token."""
     defaults = {"opponents": ["random", "random", "random"], "speed": "instant", "seed": 5}
     answer = client.post("/api/matches", json=defaults | body)
     assert answer.status_code == 201, answer.text
-    return str(answer.json()["id"])
+    made = answer.json()
+    assert set(made) == {"id", "token"} and len(made["token"]) >= 43
+    return str(made["id"]), str(made["token"])
+
+
+def owner(token: str) -> dict[str, str]:
+    """The header that carries a token."""
+    return {"Authorization": f"Bearer {token}"}
+
+
+@contextlib.contextmanager
+def match_socket(client: TestClient, match_id: str, token: str) -> Iterator[Any]:
+    """The match's socket, past its hello and the welcome to seat 0."""
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        socket.send_json({"type": "hello", "token": token})
+        assert socket.receive_json() == {"type": "welcome", "seat": 0}
+        yield socket
+
+
+def my_matches(client: TestClient, *held: tuple[str, str]) -> list[dict[str, Any]]:
+    """The history's list of the matches these (id, token) pairs hold."""
+    body = {"matches": [{"id": match_id, "token": token} for match_id, token in held]}
+    answer = client.post("/api/matches/mine", json=body)
+    assert answer.status_code == 200, answer.text
+    return list(answer.json())
 
 
 def receive_state(socket: Any) -> dict[str, Any]:
@@ -137,7 +164,7 @@ def test_bad_new_match_requests(client: TestClient, body: dict[str, Any], words:
     assert answer.status_code == 400 and words in answer.json()["error"]
     # The error quotes the spec as it was given, without a seed the person never typed.
     assert not re.search(r"seed=\d{3,}", answer.json()["error"])
-    assert client.get("/api/matches").json() == []
+    assert not client.app.state.store.tables()  # type: ignore[attr-defined]
 
 
 def test_only_json_bodies_are_taken(client: TestClient) -> None:
@@ -148,11 +175,11 @@ def test_only_json_bodies_are_taken(client: TestClient) -> None:
         headers={"content-type": "text/plain"},
     )
     assert answer.status_code == 400 and "Content-Type: application/json" in answer.json()["error"]
-    assert client.get("/api/matches").json() == []
+    assert not client.app.state.store.tables()  # type: ignore[attr-defined]
 
 
 def test_another_sites_page_may_not_open_the_socket(client: TestClient) -> None:
-    match_id = new_match(client)
+    match_id, _token = new_match(client)
     address = f"/ws/matches/{match_id}"
     evil = {"origin": "http://evil.example"}
     with pytest.raises(WebSocketDisconnect), client.websocket_connect(address, headers=evil):
@@ -174,19 +201,21 @@ def test_non_json_and_huge_bodies(client: TestClient) -> None:
 
 
 def test_unknown_match(client: TestClient) -> None:
-    assert client.get("/api/matches/nope/record").status_code == 404
+    _id, token = new_match(client)
+    assert client.get("/api/matches/nope/record", headers=owner(token)).status_code == 404
     with client.websocket_connect("/ws/matches/nope") as socket:
+        socket.send_json({"type": "hello", "token": token})
         assert socket.receive_json() == {"type": "error", "message": "no such match"}
 
 
 # --- playing over the socket -----------------------------------------------------------------
 
 
-def play_to_the_end(client: TestClient, match_id: str) -> dict[str, Any]:
+def play_to_the_end(client: TestClient, match_id: str, token: str) -> dict[str, Any]:
     """Play the person's seat with the first legal call and card until the match is over,
     checking on the way that no message carries a card the seat may not see."""
     app_tables = client.app.state.tables  # type: ignore[attr-defined]
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with match_socket(client, match_id, token) as socket:
         state = receive_state(socket)
         while not state["match_over"]:
             state = wait_for_my_turn(socket, state)
@@ -213,22 +242,22 @@ def _assert_only_visible_cards(raw: str, table: Any) -> None:
 
 
 def test_a_whole_match_over_the_socket(client: TestClient) -> None:
-    match_id = new_match(client, rules="classic")
-    final = play_to_the_end(client, match_id)
+    match_id, token = new_match(client, rules="classic")
+    final = play_to_the_end(client, match_id, token)
     assert final["status"] == "finished" and len(final["results"]) == 5
     assert sorted(final["places"]) == sorted(final["places"])
-    listed = client.get("/api/matches").json()
+    listed = my_matches(client, (match_id, token))
     assert listed[0]["id"] == match_id and listed[0]["status"] == "finished"
-    record = client.get(f"/api/matches/{match_id}/record")
+    record = client.get(f"/api/matches/{match_id}/record", headers=owner(token))
     assert "attachment" in record.headers["content-disposition"]
     result = check(from_data(record.json()))
     assert result.valid and result.to_json()["totals"] == final["totals"]
 
 
 def test_the_view_holds_only_the_own_hand(client: TestClient) -> None:
-    match_id = new_match(client, speed="instant")
+    match_id, token = new_match(client, speed="instant")
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with match_socket(client, match_id, token) as socket:
         state = wait_for_my_turn(socket, receive_state(socket))
         raw = json.dumps(state)
         _assert_only_visible_cards(raw, table)
@@ -258,8 +287,8 @@ def test_the_view_holds_only_the_own_hand(client: TestClient) -> None:
 def test_bad_messages_get_an_error_and_the_match_goes_on(
     client: TestClient, message: str, words: str
 ) -> None:
-    match_id = new_match(client, rules="strict")
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    match_id, token = new_match(client, rules="strict")
+    with match_socket(client, match_id, token) as socket:
         state = wait_for_my_turn(socket, receive_state(socket))
         assert state["legal_calls"]
         socket.send_text(
@@ -277,8 +306,8 @@ def test_bad_messages_get_an_error_and_the_match_goes_on(
 
 
 def test_binary_and_illegal_cards_are_refused(client: TestClient) -> None:
-    match_id = new_match(client, rules="strict", seed=11)
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    match_id, token = new_match(client, rules="strict", seed=11)
+    with match_socket(client, match_id, token) as socket:
         state = wait_for_my_turn(socket, receive_state(socket))
         socket.send_bytes(b"\xff\x00")
         assert socket.receive_json()["type"] == "error"
@@ -315,8 +344,8 @@ def test_binary_and_illegal_cards_are_refused(client: TestClient) -> None:
 def test_a_restarted_server_resumes_the_match(tmp_path: Path) -> None:
     database = tmp_path / "db.sqlite"
     first = TestClient(create_app(database))
-    match_id = new_match(first, seed=9)
-    with first.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    match_id, token = new_match(first, seed=9)
+    with match_socket(first, match_id, token) as socket:
         state = wait_for_my_turn(socket, receive_state(socket))
         socket.send_json(
             {"type": "call", "value": state["legal_calls"][0], "version": state["version"]}
@@ -326,21 +355,21 @@ def test_a_restarted_server_resumes_the_match(tmp_path: Path) -> None:
         state = wait_for_my_turn(socket, receive_state(socket))
     before = {k: state[k] for k in ("hand", "calls", "won", "trick", "version")}
     second = TestClient(create_app(database))
-    with second.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with match_socket(second, match_id, token) as socket:
         resumed = wait_for_my_turn(socket, receive_state(socket))
     assert {k: resumed[k] for k in before} == before
     # The unfinished match's record holds only complete deals: no hidden hand of the deal in play.
-    record = second.get(f"/api/matches/{match_id}/record").json()
+    record = second.get(f"/api/matches/{match_id}/record", headers=owner(token)).json()
     assert record["unfinished"] is True and record["deals"] == []
     assert "seed" not in record  # the seed would rebuild every hidden hand
     assert check(from_data(record)).valid
-    listed = second.get("/api/matches").json()[0]
+    listed = my_matches(second, (match_id, token))[0]
     assert listed["seed"] is None and listed["status"] == "playing"
 
 
 def test_hint_for_the_own_turn(client: TestClient) -> None:
-    match_id = new_match(client)
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    match_id, token = new_match(client)
+    with match_socket(client, match_id, token) as socket:
         state = wait_for_my_turn(socket, receive_state(socket))
         socket.send_json({"type": "hint"})
         hint = socket.receive_json()
@@ -350,8 +379,8 @@ def test_hint_for_the_own_turn(client: TestClient) -> None:
 
 
 def test_settings_are_kept(client: TestClient) -> None:
-    match_id = new_match(client)
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    match_id, token = new_match(client)
+    with match_socket(client, match_id, token) as socket:
         receive_state(socket)
         socket.send_json({"type": "settings", "speed": "fast", "auto_forced": True})
         state = receive_state(socket)
@@ -359,9 +388,9 @@ def test_settings_are_kept(client: TestClient) -> None:
 
 
 def test_the_last_trick_of_a_deal_stays_up_while_the_next_is_called(client: TestClient) -> None:
-    match_id = new_match(client, rules="classic")
+    match_id, token = new_match(client, rules="classic")
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with match_socket(client, match_id, token) as socket:
         state = receive_state(socket)
         while not state["results"]:  # watch every state until the first deal is scored
             if state["turn"] == state["seat"]:
@@ -391,10 +420,10 @@ def test_a_dead_remote_bot_at_the_table_gets_substitutes_and_faults(tmp_path: Pa
         port = probe.getsockname()[1]
     allowed = dataclasses.replace(FAST, bots=BotAddresses.parse(f"http://127.0.0.1:{port}"))
     client = TestClient(create_app(tmp_path / "db.sqlite", limits=allowed))
-    match_id = new_match(client, opponents=[f"http://127.0.0.1:{port}", "random", "random"])
-    final = play_to_the_end(client, match_id)
+    match_id, token = new_match(client, opponents=[f"http://127.0.0.1:{port}", "random", "random"])
+    final = play_to_the_end(client, match_id, token)
     assert final["status"] == "finished"
-    record = client.get(f"/api/matches/{match_id}/record").json()
+    record = client.get(f"/api/matches/{match_id}/record", headers=owner(token)).json()
     faults = [fault for deal in record["deals"] for fault in deal.get("faults", [])]
     assert faults and {fault["fault"] for fault in faults} == {"silent"}
     assert {fault["seat"] for fault in faults} == {1}
@@ -418,7 +447,7 @@ def test_a_remote_bot_is_never_called_unless_the_server_allows_its_address(
             answer = client.post("/api/matches", json={"opponents": opponents})
             assert answer.status_code == 400, answer.text
             assert answer.json()["error"].startswith("this server calls no remote bot")
-        assert client.get("/api/matches").json() == []
+        assert not client.app.state.store.tables()  # type: ignore[attr-defined]
     assert bot.connections == 0 and not bot.received
 
 
@@ -429,11 +458,11 @@ def test_an_allowed_bot_is_played_and_only_the_kind_of_its_faults_is_told(tmp_pa
     with Listener(http_reply("200 OK", secret)) as bot:
         allowed = dataclasses.replace(FAST, bots=BotAddresses.parse("127.0.0.1/32"))
         client = TestClient(create_app(tmp_path / "db.sqlite", limits=allowed))
-        match_id = new_match(
+        match_id, token = new_match(
             client, opponents=[bot.address, "random", "random"], rules="strict(deals=1)"
         )
         seen: list[str] = []
-        with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        with match_socket(client, match_id, token) as socket:
             while True:
                 raw = socket.receive_text()
                 seen.append(raw)
@@ -445,7 +474,7 @@ def test_an_allowed_bot_is_played_and_only_the_kind_of_its_faults_is_told(tmp_pa
                     break
                 if state["turn"] == state["seat"]:
                     socket.send_json(first_legal(state))
-        record = client.get(f"/api/matches/{match_id}/record").text
+        record = client.get(f"/api/matches/{match_id}/record", headers=owner(token)).text
     assert bot.connections > 0 and b"POST /bid" in bot.received  # it was played
     notices = [json.loads(raw) for raw in seen if '"notice"' in raw]
     assert notices and all("an answer outside the protocol" in n["message"] for n in notices)
@@ -461,13 +490,13 @@ def test_a_bot_that_redirects_is_not_followed(tmp_path: Path) -> None:
         with Listener(moved) as bot:
             allowed = dataclasses.replace(FAST, bots=BotAddresses.parse(bot.address))
             client = TestClient(create_app(tmp_path / "db.sqlite", limits=allowed))
-            match_id = new_match(
+            match_id, token = new_match(
                 client, opponents=[bot.address, "random", "random"], rules="strict(deals=1)"
             )
-            play_to_the_end(client, match_id)
+            play_to_the_end(client, match_id, token)
         assert bot.connections > 0
     assert elsewhere.connections == 0
-    record = client.get(f"/api/matches/{match_id}/record").json()
+    record = client.get(f"/api/matches/{match_id}/record", headers=owner(token)).json()
     faults = [f for deal in record["deals"] for f in deal.get("faults", [])]
     assert faults and {f["detail"] for f in faults} == {"an answer outside the protocol"}
 
@@ -529,46 +558,58 @@ def test_a_stored_bot_at_an_address_no_longer_allowed_is_never_connected_to() ->
 def test_nothing_sent_to_a_seat_changes_with_the_other_seats_hidden_cards(
     client: TestClient,
 ) -> None:
-    """The view, the replay and the record of a match in play stay the same, byte for byte,
-    when cards still hidden from the person move between the other seats."""
-    match_id = new_match(client, rules="classic")
+    """What the match's socket sends to the token's seat, the replay and the record of a match
+    in play stay the same, byte for byte, when cards still hidden from the person move between
+    the other seats."""
+    match_id, token = new_match(client, rules="classic")
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
     match = table.match
-    while len(match.deals) < 2 or len(match.deal.tricks) < 5:  # into the second deal
+    # Into the second deal, to the person's turn (the computers then wait for them).
+    while len(match.deals) < 2 or len(match.deal.tricks) < 5 or match.deal.turn != 0:
         deal = match.deal
         action = Call(deal.rules.min_call) if deal.legal_calls() else Play(min(deal.legal_cards()))
         asyncio.run(table.act(deal.turn, action, table.version))
 
-    def everything_sent() -> list[str]:
-        return [
-            json.dumps(table.view(0), sort_keys=True),
-            client.get(f"/api/matches/{match_id}/replay").text,
-            client.get(f"/api/matches/{match_id}/record").text,
-        ]
+    with match_socket(client, match_id, token) as socket:
+        first = socket.receive_text()  # the state sent on connecting
+        assert json.loads(first)["state"]["hand"]
 
-    before = everything_sent()
-    hidden_before = [match.deal.held(s) for s in range(4)]
-    swap_hidden(match.deal, 0)
-    assert [match.deal.held(s) for s in range(4)] != hidden_before
-    assert match.deal.held(0) == hidden_before[0]
-    assert everything_sent() == before
+        def everything_sent() -> list[str]:
+            socket.send_json({"type": "sync"})
+            return [
+                socket.receive_text(),
+                json.dumps(table.view(0), sort_keys=True),
+                client.get(f"/api/matches/{match_id}/replay", headers=owner(token)).text,
+                client.get(f"/api/matches/{match_id}/record", headers=owner(token)).text,
+            ]
+
+        before = everything_sent()
+        assert before[0] == first
+        hidden_before = [match.deal.held(s) for s in range(4)]
+        swap_hidden(match.deal, 0)
+        assert [match.deal.held(s) for s in range(4)] != hidden_before
+        assert match.deal.held(0) == hidden_before[0]
+        assert everything_sent() == before
 
 
 def test_the_replay_gives_the_engines_trick_winners(client: TestClient) -> None:
-    match_id = new_match(client, rules="classic")
-    play_to_the_end(client, match_id)
-    replay = client.get(f"/api/matches/{match_id}/replay").json()
+    match_id, token = new_match(client, rules="classic")
+    play_to_the_end(client, match_id, token)
+    replay = client.get(f"/api/matches/{match_id}/replay", headers=owner(token)).json()
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
-    assert replay["record"] == client.get(f"/api/matches/{match_id}/record").json()
+    assert (
+        replay["record"]
+        == client.get(f"/api/matches/{match_id}/record", headers=owner(token)).json()
+    )
     assert replay["winners"] == [
         [trick.winner for trick in deal.tricks] for deal in table.match.deals
     ]
-    assert client.get("/api/matches/nope/replay").status_code == 404
+    assert client.get("/api/matches/nope/replay", headers=owner(token)).status_code == 404
 
 
 def test_a_play_hint_names_its_cards(client: TestClient) -> None:
-    match_id = new_match(client)
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    match_id, token = new_match(client)
+    with match_socket(client, match_id, token) as socket:
         state = wait_for_my_turn(socket, receive_state(socket))
         while not state["legal"] or len(state["legal"]) < 2:
             if state["legal_calls"]:
@@ -624,9 +665,9 @@ def test_the_next_deal_waits_for_the_summary_to_be_closed(
     from callbreak.web import scheduler
 
     monkeypatch.setattr(scheduler, "SUMMARY_SECONDS", 600.0)
-    match_id = new_match(client, rules="classic")
+    match_id, token = new_match(client, rules="classic")
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with match_socket(client, match_id, token) as socket:
         state = _play_first_deal(socket, seen=True)
         assert state["turn"] != 0 and state["phase"] == "calling"
         version = state["version"]
@@ -643,9 +684,9 @@ def test_the_summary_wait_has_a_timeout(
     from callbreak.web import scheduler
 
     monkeypatch.setattr(scheduler, "SUMMARY_SECONDS", 0.5)
-    match_id = new_match(client, rules="classic")
+    match_id, token = new_match(client, rules="classic")
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with match_socket(client, match_id, token) as socket:
         state = _play_first_deal(socket, seen=True)
         assert _wait_for(lambda: table.version > state["version"])  # nobody pressed Continue
 
@@ -656,9 +697,9 @@ def test_a_client_that_shows_no_summary_is_not_waited_for(
     from callbreak.web import scheduler
 
     monkeypatch.setattr(scheduler, "SUMMARY_SECONDS", 600.0)
-    match_id = new_match(client, rules="classic")
+    match_id, token = new_match(client, rules="classic")
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with match_socket(client, match_id, token) as socket:
         state = _play_first_deal(socket, seen=False)
         assert _wait_for(lambda: table.version > state["version"])
         socket.send_json({"type": "seen", "deals": "all"})
@@ -669,8 +710,8 @@ def test_a_client_that_shows_no_summary_is_not_waited_for(
 
 
 def test_the_view_has_the_rules_as_data(client: TestClient) -> None:
-    match_id = new_match(client, rules="classic(deals=3)")
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    match_id, token = new_match(client, rules="classic(deals=3)")
+    with match_socket(client, match_id, token) as socket:
         state = receive_state(socket)
     assert state["rules"]["options"]["deals"] == 3
     assert state["rules"]["options"]["profile"] == "classic"
@@ -693,18 +734,18 @@ def test_a_stand_in_decides_while_a_first_start_prepares_the_search(
     monkeypatch.setattr(warmup, "GRACE", 0.05)
     for name in ("simulate", "evaluate"):
         monkeypatch.setattr(kernel, name, numba.njit(lambda x: x))  # never compiled
-    match_id = new_match(
+    match_id, token = new_match(
         client, opponents=["expert(time=0.01)", "random", "random"], rules="strict(deals=1)"
     )
     thinking: dict[int | None, set[bool]] = {}
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with match_socket(client, match_id, token) as socket:
         state = receive_state(socket)
         while not state["match_over"]:
             thinking.setdefault(state["thinking"], set()).add(state["preparing"])
             if state["turn"] == state["seat"]:
                 socket.send_json(first_legal(state))
             state = receive_state(socket)
-    record = client.get(f"/api/matches/{match_id}/record").json()
+    record = client.get(f"/api/matches/{match_id}/record", headers=owner(token)).json()
     assert check(from_data(record)).valid
     deal = record["deals"][0]
     faults = deal.get("faults", [])
@@ -720,8 +761,8 @@ def test_a_stand_in_decides_while_a_first_start_prepares_the_search(
 def test_only_the_seat_to_act_is_shown_thinking(client: TestClient) -> None:
     """A copy of the table in another process hears "thinking" but learns of the action by
     catching up, which leaves the flag behind: the view shows it only for the seat to act."""
-    match_id = new_match(client, opponents=["random", "random", "random"])
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    match_id, token = new_match(client, opponents=["random", "random", "random"])
+    with match_socket(client, match_id, token) as socket:
         wait_for_my_turn(socket, receive_state(socket))  # nothing moves until the person does
         table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
         turn = table.match.deal.turn
@@ -735,11 +776,20 @@ def test_only_the_seat_to_act_is_shown_thinking(client: TestClient) -> None:
 # --- your record -----------------------------------------------------------------------------
 
 
+def held(*made: tuple[str, str]) -> list[dict[str, str]]:
+    """The (id, token) pairs as a request lists them."""
+    return [{"id": table_id, "token": token} for table_id, token in made]
+
+
 def test_your_record_counts_finished_matches_and_deals(client: TestClient) -> None:
-    assert client.get("/api/stats").json()["total"]["matches"] == 0
-    final = play_to_the_end(client, new_match(client, rules="classic"))
-    new_match(client, rules="strict", opponents=["expert", "random", "random"])  # unfinished
-    figures = client.get("/api/stats?rooms=ABCDEF:0,bad,XYZ").json()
+    assert client.post("/api/stats", json={}).json()["total"]["matches"] == 0
+    finished = new_match(client, rules="classic")
+    final = play_to_the_end(client, *finished)
+    unfinished = new_match(client, rules="strict", opponents=["expert", "random", "random"])
+    new_match(client, rules="classic")  # not named: not counted
+    rooms = [{"id": "ABCDEF", "token": "x" * 43}]
+    body = {"matches": held(finished, unfinished, finished), "rooms": rooms}
+    figures = client.post("/api/stats", json=body).json()
     total = figures["total"]
     assert total["matches"] == 1 and total["unfinished"] == 1 and total["deals"] == 5
     assert total["first"] == (1 if final["places"][0] == 1 else 0)
@@ -780,10 +830,10 @@ def test_one_search_per_decision_however_many_hints_are_asked(
 
     gate = threading.Event()
     searched = _fake_hints(monkeypatch, gate)
-    match_id = new_match(client)
+    match_id, token = new_match(client)
     with (
-        client.websocket_connect(f"/ws/matches/{match_id}") as first,
-        client.websocket_connect(f"/ws/matches/{match_id}") as second,
+        match_socket(client, match_id, token) as first,
+        match_socket(client, match_id, token) as second,
     ):
         state = wait_for_my_turn(first, receive_state(first))
         for _ in range(15):  # two pages of the person's, 30 hints on one turn
@@ -812,8 +862,8 @@ def test_hints_and_figures_past_the_queue_are_told_the_server_is_busy(
     client = TestClient(create_app(tmp_path / "db.sqlite", limits=one))
     first, second = new_match(client), new_match(client)
     with (
-        client.websocket_connect(f"/ws/matches/{first}") as busy,
-        client.websocket_connect(f"/ws/matches/{second}") as refused,
+        match_socket(client, *first) as busy,
+        match_socket(client, *second) as refused,
     ):
         wait_for_my_turn(busy, receive_state(busy))
         wait_for_my_turn(refused, receive_state(refused))
@@ -823,13 +873,15 @@ def test_hints_and_figures_past_the_queue_are_told_the_server_is_busy(
         refused.send_json({"type": "hint"})
         error = refused.receive_json()
         assert error == {"type": "error", "message": "the server is busy: try again in a moment"}
-        answer = client.get("/api/stats")
+        answer = client.post("/api/stats", json={"matches": held(first)})
+        assert answer.status_code == 503 and "busy" in answer.json()["error"]
+        answer = client.post("/api/matches/mine", json={"matches": held(first)})
         assert answer.status_code == 503 and "busy" in answer.json()["error"]
         gate.set()
         assert busy.receive_json()["type"] == "hint"
         refused.send_json({"type": "hint"})  # a refused hint was not kept: asked again, it is
         assert refused.receive_json()["type"] == "hint"
-    assert client.get("/api/stats").status_code == 200
+    assert client.post("/api/stats", json={"matches": held(first)}).status_code == 200
     assert len(searched) == 2
 
 
@@ -853,9 +905,13 @@ def test_your_record_counts_a_room_named_many_times_once(
         return game_of(data, seat)
 
     monkeypatch.setattr(web_app, "game_of", counted)
-    named = ",".join([f"{code}:0"] * 400 + [f"{code.lower()}:1"] * 300 + [f"{code}:77"] * 99)
-    figures = client.get(f"/api/stats?rooms={named}").json()
-    assert sorted(replayed) == [(code, 0), (code, 1)]
+    named = (
+        [{"id": code, "token": token}] * 300
+        + [{"id": code.lower(), "token": token}] * 100
+        + [{"id": code, "token": "x" * 43}] * 99
+    )
+    figures = client.post("/api/stats", json={"rooms": named}).json()
+    assert replayed == [(code, 0)]  # once, at the seat the token holds
     assert figures["total"]["unfinished"] == 1  # the room, from seat 0's side
 
 
@@ -873,8 +929,9 @@ def assert_secured(answer: Any, what: str) -> None:
 
 
 def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
-    match_id = new_match(client)
+    match_id, token = new_match(client)
     sheet = client.post("/api/sheets", json={"names": ["A", "B", "C", "D"]})
+    sheet_key = owner(sheet.json()["token"])
     created = client.post("/api/rooms", json={"name": "Asha"}).json()
     answers = {
         "the page": client.get("/"),
@@ -882,9 +939,13 @@ def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
         "no such page": client.get("/nothing-here"),
         "no such match": client.get("/api/matches/nope/record"),
         "no such room": client.get("/api/rooms/ZZZZZZ"),
-        "a new match": client.get(f"/api/matches/{match_id}/replay"),
+        "a new match": client.get(f"/api/matches/{match_id}/replay", headers=owner(token)),
+        "a match without its token": client.get(f"/api/matches/{match_id}/replay"),
+        "the history": client.post("/api/matches/mine", json={"matches": held((match_id, token))}),
         "a new sheet": sheet,
-        "its CSV": client.get(f"/api/sheets/{sheet.json()['id']}/export.csv"),
+        "its CSV": client.get(f"/api/sheets/{sheet.json()['id']}/export.csv", headers=sheet_key),
+        "the sheets": client.post("/api/sheets/mine", json={"sheets": []}),
+        "your record": client.post("/api/stats", json={}),
         "a new room": client.get(f"/api/rooms/{created['room']}"),
         "a room's record": client.get(f"/api/rooms/{created['room']}/record"),
         "a wrong method": client.delete("/api/profiles"),
@@ -957,7 +1018,7 @@ KINDS = {
         ("GET", "/static/app.js", None),
         ("GET", "/api/profiles", None),
         ("GET", "/api/matches", None),
-        ("GET", "/api/stats", None),
+        ("POST", "/api/stats", {}),
     ],
 }
 
@@ -979,9 +1040,12 @@ def test_each_kind_of_request_is_limited_per_address(tmp_path: Path, kind: str) 
 def test_sockets_are_limited_per_address_and_released_on_close(tmp_path: Path) -> None:
     limits = dataclasses.replace(SMALL, lookup_burst=100, creation_burst=100)
     client = TestClient(create_app(tmp_path / "db.sqlite", limits=limits))
-    match_id = new_match(client)
+    match_id, token = new_match(client)
     path = f"/ws/matches/{match_id}"
-    with client.websocket_connect(path) as first, client.websocket_connect(path) as second:
+    with (
+        match_socket(client, match_id, token) as first,
+        match_socket(client, match_id, token) as second,
+    ):
         receive_state(first), receive_state(second)
         with client.websocket_connect(path) as third:
             error = third.receive_json()
@@ -990,16 +1054,17 @@ def test_sockets_are_limited_per_address_and_released_on_close(tmp_path: Path) -
             with pytest.raises(WebSocketDisconnect) as closed:
                 third.receive_json()
             assert closed.value.code == 4429
-    with client.websocket_connect(path) as again:  # the two closed: room for one more
+    with match_socket(client, match_id, token) as again:  # the two closed: room for one more
         assert receive_state(again)["seat"] == 0
 
 
 def test_opening_sockets_counts_as_looking_tables_up(tmp_path: Path) -> None:
     limits = dataclasses.replace(SMALL, creation_burst=100)
     client = TestClient(create_app(tmp_path / "db.sqlite", limits=limits))
-    match_id = new_match(client)
+    match_id, token = new_match(client)
     for path in (f"/ws/matches/{match_id}", "/ws/rooms/ABCDEF", "/ws/rooms/ABCDEG"):
         with client.websocket_connect(path) as socket:
+            socket.send_json({"type": "hello", "token": token})
             assert socket.receive_json()["type"] in ("state", "error", "welcome")
     with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
         error = socket.receive_json()
@@ -1056,13 +1121,13 @@ def test_addresses_whose_buckets_filled_up_again_are_forgotten() -> None:
 def test_a_failing_store_is_told_as_such_without_its_detail(
     client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    match_id = new_match(client)
+    match_id, token = new_match(client)
     backend = client.app.state.backend  # type: ignore[attr-defined]
 
     async def unreachable(*_args: Any, **_kwargs: Any) -> bool:
         raise ConnectionError(LEAK)
 
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with match_socket(client, match_id, token) as socket:
         state = wait_for_my_turn(socket, receive_state(socket))
         monkeypatch.setattr(backend, "append", unreachable)
         socket.send_json(first_legal(state))
@@ -1098,8 +1163,9 @@ def test_an_http_failure_is_answered_without_its_detail(
     async def unreachable(*_args: Any, **_kwargs: Any) -> Any:
         raise ConnectionError(LEAK)
 
-    monkeypatch.setattr(client.app.state.backend, "tables", unreachable)  # type: ignore[attr-defined]
-    answer = client.get("/api/matches")
+    match_id, token = new_match(client)
+    monkeypatch.setattr(client.app.state.backend, "load", unreachable)  # type: ignore[attr-defined]
+    answer = client.post("/api/matches/mine", json={"matches": held((match_id, token))})
     assert answer.status_code == 500
     assert answer.json() == {"error": "the server could not do that; try again", "code": "internal"}
     assert not any(word in answer.text for word in LEAKED)
@@ -1113,11 +1179,11 @@ def test_a_computer_that_cannot_be_seated_is_told_without_the_detail(
     def unreachable(*_args: Any, **_kwargs: Any) -> Any:
         raise ConnectionError(LEAK)
 
-    match_id = new_match(TestClient(create_app(tmp_path / "db.sqlite", limits=FAST)))
+    match_id, token = new_match(TestClient(create_app(tmp_path / "db.sqlite", limits=FAST)))
     # A restarted server builds the computers again, on their first turn: that fails now.
     monkeypatch.setattr(PlayerSpec, "build", unreachable)
     client = TestClient(create_app(tmp_path / "db.sqlite", limits=FAST))
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with match_socket(client, match_id, token) as socket:
         state = receive_state(socket)
         if state["turn"] == 0:
             socket.send_json(first_legal(state))
@@ -1128,3 +1194,150 @@ def test_a_computer_that_cannot_be_seated_is_told_without_the_detail(
         r"cannot seat .+: the server could not start that player", message["message"]
     )
     assert LEAK in caplog.text
+
+
+# --- owners: nothing of another client's -----------------------------------------------------
+
+
+def test_a_stranger_cannot_open_another_clients_match_socket(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the match's token (none, another match's, a hello that is no hello, or none
+    in time) the socket gets one error and is closed: no hand, no play, no watching."""
+    from callbreak.web import messages
+
+    monkeypatch.setattr(messages, "HELLO_SECONDS", 0.2)
+    match_id, _token = new_match(client)
+    _other, stranger = new_match(client)
+    table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
+    version = table.version
+    attempts: list[tuple[Any, str, int]] = [
+        ({"type": "hello", "token": stranger}, "no such match", 4404),
+        ({"type": "hello", "token": "x" * 43}, "no such match", 4404),
+        ({"type": "hello", "token": 5}, "no such match", 4404),
+        ({"type": "hello"}, "a match needs its token", 4401),
+        ({"type": "call", "value": 3, "version": version}, "the first message says", 4401),
+        (None, "a match needs its token", 4401),  # nothing said in time
+    ]
+    for hello, words, code in attempts:
+        with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+            if hello is not None:
+                socket.send_json(hello)
+            answer = socket.receive_json()
+            assert answer["type"] == "error" and answer["message"].startswith(words), answer
+            with pytest.raises(WebSocketDisconnect) as closed:
+                socket.receive_json()
+            assert closed.value.code == code
+    # The same answer for a match that does not exist.
+    with client.websocket_connect("/ws/matches/nope") as socket:
+        socket.send_json({"type": "hello", "token": stranger})
+        assert socket.receive_json() == {"type": "error", "message": "no such match"}
+    assert table.version == version and not table.connections
+
+
+def test_a_stranger_gets_no_record_or_replay_of_another_clients_match(
+    client: TestClient,
+) -> None:
+    match_id, token = new_match(client)
+    _other, stranger = new_match(client)
+    for part in ("record", "replay"):
+        address = f"/api/matches/{match_id}/{part}"
+        assert client.get(address, headers=owner(token)).status_code == 200
+        missing = client.get(address)
+        assert missing.status_code == 401
+        assert "needs the match's token: Authorization: Bearer" in missing.json()["error"]
+        for headers in (owner(stranger), owner("x" * 43), {"Authorization": f"Basic {token}"}):
+            wrong = client.get(address, headers=headers)
+            assert wrong.status_code in (401, 404) and "record" not in wrong.text
+        wrong = client.get(address, headers=owner(stranger))
+        unknown = client.get(f"/api/matches/nope/{part}", headers=owner(stranger))
+        assert (wrong.status_code, wrong.json()) == (unknown.status_code, unknown.json())
+        assert wrong.json() == {"error": "no such match"}
+
+
+def test_the_history_lists_only_the_matches_the_client_holds(client: TestClient) -> None:
+    mine = new_match(client, seed=1)
+    theirs = new_match(client, seed=2)
+    assert [m["id"] for m in my_matches(client, mine)] == [mine[0]]
+    both = my_matches(client, theirs, mine)
+    assert sorted(m["id"] for m in both) == sorted([theirs[0], mine[0]])
+    assert both[0]["updated"] >= both[1]["updated"]  # the most recently played first
+    # Another's id with my token, with a made-up token, an unknown id: not listed, alike.
+    assert my_matches(client, (theirs[0], mine[1])) == []
+    assert my_matches(client, (theirs[0], "x" * 43)) == []
+    assert my_matches(client, ("nope", mine[1])) == []
+    assert my_matches(client) == []
+    # Nothing lists every match any more.
+    assert client.get("/api/matches").status_code == 405
+    summary = my_matches(client, mine)[0]
+    assert "token" not in json.dumps(summary) and mine[1] not in json.dumps(summary)
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ([], "JSON object"),
+        ({"matches": "all"}, "must list"),
+        ({"matches": [["id", "token"]]}, "must list"),
+        ({"matches": [{"id": 5, "token": "t"}]}, "an id of"),
+        ({"matches": [{"id": "x" * 65, "token": "t"}]}, "an id of"),
+        ({"matches": [{"id": "a", "token": None}]}, "a token of"),
+        ({"matches": [{"id": str(n), "token": "t"} for n in range(501)]}, "at most 500"),
+    ],
+)
+def test_what_a_client_holds_is_checked_and_bounded(
+    client: TestClient, body: Any, words: str
+) -> None:
+    for address in ("/api/matches/mine", "/api/stats"):
+        answer = client.post(address, json=body)
+        assert answer.status_code == 400 and words in answer.json()["error"], answer.text
+    rooms = {"rooms": body["matches"]} if isinstance(body, dict) else body
+    answer = client.post("/api/stats", json=rooms)
+    assert answer.status_code == 400 and words in answer.json()["error"]
+    sheets = {"sheets": body["matches"]} if isinstance(body, dict) else body
+    answer = client.post("/api/sheets/mine", json=sheets)
+    assert answer.status_code == 400 and words in answer.json()["error"]
+    # 500 is allowed.
+    five_hundred = [{"id": str(n), "token": "t"} for n in range(500)]
+    assert client.post("/api/matches/mine", json={"matches": five_hundred}).json() == []
+
+
+def test_your_record_counts_only_what_the_clients_tokens_hold(client: TestClient) -> None:
+    """Another client's match is not counted with my token or none; in a room the seat is the
+    one the token holds, whatever seat the client names."""
+    from callbreak.game import Match
+    from callbreak.seating import play_match
+    from callbreak.web.actions import encode
+    from callbreak.web.stats import figures, game_of
+
+    theirs = new_match(client, rules="strict(deals=1)")
+    play_to_the_end(client, *theirs)
+    mine = new_match(client)
+    nothing = client.post("/api/stats", json={"matches": held((theirs[0], mine[1]))}).json()
+    assert nothing == client.post("/api/stats", json={}).json()
+    assert nothing["total"]["matches"] == 0 and nothing["total"]["unfinished"] == 0
+
+    made = client.post(
+        "/api/rooms",
+        json={"name": "Asha", "seats": [None, "random", "random"], "rules": "classic(deals=1)"},
+    ).json()
+    code, creator = made["room"], made["token"]
+    joined = client.post(f"/api/rooms/{code}/join", json={"name": "Bikash"}).json()
+    assert joined["seat"] == 1
+    assert client.post(f"/api/rooms/{code}/start", headers=owner(creator)).status_code == 200
+    store = client.app.state.store  # type: ignore[attr-defined]
+    data = store.load(code)
+    match = Match(data.rules, seed=data.seed)
+    play_match(match, ["random"] * 4)
+    codes = [encode(action) for deal in match.deals for action in deal.actions]
+    for version, action in enumerate(codes):
+        status = "finished" if version == len(codes) - 1 else "playing"
+        assert store.append(code, version, action, [], status, None)
+    data = store.load(code)
+    expected = {seat: figures([game_of(data, seat)]) for seat in (0, 1)}  # type: ignore[list-item]
+    assert expected[0] != expected[1]
+    for token, seat in ((creator, 0), (joined["token"], 1)):
+        rooms = [{"id": code.lower(), "token": token, "seat": 1 - seat}]  # the seat is ignored
+        assert client.post("/api/stats", json={"rooms": rooms}).json() == expected[seat]
+    stranger = [{"id": code, "token": mine[1]}]
+    assert client.post("/api/stats", json={"rooms": stranger}).json() == nothing

@@ -6,10 +6,11 @@ import argparse
 import dataclasses
 import ipaddress
 import json
+import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from callbreak import __version__
 from callbreak.bots.remote import BotAddresses
@@ -182,6 +183,19 @@ def build_parser() -> argparse.ArgumentParser:
         "names the client (default none: the limits count the direct peer)",
     )
 
+    adopt = commands.add_parser(
+        "adopt",
+        help="give old matches and scoresheets an owner",
+        description="Give every match and scoresheet of the web app's database made before "
+        "they had owners a token, and write the tokens file that the History page imports "
+        "(Import history), so that a browser holds them again. Run it with the server stopped "
+        "(or restart it after). The file opens those matches and sheets: keep it private.",
+    )
+    adopt.add_argument("--db", metavar="PATH", help="SQLite file (default: the user's data folder)")
+    adopt.add_argument(
+        "--out", metavar="FILE", help="write the tokens file here (default: standard output)"
+    )
+
     commands.add_parser("rules", help="list the rule profiles", description="List the profiles.")
     return parser
 
@@ -213,6 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_league(args, list(argv) if argv is not None else sys.argv[1:])
         if args.command == "bot":
             return run_bot(args.player, args.host, args.port, args.rules)
+        if args.command == "adopt":
+            return run_adopt(args.db, args.out)
         if args.command == "serve":
             try:
                 bots = BotAddresses.parse(args.bots)
@@ -645,6 +661,41 @@ def run_serve(
             file=sys.stderr,
         )
         return EXIT_UNREADABLE
+    return EXIT_OK
+
+
+def run_adopt(db: str | None, out: str | None) -> int:
+    """Give the database's matches and sheets without an owner a token; write the tokens file."""
+    import contextlib
+
+    from callbreak.web.owners import adopt
+    from callbreak.web.store import default_path
+
+    path = db or str(default_path())
+    with contextlib.ExitStack() as stack:
+        target: TextIO = sys.stdout
+        if out is not None:
+            try:
+                # Opened before any token is made: a token no file holds would lock its match
+                # away for good. The file opens every match and sheet in it: its owner's only.
+                flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                target = stack.enter_context(open(os.open(out, flags, 0o600), "w"))
+            except OSError as error:
+                reason = error.strerror or error
+                print(f"callbreak adopt: cannot write {out}: {reason}", file=sys.stderr)
+                return EXIT_UNREADABLE
+        try:
+            tokens = adopt(path)
+        except CallbreakError as error:
+            print(f"callbreak adopt: {error}", file=sys.stderr)
+            return EXIT_UNREADABLE
+        target.write(json.dumps(tokens, indent=1) + "\n")
+    matches, sheets = len(tokens["matches"]), len(tokens["sheets"])
+    print(
+        f"callbreak adopt: {matches} match(es) and {sheets} scoresheet(s) of {path} got a token; "
+        "import the file on the History page (and restart a server that is running)",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 

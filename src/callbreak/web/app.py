@@ -30,20 +30,18 @@ from callbreak.rules import PROFILES, Rules, format_tenths
 from callbreak.web import messages, rooms, sheets
 from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.export import trick_winners
-from callbreak.web.http import BadRequest, Guarded, check_bots, error, read_json
+from callbreak.web.http import BadRequest, Guarded, answered, bearer, check_bots, error, read_json
 from callbreak.web.limits import DEFAULT, Limits, RateLimits
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
-from callbreak.web.stats import figures, game_of
+from callbreak.web.owners import held_matches, held_rooms, read_held
+from callbreak.web.stats import figures, game_of, replay
 from callbreak.web.store import Store
 from callbreak.web.tables import Table, Tables
 from callbreak.web.view import level_name, rules_json
-from callbreak.web.work import Busy
 
 __all__ = ["create_app"]
 
 STATIC = Path(__file__).parent / "static"
-MAX_ROOMS = 500
-"""Rooms one request for a person's figures may name."""
 
 
 def create_app(
@@ -108,29 +106,36 @@ def create_app(
             if isinstance(seed, str) and (not seed.strip() or len(seed) > 64):
                 raise BadRequest("seed must be 1-64 characters")
             settings = read_settings(body, {})
-            table = await tables.create_match(
+            table, token = await tables.create_match(
                 str(rules), name, opponents, None if seed is None else str(seed), settings
             )
         except BadRequest as problem:
             return error(str(problem), problem.status)
         except CallbreakError as problem:
             return error(str(problem))
-        return JSONResponse({"id": table.id}, 201)
+        return JSONResponse({"id": table.id, "token": token}, 201)
 
-    async def list_matches(_request: Request) -> JSONResponse:
-        return JSONResponse([_summary(data, backend) for data in await backend.tables(MATCH)])
+    async def my_matches(request: Request) -> Response:
+        # Only the matches the client names with their tokens: the server lists nobody's.
+        pairs = read_held(await read_json(request), "matches")
+        held = await held_matches(backend, pairs)
+        # Each summary replays its match: on the shared pool, as Your record's figures.
+        summaries = await tables.work.run(lambda: [_summary(data) for data in held])
+        summaries.sort(key=lambda summary: -summary["updated"])
+        return JSONResponse(summaries)
 
-    async def match_of(request: Request) -> Table | None:
+    async def match_of(request: Request) -> Table:
+        """The match of the request's id whose token the request carries; BadRequest (404)
+        alike for an unknown id and a wrong token."""
+        token = bearer(request, "the match's token")
         table = await tables.get(request.path_params["id"])
-        if table is None or table.data.kind != MATCH:
-            return None
+        if table is None or table.data.kind != MATCH or table.data.seat_of(token) != 0:
+            raise BadRequest("no such match", 404)
         await table.catch_up()  # another process may have moved it on
         return table
 
     async def match_record(request: Request) -> Response:
         table = await match_of(request)
-        if table is None:
-            return error("no such match", 404)
         text = json.dumps(table.record(), indent=1)
         disposition = f'attachment; filename="callbreak-{table.id}.json"'
         return Response(
@@ -139,36 +144,26 @@ def create_app(
 
     async def match_replay(request: Request) -> Response:
         table = await match_of(request)
-        if table is None:
-            return error("no such match", 404)
         record = table.record()
         return JSONResponse({"record": record, "winners": trick_winners(record)})
 
     async def stats(request: Request) -> Response:
-        # Matches against the computer are the person's in seat 0; rooms are those the page
-        # names (the browser remembers its rooms and seats): ?rooms=CODE:SEAT,CODE:SEAT. Each
-        # room and seat counts once however often it is named, and at most MAX_ROOMS rooms.
-        wanted: dict[str, set[int]] = {}
-        for item in request.query_params.get("rooms", "").split(","):
-            code, _, number = item.strip().partition(":")
-            if len(code) == 6 and code.isalnum() and number in ("0", "1", "2", "3"):
-                if len(wanted) == MAX_ROOMS and code.upper() not in wanted:
-                    break
-                wanted.setdefault(code.upper(), set()).add(int(number))
-        stored: list[tuple[TableData, int]] = [(data, 0) for data in await backend.tables(MATCH)]
-        for code, places in wanted.items():
-            data = await backend.load(code)
-            if data is not None and data.kind == ROOM and data.status != LOBBY:
-                stored.extend((data, place) for place in sorted(places))
+        # The matches and rooms the client holds tokens for; in a room, the seat its token
+        # holds now (a seat the client names itself would count another person's play).
+        body = await read_json(request)
+        matches, rooms = read_held(body, "matches"), read_held(body, "rooms")
+        stored: list[tuple[TableData, int]] = [
+            (data, 0) for data in await held_matches(backend, matches)
+        ]
+        stored += [
+            (data, seat) for data, seat in await held_rooms(backend, rooms) if data.status != LOBBY
+        ]
 
         def work() -> dict[str, Any]:
             games = [game_of(data, seat) for data, seat in stored]
             return figures(game for game in games if game is not None)
 
-        try:
-            return JSONResponse(await tables.work.run(work))
-        except Busy as busy:
-            return error(str(busy), busy.status)
+        return JSONResponse(await tables.work.run(work))  # Busy (503) when the pool is full
 
     async def match_socket(socket: WebSocket) -> None:
         await messages.connect(tables, socket, socket.path_params["id"], MATCH, limits)
@@ -187,10 +182,10 @@ def create_app(
         Route("/api/profiles", profiles),
         Route("/api/levels", levels),
         Route("/api/matches", new_match, methods=["POST"]),
-        Route("/api/matches", list_matches, methods=["GET"]),
-        Route("/api/matches/{id}/record", match_record),
-        Route("/api/matches/{id}/replay", match_replay),
-        Route("/api/stats", stats),
+        Route("/api/matches/mine", answered(my_matches), methods=["POST"]),
+        Route("/api/matches/{id}/record", answered(match_record)),
+        Route("/api/matches/{id}/replay", answered(match_replay)),
+        Route("/api/stats", answered(stats), methods=["POST"]),
         WebSocketRoute("/ws/matches/{id}", match_socket),
         *rooms.routes(tables, limits),
         WebSocketRoute("/ws/rooms/{code}", room_socket),
@@ -212,8 +207,8 @@ def _text(value: object, what: str) -> str:
     return value
 
 
-def _summary(data: TableData, backend: Backend) -> dict[str, Any]:
-    """A stored match for the history page (rebuilt, not kept live)."""
+def _summary(data: TableData) -> dict[str, Any]:
+    """A stored match for the history page (replayed, not kept live)."""
     summary = {
         "id": data.id,
         "created": data.created,
@@ -223,7 +218,7 @@ def _summary(data: TableData, backend: Backend) -> dict[str, Any]:
         "levels": [level_name(level) for level in data.levels],
     }
     try:
-        match = Table(data, backend).match
+        match = replay(data)
     except Exception:  # a damaged row must not hide the others
         return summary | {"status": DAMAGED, "deals_played": 0, "totals": None, "places": None}
     over = match.is_over

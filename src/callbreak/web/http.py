@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from callbreak.bots.remote import BotAddresses
@@ -24,6 +24,8 @@ __all__ = [
     "MAX_BODY_BYTES",
     "BadRequest",
     "Guarded",
+    "answered",
+    "bearer",
     "check_bots",
     "error",
     "read_json",
@@ -81,6 +83,15 @@ async def read_json(request: Request) -> Any:
         raise BadRequest("the body is not JSON") from None
 
 
+def bearer(request: Request, what: str) -> str:
+    """The token of the request's ``Authorization: Bearer T`` header; BadRequest (401) saying
+    that it needs ``what`` (such as "your seat token") when there is none."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise BadRequest(f"this needs {what}: Authorization: Bearer TOKEN", 401)
+    return token.strip()
+
+
 def error(message: str, status: int = 400, code: str | None = None) -> JSONResponse:
     """A JSON error answer: ``{"error": message}``, with ``"code"`` when given."""
     return JSONResponse({"error": message} | ({"code": code} if code else {}), status)
@@ -128,3 +139,18 @@ class Guarded:
             if started:  # half an answer is out: only dropping the connection says it failed
                 raise
             await error(COULD_NOT, 500, "internal")(scope, receive, sending)
+
+
+def answered(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Any]:
+    """``handler`` with a refusal it raises (BadRequest, or another CallbreakError: 400)
+    answered as a JSON error."""
+
+    async def answer(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except BadRequest as problem:
+            return error(str(problem), problem.status)
+        except CallbreakError as problem:
+            return error(str(problem))
+
+    return answer

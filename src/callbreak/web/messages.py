@@ -1,8 +1,9 @@
 """The WebSocket of a table: who a connection is, what it may send, and what each message does.
 
-A match's socket (``/ws/matches/ID``) plays seat 0: the match's id is its key. A room's socket
-(``/ws/rooms/CODE``) first says who it is: ``{"type": "hello", "token": T}`` for a seat, or no
-token for a spectator. Every message is a JSON object with a ``type``; anything malformed or
+Every socket first says who it is: ``{"type": "hello", "token": T}``. A match's socket
+(``/ws/matches/ID``) plays seat 0 with the token the match was made with, and is closed without
+it (nobody watches a match). A room's socket (``/ws/rooms/CODE``) plays the seat its token holds,
+or watches with no token. Every message is a JSON object with a ``type``; anything malformed or
 refused gets one ``error`` back and the table goes on. A connection only ever receives its own
 seat's view (see ``docs/web.md`` and ``docs/rooms.md``).
 """
@@ -45,18 +46,26 @@ async def connect(
         await socket.close(code=4403)  # another site's page may not play here
         return
     await socket.accept()
-    table = await tables.get(table_id)
-    if table is None or table.data.kind != kind:
-        what = "match" if kind == MATCH else "room"
-        await socket.send_text(json.dumps({"type": "error", "message": f"no such {what}"}))
-        await socket.close(code=4404)
-        return
     seat: int | None = 0
-    token: str | None = None
+    token: object = None
+    if kind == MATCH:
+        # The token before the match: an unknown id and a wrong token get the same answer.
+        token, problem = await _read_hello(socket)
+        if token is None:
+            problem = problem or 'a match needs its token: {"type": "hello", "token": T}'
+            await _refuse(socket, problem, 4401)
+            return
+    table = await tables.get(table_id)
+    held = kind != MATCH or (table is not None and table.data.seat_of(token) == 0)
+    if table is None or table.data.kind != kind or not held:
+        await _refuse(socket, "no such match" if kind == MATCH else "no such room", 4404)
+        return
     bucket = Bucket(limits.messages_per_second, limits.message_burst)
     if kind == ROOM:
         seat, token = await _hello(table, socket)
-    await table.join(socket, seat, token)
+    else:
+        await table.send({"type": "welcome", "seat": 0}, socket)
+    await table.join(socket, seat, token if isinstance(token, str) else None)
     try:
         strikes = 0
         while True:
@@ -92,9 +101,9 @@ async def _receive(socket: WebSocket) -> str | None:
     return str(text)
 
 
-async def _hello(table: Table, socket: WebSocket) -> tuple[int | None, str | None]:
-    """Read the first message of a room's connection: which seat's token it holds (the seat
-    and the token, or None and None for a spectator)."""
+async def _read_hello(socket: WebSocket) -> tuple[object, str | None]:
+    """Read a connection's first message, ``{"type": "hello", "token": T}``: the token it
+    names (None for none, or when the message is no hello), and what was wrong with it."""
     try:
         text = await asyncio.wait_for(_receive(socket), HELLO_SECONDS)
     except TimeoutError:
@@ -106,9 +115,22 @@ async def _hello(table: Table, socket: WebSocket) -> tuple[int | None, str | Non
         if message["type"] != "hello":
             raise CallbreakError('the first message says who you are: {"type": "hello", ...}')
     except CallbreakError as error:
-        await table.send({"type": "error", "message": str(error)}, socket)
-        message = {}
-    token = message.get("token")
+        return None, str(error)
+    return message.get("token"), None
+
+
+async def _refuse(socket: WebSocket, message: str, code: int) -> None:
+    """Say why, and close the connection."""
+    await socket.send_text(json.dumps({"type": "error", "message": message}))
+    await socket.close(code=code)
+
+
+async def _hello(table: Table, socket: WebSocket) -> tuple[int | None, str | None]:
+    """Read the first message of a room's connection: which seat's token it holds (the seat
+    and the token, or None and None for a spectator)."""
+    token, problem = await _read_hello(socket)
+    if problem is not None:
+        await table.send({"type": "error", "message": problem}, socket)
     # The token is checked against the room as stored now: this process's copy may be behind
     # a lobby change made through another (a seat given away, or a new person seated).
     await table.catch_up()
@@ -119,7 +141,7 @@ async def _hello(table: Table, socket: WebSocket) -> tuple[int | None, str | Non
             socket,
         )
     await table.send({"type": "welcome", "seat": seat}, socket)
-    return seat, (token if seat is not None else None)
+    return seat, (str(token) if seat is not None else None)
 
 
 async def handle(table: Table, socket: WebSocket, text: str, hints: Hints) -> None:

@@ -41,6 +41,7 @@ __all__ = [
     "claim",
     "fill",
     "hash_token",
+    "holds",
     "join",
     "leave",
     "move",
@@ -176,13 +177,10 @@ class TableData:
         fields = {key: data[key] for key in data if key != "seats"}
         return cls(**fields, seats=seats, actions=list(actions), faults=dict(faults))
 
-    def seat_of(self, token: str | None) -> int | None:
+    def seat_of(self, token: object) -> int | None:
         """The seat whose token this is, or None (a wrong token, or none)."""
-        if not token or not isinstance(token, str):
-            return None
-        wanted = hash_token(token)
         for index, seat in enumerate(self.seats):
-            if seat.token is not None and secrets.compare_digest(seat.token, wanted):
+            if holds(seat.token, token):
                 return index
         return None
 
@@ -195,6 +193,14 @@ def new_token() -> str:
 def hash_token(token: str) -> str:
     """What the store keeps of a token: a stolen store gives no seat away."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def holds(stored: str | None, token: object) -> bool:
+    """Whether ``token`` is the token whose hash is ``stored`` (None: nobody holds it),
+    compared in constant time."""
+    if stored is None or not token or not isinstance(token, str):
+        return False
+    return secrets.compare_digest(stored, hash_token(token))
 
 
 def new_code() -> str:
@@ -309,8 +315,8 @@ def new_room(
 def new_match(
     rules: str, name: str, opponents: list[str], seed: str | None, settings: dict[str, Any]
 ) -> TableData:
-    """A match against three computers, started: the person in seat 0 has no token (the
-    match's id, 128 random bits, is their key) and no clock."""
+    """A match against three computers, started: the person in seat 0 (whose token is made
+    by :func:`claim`, the match's only key) has no clock."""
     return TableData(
         id=secrets.token_urlsafe(16),
         kind=MATCH,

@@ -15,9 +15,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from callbreak.errors import CallbreakError
 from callbreak.web.export import trick_winners
-from callbreak.web.http import BadRequest, check_bots, error, read_json
+from callbreak.web.http import BadRequest, answered, bearer, check_bots, read_json
 from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.model import (
     DEFAULT_COVER,
@@ -48,17 +47,10 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         await table.catch_up()  # another process may have changed it
         return table
 
-    def bearer(request: Request) -> str:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise RoomError("this needs your seat token: Authorization: Bearer TOKEN", 401)
-        return token.strip()
-
     def as_creator(request: Request, change: Callable[[TableData], T]) -> Callable[[TableData], T]:
         """``change``, made only when the request's token holds seat 0 in the very copy of
         the room it changes (a check on an earlier copy could be a lobby change behind)."""
-        token = bearer(request)
+        token = bearer(request, "your seat token")
 
         def checked(data: TableData) -> T:
             if _holder(data, token) != 0:
@@ -110,7 +102,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
 
     async def seat_change(request: Request) -> Response:
         table = await room(request)
-        bearer(request)
+        bearer(request, "your seat token")
         body = await body_of(request)
         seat = _seat_number(request.path_params["seat"])
         if body.get("open") is True:
@@ -124,7 +116,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
 
     async def move_seats(request: Request) -> Response:
         table = await room(request)
-        bearer(request)
+        bearer(request, "your seat token")
         body = await body_of(request)
         await table.change(
             as_creator(request, lambda data: move(data, body.get("from"), body.get("to")))
@@ -138,7 +130,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
 
     async def leave_room(request: Request) -> Response:
         table = await room(request)
-        token = bearer(request)
+        token = bearer(request, "your seat token")
         # The seat is looked up in the copy the change is made on: a move in between must not
         # make another person leave.
         await table.change(lambda data: leave(data, _holder(data, token)))
@@ -157,28 +149,16 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         data = table.record()
         return JSONResponse({"record": data, "winners": trick_winners(data)})
 
-    def guarded(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
-        async def answer(request: Request) -> Response:
-            try:
-                response: Response = await handler(request)
-                return response
-            except BadRequest as problem:
-                return error(str(problem), problem.status)
-            except CallbreakError as problem:
-                return error(str(problem))
-
-        return answer
-
     return [
-        Route("/api/rooms", guarded(create), methods=["POST"]),
-        Route("/api/rooms/{code}", guarded(lobby), methods=["GET"]),
-        Route("/api/rooms/{code}/join", guarded(join_room), methods=["POST"]),
-        Route("/api/rooms/{code}/seats/{seat}", guarded(seat_change), methods=["POST"]),
-        Route("/api/rooms/{code}/move", guarded(move_seats), methods=["POST"]),
-        Route("/api/rooms/{code}/start", guarded(start_room), methods=["POST"]),
-        Route("/api/rooms/{code}/leave", guarded(leave_room), methods=["POST"]),
-        Route("/api/rooms/{code}/record", guarded(record), methods=["GET"]),
-        Route("/api/rooms/{code}/replay", guarded(replay), methods=["GET"]),
+        Route("/api/rooms", answered(create), methods=["POST"]),
+        Route("/api/rooms/{code}", answered(lobby), methods=["GET"]),
+        Route("/api/rooms/{code}/join", answered(join_room), methods=["POST"]),
+        Route("/api/rooms/{code}/seats/{seat}", answered(seat_change), methods=["POST"]),
+        Route("/api/rooms/{code}/move", answered(move_seats), methods=["POST"]),
+        Route("/api/rooms/{code}/start", answered(start_room), methods=["POST"]),
+        Route("/api/rooms/{code}/leave", answered(leave_room), methods=["POST"]),
+        Route("/api/rooms/{code}/record", answered(record), methods=["GET"]),
+        Route("/api/rooms/{code}/replay", answered(replay), methods=["GET"]),
     ]
 
 

@@ -23,7 +23,9 @@ from starlette.routing import BaseRoute, Route
 
 from callbreak.errors import InvalidRulesError
 from callbreak.rules import Rules, format_tenths, made, places, score_deal
-from callbreak.web.http import BadRequest, error, read_json
+from callbreak.web.http import BadRequest, answered, bearer, read_json
+from callbreak.web.model import hash_token, holds, new_token
+from callbreak.web.owners import read_held
 from callbreak.web.store import Store
 
 __all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "MAX_NAME", "Sheet", "routes"]
@@ -359,14 +361,19 @@ def _cell(text: str) -> str:
 
 
 def routes(store: Store) -> list[BaseRoute]:
-    """The scoresheet API's routes."""
+    """The scoresheet API's routes. Every request for a sheet carries the token its creation
+    answered, as ``Authorization: Bearer T``."""
 
     # Handlers read, change and save a sheet with no await in between, so two requests to one
     # sheet can never interleave inside the single-threaded event loop.
-    def load(request: Request) -> Sheet | None:
-        sheet_id = request.path_params["id"]
-        data = store.sheet(sheet_id)
-        return None if data is None else Sheet.load(sheet_id, data)
+    def load(request: Request) -> Sheet:
+        """The sheet of the request's id whose token the request carries; BadRequest (404)
+        alike for an unknown id and a wrong token."""
+        token = bearer(request, "the scoresheet's token")
+        row = store.sheet(request.path_params["id"])
+        if row is None or not holds(row["token"], token):
+            raise BadRequest("There is no such scoresheet", 404)
+        return Sheet.load(row["id"], row["data"])
 
     def deal_number(request: Request) -> int:
         text = request.path_params["n"]
@@ -375,71 +382,60 @@ def routes(store: Store) -> list[BaseRoute]:
         return int(text)
 
     async def create(request: Request) -> Response:
-        try:
-            sheet = Sheet.create(await read_json(request))
-        except BadRequest as problem:
-            return error(str(problem), problem.status)
-        store.save_sheet(sheet.id, sheet.data())
-        return JSONResponse(sheet.view(), 201)
+        sheet = Sheet.create(await read_json(request))
+        token = new_token()
+        store.save_sheet(sheet.id, sheet.data(), hash_token(token))
+        return JSONResponse(sheet.view() | {"token": token}, 201)
 
-    async def listing(_request: Request) -> Response:
+    async def mine(request: Request) -> Response:
+        # Only the sheets the client names with their tokens: the server lists nobody's.
+        held: dict[str, list[str]] = {}
+        for sheet_id, token in read_held(await read_json(request), "sheets"):
+            held.setdefault(sheet_id, []).append(token)
         return JSONResponse(
-            [Sheet.load(row["id"], row["data"]).summary(row["updated"]) for row in store.sheets()]
+            [
+                Sheet.load(row["id"], row["data"]).summary(row["updated"])
+                for row in store.sheets(list(held))
+                if any(holds(row["token"], token) for token in held[row["id"]])
+            ]
         )
 
     async def show(request: Request) -> Response:
-        sheet = load(request)
-        if sheet is None:
-            return error("There is no such scoresheet", 404)
-        return JSONResponse(sheet.view())
+        return JSONResponse(load(request).view())
 
     async def put_deal(request: Request) -> Response:
-        try:
-            body = await read_json(request)
-            sheet = load(request)
-            if sheet is None:
-                return error("There is no such scoresheet", 404)
-            sheet.put_deal(deal_number(request), body)
-        except BadRequest as problem:
-            return error(str(problem), problem.status)
+        body = await read_json(request)
+        sheet = load(request)
+        sheet.put_deal(deal_number(request), body)
         store.save_sheet(sheet.id, sheet.data())
         return JSONResponse(sheet.view())
 
     async def delete_deal(request: Request) -> Response:
         sheet = load(request)
-        if sheet is None:
-            return error("There is no such scoresheet", 404)
-        try:
-            sheet.delete_deal(deal_number(request))
-        except BadRequest as problem:
-            return error(str(problem), problem.status)
+        sheet.delete_deal(deal_number(request))
         store.save_sheet(sheet.id, sheet.data())
         return JSONResponse(sheet.view())
 
     async def export_csv(request: Request) -> Response:
         sheet = load(request)
-        if sheet is None:
-            return error("There is no such scoresheet", 404)
         # The byte order mark lets spreadsheet programs read non-Latin names as UTF-8.
         return Response("\ufeff" + sheet.export_csv(), media_type="text/csv",
                         headers=_attachment(f"callbreak-sheet-{sheet.id}.csv"))  # fmt: skip
 
     async def export_json(request: Request) -> Response:
         sheet = load(request)
-        if sheet is None:
-            return error("There is no such scoresheet", 404)
         text = json.dumps(sheet.export_json(), indent=1, ensure_ascii=False)
         return Response(text, media_type="application/json",
                         headers=_attachment(f"callbreak-sheet-{sheet.id}.json"))  # fmt: skip
 
     return [
-        Route("/api/sheets", create, methods=["POST"]),
-        Route("/api/sheets", listing, methods=["GET"]),
-        Route("/api/sheets/{id}", show, methods=["GET"]),
-        Route("/api/sheets/{id}/deals/{n}", put_deal, methods=["PUT"]),
-        Route("/api/sheets/{id}/deals/{n}", delete_deal, methods=["DELETE"]),
-        Route("/api/sheets/{id}/export.csv", export_csv, methods=["GET"]),
-        Route("/api/sheets/{id}/export.json", export_json, methods=["GET"]),
+        Route("/api/sheets", answered(create), methods=["POST"]),
+        Route("/api/sheets/mine", answered(mine), methods=["POST"]),
+        Route("/api/sheets/{id}", answered(show), methods=["GET"]),
+        Route("/api/sheets/{id}/deals/{n}", answered(put_deal), methods=["PUT"]),
+        Route("/api/sheets/{id}/deals/{n}", answered(delete_deal), methods=["DELETE"]),
+        Route("/api/sheets/{id}/export.csv", answered(export_csv), methods=["GET"]),
+        Route("/api/sheets/{id}/export.json", answered(export_json), methods=["GET"]),
     ]
 
 

@@ -8,7 +8,9 @@ turn. Rebuilding replays the actions through the engine, so a reload, a reconnec
 restarted server resumes where the match was.
 
 Databases written before rooms existed (a ``matches`` table of one person against three
-computers) are read into the new form when the file is opened.
+computers) are read into the new form when the file is opened, and those written before
+scoresheets had owners gain the sheets' token column; such matches and sheets have no token
+until :meth:`Store.adopt` gives them one (``callbreak adopt``).
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from callbreak.web.model import COMPUTER, MATCH, PERSON, Seat, TableData
+from callbreak.web.model import COMPUTER, MATCH, PERSON, Seat, TableData, hash_token, new_token
 
 __all__ = ["Store", "default_path"]
 
@@ -48,9 +50,12 @@ CREATE TABLE IF NOT EXISTS sheets (
     id TEXT PRIMARY KEY,
     created REAL NOT NULL,
     updated REAL NOT NULL,
-    data TEXT NOT NULL
+    data TEXT NOT NULL,
+    token TEXT
 );
 """
+# ``sheets.token`` is the hash of the sheet's token (model.hash_token); NULL for a sheet made
+# before sheets had owners, which only ``callbreak adopt`` opens again.
 
 
 def default_path() -> Path:
@@ -78,6 +83,7 @@ class Store:
         with self.transaction() as db:
             db.executescript(SCHEMA)
             _migrate_matches(db)
+            _migrate_sheets(db)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -172,35 +178,66 @@ class Store:
 
     # --- scoresheets -----------------------------------------------------------------------
 
-    def save_sheet(self, sheet_id: str, data: dict[str, Any]) -> None:
-        """Create or replace a scoresheet."""
+    def save_sheet(self, sheet_id: str, data: dict[str, Any], token: str | None = None) -> None:
+        """Create a scoresheet held by the token whose hash is ``token``, or replace a stored
+        sheet's data (its token stays)."""
         now = time.time()
         with self.transaction() as db:
             db.execute(
-                "INSERT INTO sheets VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
-                "data = excluded.data, updated = excluded.updated",
-                (sheet_id, now, now, json.dumps(data)),
+                "INSERT INTO sheets (id, created, updated, data, token) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET data = excluded.data, updated = excluded.updated",
+                (sheet_id, now, now, json.dumps(data), token),
             )
 
     def sheet(self, sheet_id: str) -> dict[str, Any] | None:
-        """One scoresheet's data, or None."""
+        """One scoresheet (id, times, data, the hash of its token), or None."""
         with self.transaction() as db:
-            row = db.execute("SELECT data FROM sheets WHERE id = ?", (sheet_id,)).fetchone()
-        return None if row is None else dict(json.loads(row["data"]))
+            row = db.execute("SELECT * FROM sheets WHERE id = ?", (sheet_id,)).fetchone()
+        return None if row is None else _sheet_row(row)
 
-    def sheets(self) -> list[dict[str, Any]]:
-        """Every scoresheet (id, times, data), the most recently changed first."""
+    def sheets(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The scoresheets of ``ids`` that exist, as :meth:`sheet` gives them, the most
+        recently changed first."""
+        marks = ", ".join("?" * len(ids))
         with self.transaction() as db:
-            rows = db.execute("SELECT * FROM sheets ORDER BY updated DESC").fetchall()
-        return [
-            {
-                "id": row["id"],
-                "created": row["created"],
-                "updated": row["updated"],
-                "data": json.loads(row["data"]),
-            }
-            for row in rows
-        ]
+            rows = db.execute(
+                f"SELECT * FROM sheets WHERE id IN ({marks}) ORDER BY updated DESC", tuple(ids)
+            ).fetchall()
+        return [_sheet_row(row) for row in rows]
+
+    # --- owners ----------------------------------------------------------------------------
+
+    def adopt(self) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float]]]:
+        """Give every match and scoresheet that has no owner (made before they had owners) a
+        new token; the (id, token, created) of each match and each sheet given one."""
+        matches: list[tuple[str, str, float]] = []
+        sheets: list[tuple[str, str, float]] = []
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT id, created FROM tables WHERE kind = ? "
+                "AND json_extract(data, '$.seats[0].token') IS NULL",
+                (MATCH,),
+            ).fetchall()
+            for row in rows:
+                token = new_token()
+                # Only the token is written, into the row as it is now: a server still playing
+                # the match meanwhile loses nothing.
+                changed = db.execute(
+                    "UPDATE tables SET data = json_set(data, '$.seats[0].token', ?) "
+                    "WHERE id = ? AND json_extract(data, '$.seats[0].token') IS NULL",
+                    (hash_token(token), row["id"]),
+                ).rowcount
+                if changed:  # not when another adopt got there first
+                    matches.append((row["id"], token, row["created"]))
+            for row in db.execute("SELECT id, created FROM sheets WHERE token IS NULL").fetchall():
+                token = new_token()
+                changed = db.execute(
+                    "UPDATE sheets SET token = ? WHERE id = ? AND token IS NULL",
+                    (hash_token(token), row["id"]),
+                ).rowcount
+                if changed:
+                    sheets.append((row["id"], token, row["created"]))
+        return matches, sheets
 
 
 def _insert(db: sqlite3.Connection, data: TableData) -> None:
@@ -240,6 +277,24 @@ def _data(db: sqlite3.Connection, row: sqlite3.Row) -> TableData:
         if noted is not None:
             faults[version] = json.loads(noted)
     return TableData.from_json(json.loads(row["data"]), actions, faults)
+
+
+def _sheet_row(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "created": row["created"],
+        "updated": row["updated"],
+        "data": json.loads(row["data"]),
+        "token": row["token"],
+    }
+
+
+def _migrate_sheets(db: sqlite3.Connection) -> None:
+    """Give the sheets of a database from before sheets had owners their token column (NULL:
+    nobody holds them until ``callbreak adopt``), once."""
+    columns = {row["name"] for row in db.execute("PRAGMA table_info(sheets)")}
+    if "token" not in columns:
+        db.execute("ALTER TABLE sheets ADD COLUMN token TEXT")
 
 
 def _migrate_matches(db: sqlite3.Connection) -> None:

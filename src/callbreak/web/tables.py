@@ -593,17 +593,20 @@ class Tables:
         opponents: list[str],
         seed: str | None,
         settings: dict[str, Any],
-    ) -> Table:
-        """Start a match for a person in seat 0 against three computer players.
+    ) -> tuple[Table, str]:
+        """Start a match for a person in seat 0 against three computer players; the match and
+        seat 0's token, the match's only key.
 
         The computer players are built first, so that a spec that cannot work is refused
         (CallbreakError) before anything is stored.
         """
-        table = Table(new_match(rules, name, opponents, seed, settings), self.backend, self.bots)
+        data = new_match(rules, name, opponents, seed, settings)
+        token = claim(data, 0)
+        table = Table(data, self.backend, self.bots)
         await _build_computers(table)
         await self.backend.create(table.data)
         self.live[table.id] = table
-        return table
+        return table, token
 
     async def create_room(
         self, rules: str, name: object, seats: list[str | None], **settings: Any

@@ -1,0 +1,137 @@
+"""Who holds what: the tokens a client sends for its matches, rooms and scoresheets, the file
+that carries them to another device, and tokens for what was made before anything had owners.
+
+The server lists, counts and opens only what a client names together with its token (the hash
+of which the store keeps): an id with a wrong token, or none, is left out exactly as an id that
+does not exist, so a stranger learns nothing. The browser keeps its tokens in its local storage
+and can export them as a *tokens file* (``TOKENS_FORMAT``) to import on another device;
+``callbreak adopt`` writes the same file for the matches and sheets of an older database.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from callbreak.errors import CallbreakError
+from callbreak.web.backend import Backend
+from callbreak.web.http import BadRequest
+from callbreak.web.model import MATCH, ROOM, TableData
+from callbreak.web.store import Store
+
+__all__ = [
+    "MAX_HELD",
+    "TOKENS_FORMAT",
+    "TOKENS_VERSION",
+    "adopt",
+    "held_matches",
+    "held_rooms",
+    "read_held",
+    "tokens_file",
+]
+
+MAX_HELD = 500
+"""Ids (with their tokens) one request may name under one key."""
+MAX_ID = 64
+MAX_TOKEN = 128
+TOKENS_FORMAT = "callbreak-tokens"
+TOKENS_VERSION = 1
+
+Held = tuple[str, str, float]
+"""An id, its token, and since when it is held (seconds since the epoch)."""
+
+
+def read_held(body: object, key: str) -> list[tuple[str, str]]:
+    """The ``(id, token)`` pairs a request body lists under ``key`` (``{key: [{"id", "token"},
+    ...]}``; none when the key is missing), each pair once; BadRequest when they are not such
+    a list or are more than ``MAX_HELD``."""
+    if not isinstance(body, dict):
+        raise BadRequest("the body must be a JSON object")
+    items = body.get(key, [])
+    if not isinstance(items, list):
+        raise BadRequest(f'{key} must list {{"id": ID, "token": TOKEN}} objects')
+    if len(items) > MAX_HELD:
+        raise BadRequest(
+            f"{key} may name at most {MAX_HELD} at a time, not {len(items)}: send the newest"
+        )
+    pairs: dict[tuple[str, str], None] = {}
+    for item in items:
+        if not isinstance(item, dict):
+            raise BadRequest(f'{key} must list {{"id": ID, "token": TOKEN}} objects')
+        table_id, token = item.get("id"), item.get("token")
+        if not isinstance(table_id, str) or not 0 < len(table_id) <= MAX_ID:
+            raise BadRequest(f"each of {key} needs an id of 1-{MAX_ID} characters")
+        if not isinstance(token, str) or not 0 < len(token) <= MAX_TOKEN:
+            raise BadRequest(f"each of {key} needs a token of 1-{MAX_TOKEN} characters")
+        pairs[table_id, token] = None
+    return list(pairs)
+
+
+async def held_matches(backend: Backend, pairs: Iterable[tuple[str, str]]) -> list[TableData]:
+    """The matches against the computer whose seat 0 the given tokens hold, each once."""
+    found: dict[str, TableData] = {}
+    for table_id, token in pairs:
+        if table_id in found:
+            continue
+        data = await backend.load(table_id)
+        if data is not None and data.kind == MATCH and data.seat_of(token) == 0:
+            found[table_id] = data
+    return list(found.values())
+
+
+async def held_rooms(
+    backend: Backend, pairs: Iterable[tuple[str, str]]
+) -> list[tuple[TableData, int]]:
+    """The rooms where the given tokens hold a seat, each once, with that seat as the room's
+    current copy says (never as the client says)."""
+    found: dict[str, tuple[TableData, int]] = {}
+    for code, token in pairs:
+        if code.upper() in found:
+            continue
+        data = await backend.load(code.upper())
+        if data is None or data.kind != ROOM:
+            continue
+        seat = data.seat_of(token)
+        if seat is not None:
+            found[data.id] = (data, seat)
+    return list(found.values())
+
+
+def tokens_file(
+    matches: Iterable[Held], sheets: Iterable[Held], rooms: Iterable[dict[str, Any]] = ()
+) -> dict[str, Any]:
+    """The tokens file the History page imports (and exports): ``since`` in milliseconds, as
+    the browser keeps it."""
+
+    def entries(held: Iterable[Held]) -> list[dict[str, Any]]:
+        return [
+            {"id": item, "token": token, "since": round(since * 1000)}
+            for item, token, since in held
+        ]
+
+    return {
+        "format": TOKENS_FORMAT,
+        "version": TOKENS_VERSION,
+        "matches": entries(matches),
+        "rooms": list(rooms),
+        "sheets": entries(sheets),
+    }
+
+
+def adopt(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Give every match and scoresheet of the database at ``path`` that has no owner a token,
+    and return the tokens file that holds them; CallbreakError when ``path`` is no database."""
+    if not Path(path).is_file():
+        raise CallbreakError(f"there is no database at {path}")
+    try:
+        store = Store(path)
+        try:
+            matches, sheets = store.adopt()
+        finally:
+            store.close()
+    except sqlite3.Error as error:
+        raise CallbreakError(f"cannot use the database at {path}: {error}") from None
+    return tokens_file(matches, sheets)
