@@ -4,6 +4,7 @@ language, a match made through the API, and one step of play (whatever the page 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -28,16 +29,22 @@ TURN = """() => {
 }"""
 
 
+TOKENS: dict[str, str] = {}
+"""The token of each match and sheet these tests made through the API, by id."""
+
+
 def context(
     browser: Any,
     width: str = "1366",
     lang: str = "en",
     pause: str = "off",
     motion: bool = False,
+    held: Sequence[tuple[str, str]] = (),
     **options: Any,
 ) -> Any:
     """A fresh browser context (its own storage) at one of the WIDTHS, in a language, with the
-    finished trick's pause and motion as asked (off by default, to keep the tests quick)."""
+    finished trick's pause and motion as asked (off by default, to keep the tests quick),
+    holding the tokens of the ``held`` (kind, id) pairs ("match" or "sheet")."""
     made = browser.new_context(
         viewport=WIDTHS[width],
         reduced_motion="no-preference" if motion else "reduce",
@@ -49,8 +56,22 @@ def context(
         f"localStorage.setItem('callbreak:lang', {json.dumps(lang)});"
         f"localStorage.setItem('callbreak:pause', {json.dumps(pause)});"
     )
+    for kind, table_id in held:
+        hold(made, kind, table_id)
     made.set_default_timeout(20_000)
     return made
+
+
+def hold(browser_context: Any, kind: str, table_id: str) -> None:
+    """Keep the token of a match or sheet in the context's storage, as the page that made it
+    does (common.js): the page opens it, and the history lists it, only then."""
+    key = json.dumps(f"callbreak:{kind}:{table_id}")
+    entry = json.dumps(json.dumps({"token": TOKENS[table_id], "since": 1}))
+    script = f"localStorage.setItem({key}, {entry});"
+    browser_context.add_init_script(script)  # for the pages loaded from now on
+    for page in browser_context.pages:  # and those loaded already (a new hash loads nothing)
+        if page.url.startswith("http"):
+            page.evaluate(script)
 
 
 def new_match(
@@ -61,14 +82,37 @@ def new_match(
     level: str = "random",
     speed: str = "instant",
 ) -> str:
-    """A match against three computers made through the API; its id."""
+    """A match against three computers made through the API, held by the page's context; its
+    id (its token in TOKENS)."""
     answer = page.request.post(
         base_url + "/api/matches",
         data=json.dumps({"rules": rules, "name": name, "opponents": [level] * 3, "speed": speed}),
         headers={"content-type": "application/json"},
     )
     assert answer.status == 201, answer.text()
-    return str(answer.json()["id"])
+    match_id = str(answer.json()["id"])
+    TOKENS[match_id] = str(answer.json()["token"])
+    hold(page.context, "match", match_id)
+    return match_id
+
+
+def new_sheet(page: Any, base_url: str, body: dict[str, Any]) -> str:
+    """A scoresheet made through the API, held by the page's context; its id."""
+    answer = page.request.post(
+        f"{base_url}/api/sheets",
+        data=json.dumps(body),
+        headers={"content-type": "application/json"},
+    )
+    assert answer.status == 201, answer.text()
+    sheet_id = str(answer.json()["id"])
+    TOKENS[sheet_id] = str(answer.json()["token"])
+    hold(page.context, "sheet", sheet_id)
+    return sheet_id
+
+
+def bearer(table_id: str) -> dict[str, str]:
+    """The JSON content type and the token of a match or sheet these tests made."""
+    return {"content-type": "application/json", "authorization": f"Bearer {TOKENS[table_id]}"}
 
 
 def turn(page: Any) -> str | None:

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 from callbreak.cards import parse_card
-from tests.e2e.table import TURN, step, turn
+from tests.e2e.table import TOKENS, TURN, hold, step, turn
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
+PLAYED: dict[str, Any] = {}
+"""The match the whole-match test played, and the storage of the browser that played it."""
 
 
 def start_match(page: Any, base_url: str, rules: str = "strict", level: str = "random") -> str:
@@ -66,6 +68,8 @@ def test_a_whole_match_by_clicking(page: Any, base_url: str, server: Any, screen
     page.screenshot(path=str(screens / "table-final.png"))
     table = tables.live[match_id]
     assert table.match.is_over and len(table.match.played_deals()) == 5
+    # The browser that played it holds its token: the history test looks back from there.
+    PLAYED.update(id=match_id, storage=page.context.storage_state())
     # Every card the browser received is the person's own or was played face up.
     for frame in frames:
         message = json.loads(frame)
@@ -177,12 +181,27 @@ def test_keyboard_play_and_accessible_names(page: Any, base_url: str) -> None:
     )
 
 
-def test_history_replays_a_finished_match(page: Any, base_url: str, server: Any) -> None:
+def test_history_replays_a_finished_match(browser: Any, base_url: str, server: Any) -> None:
+    assert PLAYED, "the whole-match test leaves a finished match"
     tables = server["app"].state.tables
-    finished = [table_id for table_id, table in tables.live.items() if table.match.is_over]
-    assert finished, "the whole-match test leaves a finished match"
+    finished = PLAYED["id"]
+    assert tables.live[finished].match.is_over
+    # Another browser holds nothing: its history lists nobody's matches, and the match's pages
+    # do not open in it.
+    stranger = browser.new_context()
+    other = stranger.new_page()
+    other.goto(base_url + "/#/history")
+    other.wait_for_selector("text=No match yet.")
+    assert other.locator(f"tr[data-match='{finished}']").count() == 0
+    for page_hash in (f"#/replay/{finished}", f"#/play/{finished}"):
+        other.goto(f"{base_url}/{page_hash}")
+        other.wait_for_selector("text=This browser holds no key to this match.")
+    stranger.close()
+    # The browser that played it lists it, replays it and downloads its record.
+    context = browser.new_context(storage_state=PLAYED["storage"])
+    page = context.new_page()
     page.goto(base_url + "/#/history")
-    row = page.locator(f"tr[data-match='{finished[0]}']")
+    row = page.locator(f"tr[data-match='{finished}']")
     assert "finished" in row.inner_text()
     row.locator("text=Replay").click()
     page.wait_for_selector(".replay-board")
@@ -195,9 +214,17 @@ def test_history_replays_a_finished_match(page: Any, base_url: str, server: Any)
     assert page.locator(".replay-trick .card").count() == 3
     page.select_option(".replay select", "4")
     assert "deal 5 of 5" in page.locator(".replay h1").inner_text()
-    download = page.locator("text=Download record").first.get_attribute("href")
-    record = page.request.get(base_url + download).json()
+    with page.expect_download() as download:
+        page.locator("text=Download record").first.click()
+    assert download.value.suggested_filename == f"callbreak-{finished}.json"
+    record = json.loads(Path(download.value.path()).read_text())
     assert record["format"] == "callbreak-record" and len(record["deals"]) >= 5
+    # The history's own link downloads the same record.
+    page.goto(base_url + "/#/history")
+    with page.expect_download() as again:
+        page.locator(f"tr[data-match='{finished}'] >> text=Record").click()
+    assert json.loads(Path(again.value.path()).read_text()) == record
+    context.close()
 
 
 def test_phone_width_screenshot(browser: Any, base_url: str, screens: Path) -> None:
@@ -241,6 +268,8 @@ def test_a_deal_against_the_expert(page: Any, base_url: str) -> None:
         headers={"content-type": "application/json"},
     )
     assert created.status == 201
+    TOKENS[created.json()["id"]] = created.json()["token"]
+    hold(page.context, "match", created.json()["id"])
     page.goto(f"{base_url}/#/play/{created.json()['id']}")
     for _ in range(100):
         turn = my_turn(page)

@@ -173,6 +173,16 @@ def test_the_scoresheet_flow(page: Page, base_url: str, screens: Path) -> None:
     row.get_by_role("link", name="Open the scoresheet of Asha, Bikash, Chandra, Dipa").click()
     expect(page.locator(".sheet-result")).to_have_text("Dipa wins.")
 
+    # Another browser holds no token for it: the sheet does not open there, nor is it listed.
+    stranger = page.context.browser.new_context()
+    other = stranger.new_page()
+    other.goto(f"{base_url}/#/sheet/{sheet_id}")
+    expect(other.get_by_text("This browser holds no key to this scoresheet.")).to_be_visible()
+    other.goto(f"{base_url}/#/sheet")
+    expect(other.get_by_text("No scoresheet yet.")).to_be_visible()
+    expect(other.locator(f'tr[data-sheet="{sheet_id}"]')).to_have_count(0)
+    stranger.close()
+
 
 def test_changed_rules_are_checked_and_shown(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/#/sheet")

@@ -13,14 +13,25 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.table import LONG_NAME, WIDTHS, context, new_match, play_until, sideways, step, turn
+from tests.e2e.table import (
+    LONG_NAME,
+    WIDTHS,
+    bearer,
+    context,
+    new_match,
+    new_sheet,
+    play_until,
+    sideways,
+    step,
+    turn,
+)
 from tests.e2e.test_rooms import create_room
 
 NAMES = [LONG_NAME, "Bikash", "Chandra", "Dipa"]
 
 
 @pytest.fixture(scope="module")
-def made(browser: Any, base_url: str, server: Any) -> Iterator[dict[str, str]]:
+def made(browser: Any, base_url: str, server: Any) -> Iterator[dict[str, Any]]:
     """A finished one-deal match, a two-deal match showing its first deal's summary, and a
     scoresheet with a deal, all under a 24-character name."""
     desk = context(browser)
@@ -34,19 +45,17 @@ def made(browser: Any, base_url: str, server: Any) -> Iterator[dict[str, str]]:
     # Behind the summary the next deal waits for Continue: nobody has called yet.
     deal = server["app"].state.tables.live[summary].match.deal
     assert deal.calls == [None] * 4 or all(c is None for c in deal.calls)
-    sheet = page.request.post(
-        f"{base_url}/api/sheets",
-        data=json.dumps({"names": NAMES, "rules": "strict"}),
-        headers={"content-type": "application/json"},
-    ).json()["id"]
+    sheet = new_sheet(page, base_url, {"names": NAMES, "rules": "strict"})
     entered = page.request.put(
         f"{base_url}/api/sheets/{sheet}/deals/1",
         data=json.dumps({"calls": [3, 4, 2, 2], "tricks": [5, 3, 2, 3]}),
-        headers={"content-type": "application/json"},
+        headers=bearer(sheet),
     )
     assert entered.ok, entered.text()
     desk.close()
-    yield {"finished": finished, "summary": summary, "sheet": str(sheet)}
+    # The pages of these matches and this sheet open in the browsers that hold their tokens.
+    held = [("match", finished), ("match", summary), ("sheet", sheet)]
+    yield {"finished": finished, "summary": summary, "sheet": sheet, "held": held}
 
 
 WIDER = """() => [...document.querySelectorAll("body *")]
@@ -63,9 +72,9 @@ def fits(page: Any, what: str) -> None:
 
 @pytest.mark.parametrize("width", list(WIDTHS))
 def test_no_page_scrolls_sideways(
-    browser: Any, base_url: str, made: dict[str, str], screens: Path, width: str
+    browser: Any, base_url: str, made: dict[str, Any], screens: Path, width: str
 ) -> None:
-    ctx = context(browser, width)
+    ctx = context(browser, width, held=made["held"])
     page = ctx.new_page()
     try:
 
@@ -331,9 +340,9 @@ def english_in(page: Any, english: set[str]) -> list[str]:
 
 @pytest.mark.parametrize("lang", ["ne", "hi"])
 def test_nepali_and_hindi_pages_show_no_english(
-    browser: Any, base_url: str, made: dict[str, str], screens: Path, lang: str
+    browser: Any, base_url: str, made: dict[str, Any], screens: Path, lang: str
 ) -> None:
-    ctx = context(browser, "390", lang=lang)
+    ctx = context(browser, "390", lang=lang, held=made["held"])
     page = ctx.new_page()
     try:
         page.goto(f"{base_url}/#/")

@@ -52,11 +52,13 @@ export function el(tag, attributes = {}, ...children) {
   return element;
 }
 
+/** A JSON request; options.token (a match's or a sheet's) goes as `Authorization: Bearer`. */
 export async function api(path, options = {}) {
+  const { token, ...rest } = options;
   const response = await fetch(path, {
-    headers: { "Content-Type": "application/json" },
-    ...options,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    headers: { "Content-Type": "application/json", ...bearer(token) },
+    ...rest,
+    body: rest.body === undefined ? undefined : JSON.stringify(rest.body),
   });
   let data = null;
   try {
@@ -66,6 +68,43 @@ export async function api(path, options = {}) {
   }
   if (!response.ok) throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
   return data;
+}
+
+function bearer(token) {
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+/** Save `blob` as the file `name` (a download the browser asks no server for). */
+export function saveFile(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const link = el("a", { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** A link that downloads `path`. With a token the file is fetched with it (a plain link could
+ * not carry it) and saved under the server's file name; a refusal is said beside the link. */
+export function downloadLink(path, token, text) {
+  const link = el("a", { href: path, download: "", text });
+  if (!token) return link;
+  link.addEventListener("click", async (event) => {
+    event.preventDefault();
+    link.parentElement?.querySelector(".download-error")?.remove();
+    try {
+      const response = await fetch(path, { headers: bearer(token) });
+      if (!response.ok) {
+        const data = await response.json().catch(() => null);
+        throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+      }
+      const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+      saveFile(await response.blob(), named ? named[1] : "callbreak.json");
+    } catch (error) {
+      link.after(el("span", { class: "error download-error", role: "alert", text: ` ${serverText(error.message)}` }));
+    }
+  });
+  return link;
 }
 
 export function ordinal(place) {
@@ -101,38 +140,79 @@ export function rovingFocus(group, selector) {
   });
 }
 
-// --- rooms this browser holds a seat in --------------------------------------------------------
-// Each is kept as callbreak:room:CODE -> {token, seat, since}: the token resumes the seat from a
-// reload or a new tab; token null once the person left (the room stays in their history).
+// --- what this browser holds: its matches, scoresheets and room seats ----------------------------
+// The server opens a match or a sheet only with the token it answered when it was made, and lists
+// only what a browser names with its tokens: they are kept here, callbreak:match:ID and
+// callbreak:sheet:ID -> {token, since}, and callbreak:room:CODE -> {token, seat, since}, where the
+// token resumes the seat from a reload or a new tab (null once the person left: the room stays in
+// their history). The History page moves them to another device (an export and an import).
 
-const ROOM_KEY = "callbreak:room:";
+const HELD_KEYS = { match: "callbreak:match:", sheet: "callbreak:sheet:", room: "callbreak:room:" };
 export const ROOM_CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/;
+/** A match's or a sheet's id, and a token, as the server makes them. */
+export const HELD_ID = /^[\w-]{1,64}$/;
+export const TOKEN = /^[\w-]{1,128}$/;
 
-/** What this browser holds in room `code`, or null. */
-export function roomEntry(code) {
+/** What this browser holds of `kind` ("match", "sheet", "room") `id`, or null. */
+export function heldEntry(kind, id) {
   try {
-    const entry = JSON.parse(localStorage.getItem(ROOM_KEY + code) || "null");
+    const entry = JSON.parse(localStorage.getItem(HELD_KEYS[kind] + id) || "null");
     return entry && typeof entry === "object" ? entry : null;
   } catch {
     return null;
   }
 }
 
+/** The token this browser holds for match or sheet `id`, or null. */
+export function heldToken(kind, id) {
+  const entry = heldEntry(kind, id);
+  return entry && typeof entry.token === "string" ? entry.token : null;
+}
+
+export function keepEntry(kind, id, entry) {
+  localStorage.setItem(HELD_KEYS[kind] + id, JSON.stringify({ since: Date.now(), ...entry }));
+}
+
+/** Everything of `kind` this browser holds: [{id, token, since, ...}], newest first. */
+export function heldEntries(kind) {
+  const prefix = HELD_KEYS[kind];
+  const valid = kind === "room" ? ROOM_CODE : HELD_ID;
+  const entries = [];
+  for (let index = 0; index < localStorage.length; index++) {
+    const key = localStorage.key(index);
+    if (!key || !key.startsWith(prefix)) continue;
+    const id = key.slice(prefix.length);
+    const entry = heldEntry(kind, id);
+    if (entry && valid.test(id)) entries.push({ ...entry, id });
+  }
+  return entries.sort((a, b) => (b.since || 0) - (a.since || 0));
+}
+
+/** The newest `count` of `kind` with a token, as the server's lists take them ({id, token}). */
+export function heldTokens(kind, count = 500) {
+  return heldEntries(kind).filter((entry) => typeof entry.token === "string")
+    .slice(0, count).map(({ id, token }) => ({ id, token }));
+}
+
+/** What a page says of a match or a sheet (`kind`) this browser holds no token for. */
+export function notHeld(kind) {
+  return el("div", { class: "panel not-held" },
+    el("p", { class: "error", text: t(`held.${kind}`) }),
+    el("p", {}, t("held.how"), " ", el("a", { href: "#/history", text: t("nav.history") })));
+}
+
+/** What this browser holds in room `code`, or null. */
+export function roomEntry(code) {
+  return heldEntry("room", code);
+}
+
 export function keepRoomEntry(code, entry) {
-  localStorage.setItem(ROOM_KEY + code, JSON.stringify({ since: Date.now(), ...entry }));
+  keepEntry("room", code, entry);
 }
 
 /** Every room this browser has held a seat in: [{code, token, seat, since}], newest first. */
 export function roomEntries() {
-  const entries = [];
-  for (let index = 0; index < localStorage.length; index++) {
-    const key = localStorage.key(index);
-    if (!key || !key.startsWith(ROOM_KEY)) continue;
-    const code = key.slice(ROOM_KEY.length);
-    const entry = roomEntry(code);
-    if (entry && ROOM_CODE.test(code)) entries.push({ ...entry, code });
-  }
-  return entries.sort((a, b) => (b.since || 0) - (a.since || 0));
+  return heldEntries("room").map((entry) => ({ ...entry, code: entry.id }));
 }
 
 /** The name this browser last played under. */

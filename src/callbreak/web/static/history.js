@@ -1,32 +1,154 @@
-// The rooms this browser held a seat in (remembered in its local storage) and every match
-// against the computer, with links to resume, replay and download.
+// The rooms this browser held a seat in and the matches against the computer it holds a token
+// for (both kept in its local storage, common.js), with links to resume, replay and download;
+// and the move of all it holds, scoresheets too, to another device: an export of its tokens as
+// a file, and an import that merges such a file in (docs/web.md, "the tokens file").
 
-import { api, el, formatDate, levelLabel, placeText, roomEntries, rulesName, score, serverText } from "./common.js";
+import {
+  api, downloadLink, el, formatDate, HELD_ID, heldEntries, heldEntry, keepEntry, levelLabel, placeText,
+  ROOM_CODE, roomEntries, rulesName, saveFile, score, serverText, TOKEN,
+} from "./common.js";
 import { t } from "./i18n.js";
 
-export async function render(view) {
+const PER_REQUEST = 500; // the most ids the server lists in one request
+const FORMAT = "callbreak-tokens";
+const MAX_IMPORT = 20_000; // entries of one kind in a file: far past any person's history
+
+export async function render(view, _params, said = null) {
   const rooms = roomEntries();
+  const move = movePanel(view, said);
   let matches;
   try {
-    matches = await api("/api/matches");
+    matches = await heldMatches();
   } catch (error) {
-    view.append(el("p", { class: "error", text: t("history.cannotLoad", { detail: serverText(error.message) }) }));
+    view.append(el("p", { class: "error", text: t("history.cannotLoad", { detail: serverText(error.message) }) }), move);
     return;
   }
   const heading = el("h1", { text: t("nav.history") });
   if (!matches.length && !rooms.length) {
     view.append(el("div", { class: "panel" }, heading,
       el("p", {}, t("history.none"), " ", el("a", { href: "#/", text: t("history.startOne") }), " · ",
-        el("a", { href: "#/friends", text: t("home.withFriends") }))));
+        el("a", { href: "#/friends", text: t("home.withFriends") }))), move);
     return;
   }
   const panel = el("div", { class: "panel wide" }, heading);
-  view.append(panel);
+  view.append(panel, move);
   if (rooms.length) panel.append(el("h2", { text: t("history.rooms") }), await roomTable(rooms));
   if (matches.length) {
     if (rooms.length) panel.append(el("h2", { text: t("history.matches") }));
     panel.append(matchTable(matches));
   }
+}
+
+/** The server's summary of every match this browser holds a token for, each with its token,
+ * the most recently played first. */
+async function heldMatches() {
+  const held = heldEntries("match").filter((entry) => typeof entry.token === "string");
+  const tokens = new Map(held.map((entry) => [entry.id, entry.token]));
+  const found = [];
+  for (let start = 0; start < held.length; start += PER_REQUEST) {
+    const matches = held.slice(start, start + PER_REQUEST).map(({ id, token }) => ({ id, token }));
+    found.push(...await api("/api/matches/mine", { method: "POST", body: { matches } }));
+  }
+  return found.sort((a, b) => b.updated - a.updated).map((match) => ({ ...match, token: tokens.get(match.id) }));
+}
+
+// --- moving the history: the tokens file ------------------------------------------------------
+
+function movePanel(view, said) {
+  const message = el("p", { class: "move-message", role: "status", text: said ? said.text : "" });
+  if (said && said.error) message.classList.add("error");
+  const file = el("input", { type: "file", id: "import-file", accept: ".json,application/json", hidden: true });
+  file.addEventListener("change", async () => {
+    const chosen = file.files[0];
+    file.value = "";
+    if (!chosen) return;
+    let said;
+    try {
+      said = { text: t("history.imported", importTokens(JSON.parse(await chosen.text()))) };
+    } catch (error) {
+      said = error instanceof NoRoom
+        ? { text: t("history.noRoom", { added: error.added }), error: true }
+        : { text: t("history.badFile"), error: true };
+    }
+    // Drawn again with what was imported, and what the import did said.
+    view.replaceChildren();
+    await render(view, [], said);
+    view.querySelector(".move-message")?.focus();
+  });
+  const day = new Date().toISOString().slice(0, 10);
+  return el("section", { class: "panel wide move", "aria-labelledby": "move-title" },
+    el("h2", { id: "move-title", text: t("history.move") }),
+    el("p", { class: "hint", text: t("history.moveHint") }),
+    el("p", { class: "move-actions" },
+      el("button", {
+        type: "button", class: "export", text: t("history.export"),
+        onclick: () => saveFile(new Blob([JSON.stringify(exportTokens(), null, 1)], { type: "application/json" }),
+          `callbreak-history-${day}.json`),
+      }),
+      " ",
+      el("button", { type: "button", class: "import", text: t("history.import"), onclick: () => file.click() }),
+      file),
+    Object.assign(message, { tabIndex: -1 }));
+}
+
+/** Everything this browser holds, as the tokens file (the format `callbreak adopt` writes). */
+function exportTokens() {
+  const held = (kind) => heldEntries(kind).filter((entry) => typeof entry.token === "string")
+    .map(({ id, token, since }) => ({ id, token, since }));
+  const rooms = heldEntries("room").map(({ id, token, seat, since, left }) =>
+    ({ id, token: typeof token === "string" ? token : null, seat: Number.isInteger(seat) ? seat : null, since, left: Boolean(left) }));
+  return { format: FORMAT, version: 1, matches: held("match"), rooms, sheets: held("sheet") };
+}
+
+class NoRoom extends Error {
+  constructor(added) {
+    super("storage full");
+    this.added = added;
+  }
+}
+
+/** Merge a tokens file in: what this browser holds already stays as it is, the rest is added.
+ * The whole file is checked first: a bad one throws before anything is kept. */
+function importTokens(data) {
+  const entries = readTokens(data);
+  let added = 0;
+  let kept = 0;
+  for (const [kind, id, entry] of entries) {
+    if (heldEntry(kind, id)) {
+      kept += 1;
+      continue;
+    }
+    try {
+      keepEntry(kind, id, entry);
+    } catch {
+      throw new NoRoom(added);
+    }
+    added += 1;
+  }
+  return { added, kept };
+}
+
+function readTokens(data) {
+  if (!data || typeof data !== "object" || data.format !== FORMAT || data.version !== 1) throw new Error("not a tokens file");
+  const read = (key, kind, valid) => {
+    const list = data[key] === undefined ? [] : data[key];
+    if (!Array.isArray(list) || list.length > MAX_IMPORT) throw new Error(`bad ${key}`);
+    return list.map((item) => {
+      const ok = item && typeof item === "object" && typeof item.id === "string" && valid.test(item.id)
+        && (typeof item.token === "string" ? TOKEN.test(item.token) : kind === "room" && item.token === null)
+        && (item.since === undefined || item.since === null || Number.isFinite(item.since))
+        && (kind !== "room" || item.seat === undefined || item.seat === null
+          || (Number.isInteger(item.seat) && item.seat >= 0 && item.seat <= 3));
+      if (!ok) throw new Error(`bad entry in ${key}`);
+      const entry = { token: item.token, since: Number.isFinite(item.since) ? item.since : Date.now() };
+      if (kind === "room") {
+        if (Number.isInteger(item.seat)) entry.seat = item.seat;
+        if (item.left === true || item.token === null) entry.left = true;
+      }
+      return [kind, item.id, entry];
+    });
+  };
+  return [...read("matches", "match", HELD_ID), ...read("rooms", "room", ROOM_CODE), ...read("sheets", "sheet", HELD_ID)];
 }
 
 const STATUS = { lobby: "history.waiting", playing: "history.playing", finished: "history.finished", stopped: "history.stopped", damaged: "history.damaged" };
@@ -76,7 +198,7 @@ function matchTable(matches) {
     const actions = el("td", { class: "actions" },
       match.status === "playing" ? el("a", { href: `#/play/${match.id}`, text: t("history.resume") }) : null,
       el("a", { href: `#/replay/${match.id}`, text: t("history.replay") }),
-      el("a", { href: `/api/matches/${match.id}/record`, download: "", text: t("history.record") }));
+      downloadLink(`/api/matches/${match.id}/record`, match.token, t("history.record")));
     const status = match.status === "playing"
       ? t("history.playingDeals", { deals: match.deals_played }) : t(STATUS[match.status] || "history.finished");
     return el("tr", { "data-match": match.id },

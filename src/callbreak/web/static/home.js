@@ -1,7 +1,7 @@
 // The start page: a new match against three computer players (#/), or a room to play with
 // friends (#/friends, in newroom.js).
 
-import { api, el, levelLabel, profileChooser, serverText } from "./common.js";
+import { api, el, keepEntry, levelLabel, profileChooser, serverText } from "./common.js";
 import { t } from "./i18n.js";
 import { roomForm } from "./newroom.js";
 
@@ -80,7 +80,8 @@ export async function render(view, [choice]) {
     // "007" stays text, so that it gives the same deals whenever it is typed the same way.
     if (seedText) body.seed = /^(0|[1-9]\d{0,14})$/.test(seedText) ? Number(seedText) : seedText;
     try {
-      const { id } = await api("/api/matches", { method: "POST", body });
+      const { id, token } = await api("/api/matches", { method: "POST", body });
+      keepEntry("match", id, { token }); // the match's only key: the server keeps its hash
       location.hash = `#/play/${id}`;
     } catch (error) {
       problem.textContent = serverText(error.message);

@@ -1,17 +1,17 @@
-// Your record (#/record): the person's own figures across their matches against the computer
-// and the rooms where this browser held a seat (it remembers its rooms and seats): matches,
-// first places, calls made, average score per deal, by rules and by the opponents' level.
+// Your record (#/record): the person's own figures across the matches against the computer
+// and the rooms where this browser holds a token (it keeps them, common.js): matches, first
+// places, calls made, average score per deal, by rules and by the opponents' level. The server
+// counts a room at the seat its token holds, and nothing this browser holds no token for.
 
-import { api, el, levelLabel, profileLabel, roomEntries, score, serverText } from "./common.js";
+import { api, el, heldTokens, levelLabel, profileLabel, score, serverText } from "./common.js";
 import { num, t } from "./i18n.js";
 
 export async function render(view) {
-  const rooms = roomEntries()
-    .filter((entry) => Number.isInteger(entry.seat))
-    .map((entry) => `${entry.code}:${entry.seat}`);
+  // The newest 500 of each: as many as the server counts in one request.
+  const held = { matches: heldTokens("match"), rooms: heldTokens("room") };
   let figures;
   try {
-    figures = await api(`/api/stats?rooms=${encodeURIComponent(rooms.join(","))}`);
+    figures = await api("/api/stats", { method: "POST", body: held });
   } catch (error) {
     view.append(el("p", { class: "error", text: t("record.cannotLoad", { detail: serverText(error.message) }) }));
     return;

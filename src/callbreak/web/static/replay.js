@@ -1,15 +1,21 @@
 // Replay a stored match or room trick by trick from its game record (every hand shown).
 // #/replay/ID for a match against the computer, #/replay/room/CODE for a room.
 
-import { api, cardElement, cardName, el, rulesName, serverText } from "./common.js";
+import { api, cardElement, cardName, downloadLink, el, heldToken, notHeld, rulesName, serverText } from "./common.js";
 import { t } from "./i18n.js";
 
 export async function render(view, params) {
   const room = params.length === 2;
   const base = room ? `/api/rooms/${params[1]}` : `/api/matches/${params[0]}`;
+  // A match opens with its token; a room's record is its players' and watchers' alike.
+  const token = room ? null : heldToken("match", params[0]);
+  if (!room && !token) {
+    view.append(notHeld("match"));
+    return;
+  }
   let record, winners;
   try {
-    ({ record, winners } = await api(`${base}/replay`));
+    ({ record, winners } = await api(`${base}/replay`, { token }));
   } catch (error) {
     view.append(el("p", { class: "error", text: t(room ? "replay.cannotRoom" : "replay.cannotMatch", { detail: serverText(error.message) }) }));
     return;
@@ -40,7 +46,7 @@ export async function render(view, params) {
   pick.addEventListener("change", () => { dealIndex = Number(pick.value); step = 0; draw(); });
   view.append(el("div", { class: "panel wide replay" }, title,
     el("div", { class: "controls" }, pick, previous, back, forward, next,
-      el("a", { href: `${base}/record`, download: "", text: t("table.download") })),
+      downloadLink(`${base}/record`, token, t("table.download"))),
     where, board));
   const onKey = (event) => {
     if (event.target.tagName === "SELECT") return;

@@ -2,7 +2,10 @@
 // tricks, the server checks and scores them. Every change is saved on the server at once, so
 // the page always draws what the server answered and a reload loses nothing.
 
-import { api, el, formatDate, placeText, profileChooser, rulesName, rulesSummary, score, serverText } from "./common.js";
+import {
+  api, downloadLink, el, formatDate, heldToken, heldTokens, keepEntry, notHeld, placeText, profileChooser, rulesName,
+  rulesSummary, score, serverText,
+} from "./common.js";
 import { num, t } from "./i18n.js";
 
 /** Add sheet.css to the page once (the shared style.css is left to the other pages), and wait
@@ -34,7 +37,10 @@ async function renderStart(view) {
   let profiles = [];
   let sheets = [];
   try {
-    [profiles, sheets] = await Promise.all([api("/api/profiles"), api("/api/sheets")]);
+    // Only the sheets this browser holds (started here, or imported on the History page).
+    const held = { sheets: heldTokens("sheet") };
+    [profiles, sheets] = await Promise.all([api("/api/profiles"),
+      api("/api/sheets/mine", { method: "POST", body: held })]);
   } catch (error) {
     problem.textContent = t("sheet.cannotLoad", { detail: serverText(error.message) });
   }
@@ -79,6 +85,7 @@ async function renderStart(view) {
     }
     try {
       const sheet = await api("/api/sheets", { method: "POST", body });
+      keepEntry("sheet", sheet.id, { token: sheet.token }); // the server keeps only its hash
       location.hash = `#/sheet/${sheet.id}`;
     } catch (error) {
       problem.textContent = serverText(error.message);
@@ -120,9 +127,14 @@ function sheetList(sheets) {
 
 async function renderSheet(view, id) {
   const alert = el("p", { class: "error sheet-alert", role: "alert" });
+  const token = heldToken("sheet", id);
+  if (!token) {
+    view.append(notHeld("sheet"));
+    return;
+  }
   let sheet;
   try {
-    sheet = await api(`/api/sheets/${id}`);
+    sheet = await api(`/api/sheets/${id}`, { token });
   } catch (error) {
     alert.textContent = serverText(error.message);
     view.append(el("div", { class: "panel" }, el("h1", { text: t("nav.sheet") }), alert,
@@ -177,7 +189,7 @@ async function renderSheet(view, id) {
       }
       try {
         sheet = await api(`/api/sheets/${id}/deals/${number}`, {
-          method: "PUT", body: { calls: values.slice(0, 4), tricks: values.slice(4) },
+          method: "PUT", token, body: { calls: values.slice(0, 4), tricks: values.slice(4) },
         });
       } catch (error) {
         alert.textContent = serverText(error.message);
@@ -202,7 +214,7 @@ async function renderSheet(view, id) {
       if (!confirm(t("sheet.deleteQuestion", { deal: last }))) return;
       alert.textContent = "";
       try {
-        sheet = await api(`/api/sheets/${id}/deals/${last}`, { method: "DELETE" });
+        sheet = await api(`/api/sheets/${id}/deals/${last}`, { method: "DELETE", token });
       } catch (error) {
         alert.textContent = serverText(error.message);
         return;
@@ -213,8 +225,8 @@ async function renderSheet(view, id) {
     });
     return el("div", { class: "sheet-actions" },
       remove,
-      el("a", { href: `/api/sheets/${id}/export.csv`, download: "", text: t("sheet.csv") }),
-      el("a", { href: `/api/sheets/${id}/export.json`, download: "", text: t("sheet.json") }),
+      downloadLink(`/api/sheets/${id}/export.csv`, token, t("sheet.csv")),
+      downloadLink(`/api/sheets/${id}/export.json`, token, t("sheet.json")),
       el("a", { href: "#/sheet", text: t("sheet.all") }));
   }
 

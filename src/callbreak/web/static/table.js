@@ -11,8 +11,8 @@
 // place empty until the trick is taken. prefers-reduced-motion turns the travel off.
 
 import {
-  backElement, cardElement, cardName, cardText, dutyText, el, levelLabel, placeText, rovingFocus,
-  rulesName, rulesSummary, score, serverText,
+  backElement, cardElement, cardName, cardText, downloadLink, dutyText, el, heldToken, levelLabel, notHeld,
+  placeText, rovingFocus, rulesName, rulesSummary, score, serverText,
 } from "./common.js";
 import { num, t } from "./i18n.js";
 import * as sound from "./sound.js";
@@ -24,9 +24,17 @@ export const PAUSES = { off: 0, short: 600, normal: 1200, long: 2400 };
 const PAUSE_KEY = "callbreak:pause";
 
 export function render(view, [matchId]) {
+  // The match opens only with the token this browser was given when it started it.
+  const token = heldToken("match", matchId);
+  if (!token) {
+    view.append(notHeld("match"));
+    return null;
+  }
   const page = new TablePage(view, {
     socketPath: `/ws/matches/${matchId}`,
+    hello: () => ({ type: "hello", token }),
     recordHref: `/api/matches/${matchId}/record`,
+    recordToken: token,
     replayHash: `#/replay/${matchId}`,
     seenKey: `callbreak:seen:${matchId}`,
     missing: "no such match",
@@ -59,10 +67,11 @@ function positionOf(state, seat) {
 
 /**
  * The table drawn in `view`. Options:
- * - socketPath, recordHref, replayHash, againHash (a new game), seenKey (where the number of
- *   deal summaries the person has closed is kept);
+ * - socketPath, recordHref (and recordToken, the token that downloads it), replayHash,
+ *   againHash (a new game), seenKey (where the number of deal summaries the person has closed
+ *   is kept);
  * - missing: the server's error for an unknown table (the page then says so);
- * - hello(): the first message of every connection, for a room (its seat token);
+ * - hello(): the first message of every connection (the match's or the room seat's token);
  * - onMessage(message): sees every message first and returns true for those it handles;
  * - room: a room's table (settings are the creator's; the title names the room);
  * - turnSeconds(): the room's turn clock, to keep a clock shown within it.
@@ -893,7 +902,7 @@ export class TablePage {
     rows.push(el("label", { for: "set-pause", text: t("settings.pause") }), pause,
       el("label", { class: "check" }, noise, t("settings.sound")),
       el("p", { class: "hint", text: t("settings.motion") }),
-      el("p", {}, el("a", { href: this.options.recordHref, download: "", text: t("table.download") })));
+      el("p", {}, downloadLink(this.options.recordHref, this.options.recordToken, t("table.download"))));
     const done = el("button", { type: "button", class: "primary", text: t("result.close"),
       onclick: () => this.settingsDialog.close() });
     this.settingsDialog.replaceChildren(heading, el("div", { class: "form-grid" }, ...rows), done);

@@ -1,0 +1,168 @@
+"""Moving a history to another device in real Chromium: the tokens of a browser's matches, rooms
+and scoresheets exported as a file and imported in a fresh browser, which then shows the same
+history, record and sheets; a bad file changes nothing; the file ``callbreak adopt`` writes for
+an old database's matches imports the same way."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from callbreak.web.model import new_match as new_match_data
+from callbreak.web.owners import adopt
+from tests.e2e.table import bearer, context, new_match, new_sheet, play_until
+from tests.e2e.test_rooms import create_room
+
+NAMES = ["Asha", "Bikash", "Chandra", "Dipa"]
+
+
+def held_count(page: Any) -> int:
+    """How many matches, rooms and sheets the page's browser keeps a token (or a room) for."""
+    return int(
+        page.evaluate(
+            "Object.keys(localStorage).filter((k) => /^callbreak:(match|room|sheet):/.test(k))"
+            ".length"
+        )
+    )
+
+
+def history_rows(page: Any, base_url: str) -> list[list[str]]:
+    """The rows of the history page, as the text of their cells."""
+    page.goto(f"{base_url}/#/history")
+    page.wait_for_selector("section.move")
+    page.wait_for_load_state("networkidle")
+    return list(
+        page.locator("table.history tbody tr").evaluate_all(
+            "rows => rows.map((row) => [...row.cells].map((cell) => cell.textContent.trim()))"
+        )
+    )
+
+
+def text(page: Any, selector: str) -> str:
+    """The words of an element, whatever the page's width did to its layout."""
+    return " ".join(page.locator(selector).inner_text().split())
+
+
+def import_file(page: Any, path: Path) -> str:
+    """Import a file on the history page; what the page says then."""
+    page.wait_for_selector(".move-message", state="attached")
+    page.evaluate("document.querySelector('.move-message').textContent = ''")
+    page.set_input_files("#import-file", str(path))
+    page.wait_for_function("document.querySelector('.move-message')?.textContent")
+    return str(page.locator(".move-message").inner_text())
+
+
+def test_export_then_import_in_a_fresh_browser_shows_the_same_history(
+    browser: Any, base_url: str, tmp_path: Path, screens: Path
+) -> None:
+    home = context(browser)
+    page = home.new_page()
+    # A match started on the new-match page, one played to its end, a room, a scoresheet.
+    page.goto(f"{base_url}/#/")
+    page.fill("#name", "Asha")
+    page.click("text=Start the match")
+    page.wait_for_url(re.compile(r"#/play/"))
+    started = page.url.split("#/play/")[1]
+    page.wait_for_selector(".hand .card")
+    finished = new_match(page, base_url, rules="strict(deals=1)")
+    page.goto(f"{base_url}/#/play/{finished}")
+    play_until(page, "dialog")
+    code, _token = create_room(base_url, page, seats=[None, "random", "random"])
+    sheet = new_sheet(page, base_url, {"names": NAMES, "rules": "strict"})
+    entered = page.request.put(
+        f"{base_url}/api/sheets/{sheet}/deals/1",
+        data=json.dumps({"calls": [3, 4, 2, 2], "tricks": [5, 3, 2, 3]}),
+        headers=bearer(sheet),
+    )
+    assert entered.ok, entered.text()
+
+    rows = history_rows(page, base_url)
+    assert len(rows) == 3 and any("finished" in cell for row in rows for cell in row)
+    page.goto(f"{base_url}/#/record")
+    page.wait_for_selector(".record-page .figures")
+    figures = text(page, ".record-page")
+    assert "1 matches finished" in figures
+    page.goto(f"{base_url}/#/sheet")
+    page.wait_for_selector(f"tr[data-sheet='{sheet}']")
+    sheets = text(page, ".sheet-list tbody")
+    page.goto(f"{base_url}/#/history")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export history").click()
+    assert re.fullmatch(
+        r"callbreak-history-\d{4}-\d\d-\d\d\.json", download.value.suggested_filename
+    )
+    exported = tmp_path / "history.json"
+    download.value.save_as(exported)
+    tokens = json.loads(exported.read_text())
+    assert tokens["format"] == "callbreak-tokens" and tokens["version"] == 1
+    assert {entry["id"] for entry in tokens["matches"]} == {started, finished}
+    assert [entry["id"] for entry in tokens["rooms"]] == [code]
+    assert tokens["rooms"][0]["seat"] == 0
+    assert [entry["id"] for entry in tokens["sheets"]] == [sheet]
+    home.close()
+
+    # Another device: nothing at first; a bad file is refused with one message.
+    away = context(browser, "390")
+    other = away.new_page()
+    assert history_rows(other, base_url) == []
+    other.wait_for_selector("text=No match yet.")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    refused = (
+        "That file is not a history exported from this app: nothing was imported, nothing changed."
+    )
+    assert import_file(other, bad) == refused
+
+    # The export imported: the same history, record, sheets; the matches open and play.
+    assert import_file(other, exported) == "Imported: 4 new, 0 already here."
+    other.screenshot(path=str(screens / "history-imported-390.png"), full_page=True)
+    assert history_rows(other, base_url) == rows
+    assert held_count(other) == 4
+    # A file with one bad entry among good ones changes nothing, and loses nothing held.
+    broken = dict(tokens, matches=[*tokens["matches"], {"id": "x", "token": "not a token!"}])
+    bad.write_text(json.dumps(broken))
+    assert import_file(other, bad) == refused
+    wrong_kind = {"format": "callbreak-scoresheet", "version": 1, "matches": []}
+    bad.write_text(json.dumps(wrong_kind))
+    assert import_file(other, bad) == refused
+    assert history_rows(other, base_url) == rows and held_count(other) == 4
+    assert import_file(other, exported) == "Imported: 0 new, 4 already here."
+    other.goto(f"{base_url}/#/record")
+    other.wait_for_selector(".record-page .figures")
+    assert text(other, ".record-page") == figures
+    other.goto(f"{base_url}/#/sheet")
+    other.wait_for_selector(f"tr[data-sheet='{sheet}']")
+    assert text(other, ".sheet-list tbody") == sheets
+    other.goto(f"{base_url}/#/sheet/{sheet}")
+    other.wait_for_selector("tr[data-deal='1']")
+    other.goto(f"{base_url}/#/play/{started}")
+    other.wait_for_selector(".hand .card")
+    other.goto(f"{base_url}/#/room/{code}")
+    other.wait_for_selector(".seat-row.mine")
+    away.close()
+
+
+def test_the_file_of_callbreak_adopt_imports(
+    browser: Any, base_url: str, server: Any, tmp_path: Path
+) -> None:
+    """A match stored before matches had owners (no token) is nobody's until ``adopt`` writes
+    its token to a file; imported, the history lists it and replays it."""
+    app = server["app"]
+    old = new_match_data("strict", "Asha", ["random"] * 3, "12", {"speed": "instant"})
+    app.state.store.create(old)  # as an old database holds it: seat 0 without a token
+    ctx = context(browser)
+    page = ctx.new_page()
+    page.goto(f"{base_url}/#/play/{old.id}")
+    page.wait_for_selector("text=This browser holds no key to this match.")
+    tokens = adopt(app.state.store.path)
+    assert [entry["id"] for entry in tokens["matches"]] == [old.id]
+    path = tmp_path / "adopted.json"
+    path.write_text(json.dumps(tokens))
+    page.goto(f"{base_url}/#/history")
+    assert import_file(page, path) == "Imported: 1 new, 0 already here."
+    page.wait_for_selector(f"tr[data-match='{old.id}']")
+    page.goto(f"{base_url}/#/play/{old.id}")
+    page.wait_for_selector(".hand .card")
+    ctx.close()
