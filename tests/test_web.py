@@ -118,6 +118,19 @@ def test_index_and_static_files(client: TestClient) -> None:
         assert client.get(f"/static/{name}").status_code == 200, name
 
 
+def test_every_language_has_every_key() -> None:
+    """The Nepali and Hindi catalogues word everything the English one does, and no more."""
+    static = Path(__file__).parent.parent / "src" / "callbreak" / "web" / "static"
+    keys = {}
+    for lang in ("en", "ne", "hi"):
+        text = (static / f"lang-{lang}.js").read_text(encoding="utf-8")
+        body = text[text.index("export default {") :]
+        found = re.findall(r'^  (?:"([^"]+)"|(\w+)):', body, re.MULTILINE)
+        keys[lang] = {quoted or bare for quoted, bare in found}
+    assert len(keys["en"]) > 300 and {"history.import", "held.match"} <= keys["en"]
+    assert keys["ne"] == keys["en"] and keys["hi"] == keys["en"]
+
+
 def test_profiles_and_levels(client: TestClient) -> None:
     profiles = client.get("/api/profiles").json()
     assert [p["name"] for p in profiles] == ["strict", "classic", "online", "pagat", "bhoos"]
@@ -1341,3 +1354,31 @@ def test_your_record_counts_only_what_the_clients_tokens_hold(client: TestClient
         assert client.post("/api/stats", json={"rooms": rooms}).json() == expected[seat]
     stranger = [{"id": code, "token": mine[1]}]
     assert client.post("/api/stats", json={"rooms": stranger}).json() == nothing
+
+
+def test_a_matchs_owner_holds_it_on_every_process_and_a_stranger_on_none(tmp_path: Path) -> None:
+    """Two server processes on one Redis: the match made on one opens with its token on the
+    other (socket, record, list, figures), and a stranger's token opens it on neither."""
+    from tests.helpers import redis_server
+
+    with (
+        redis_server() as url,
+        TestClient(create_app(tmp_path / "a.sqlite", url, FAST)) as first,
+        TestClient(create_app(tmp_path / "b.sqlite", url, FAST)) as second,
+    ):
+        match_id, token = new_match(first, rules="strict(deals=1)")
+        _other, stranger = new_match(second)
+        play_to_the_end(second, match_id, token)
+        for client in (first, second):
+            assert [m["id"] for m in my_matches(client, (match_id, token))] == [match_id]
+            assert my_matches(client, (match_id, stranger)) == []
+            record = client.get(f"/api/matches/{match_id}/record", headers=owner(token))
+            assert record.status_code == 200 and record.json()["deals"]
+            refused = client.get(f"/api/matches/{match_id}/record", headers=owner(stranger))
+            assert refused.status_code == 404
+            mine = client.post("/api/stats", json={"matches": held((match_id, token))}).json()
+            theirs = client.post("/api/stats", json={"matches": held((match_id, stranger))})
+            assert mine["total"]["matches"] == 1 and theirs.json()["total"]["matches"] == 0
+            with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+                socket.send_json({"type": "hello", "token": stranger})
+                assert socket.receive_json() == {"type": "error", "message": "no such match"}
