@@ -1345,7 +1345,7 @@ def test_your_record_counts_only_what_the_clients_tokens_hold(client: TestClient
     codes = [encode(action) for deal in match.deals for action in deal.actions]
     for version, action in enumerate(codes):
         status = "finished" if version == len(codes) - 1 else "playing"
-        assert store.append(code, version, action, [], status, None)
+        assert store.append(code, version, data.rev, action, [], status, None)
     data = store.load(code)
     expected = {seat: figures([game_of(data, seat)]) for seat in (0, 1)}  # type: ignore[list-item]
     assert expected[0] != expected[1]
