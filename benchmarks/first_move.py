@@ -30,7 +30,9 @@ from callbreak.web.client import http
 from rooms import free_port  # benchmarks/rooms.py, beside this script
 
 
-async def play_until_searched(base: str, match_id: str, started: float) -> dict[str, float | None]:
+async def play_until_searched(
+    base: str, match_id: str, token: str, started: float
+) -> dict[str, float | None]:
     """Play the person's seat until a computer's own search has made a call and a card; the
     moments (seconds since ``started``) the computers' decisions arrived."""
     from websockets.asyncio.client import connect
@@ -46,6 +48,7 @@ async def play_until_searched(base: str, match_id: str, started: float) -> dict[
     stood_in = {"call": False, "card": False}
     address = base.replace("http://", "ws://") + f"/ws/matches/{match_id}"
     async with connect(address) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token}))  # the match's key
         thinking: tuple[str, bool] | None = None  # the phase a computer thinks in, stood in
         closed = 0
         while True:
@@ -128,7 +131,9 @@ def run(opponent: str, speed: str) -> dict[str, float | None]:
             )
             if status != 201:
                 raise SystemExit(f"first_move.py: the server refused the match: {created}")
-            moments = asyncio.run(play_until_searched(base, created["id"], started))
+            moments = asyncio.run(
+                play_until_searched(base, created["id"], created["token"], started)
+            )
             while not ready and server.poll() is None and time.perf_counter() - started < 600:
                 time.sleep(0.2)
         finally:

@@ -201,7 +201,6 @@ async def computers_load(
     base: str, tables: int, think: float, seconds: float
 ) -> tuple[Timing, float]:
     """``tables`` people, each against three computers at instant speed."""
-    from websockets.asyncio.client import connect
 
     timing = Timing()
     sockets = []
@@ -212,9 +211,7 @@ async def computers_load(
             {"opponents": ["intermediate"] * 3, "speed": "instant", "seed": number},
         )
         assert status == 201, created
-        socket = await connect(base.replace("http://", "ws://") + f"/ws/matches/{created['id']}")
-        client = Client(socket)
-        client.seat = 0
+        client = await Client.open(base, created["id"], created["token"], kind="matches")
         sockets.append((client, created["id"]))
     started = time.perf_counter()
     stop = asyncio.get_running_loop().time() + seconds

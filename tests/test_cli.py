@@ -288,11 +288,13 @@ def test_a_huge_frame_closes_its_socket_and_the_server_does_not_grow(tmp_path: P
             headers={"Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=10) as answer:
-            match_id = json.load(answer)["id"]
-        address = f"{base.replace('http', 'ws')}/ws/matches/{match_id}"
+            made = json.load(answer)
+        address = f"{base.replace('http', 'ws')}/ws/matches/{made['id']}"
         before = _rss(process.pid)
         for _ in range(5):
             with connect(address, max_size=None, open_timeout=10) as socket:
+                socket.send(json.dumps({"type": "hello", "token": made["token"]}))
+                assert json.loads(socket.recv(timeout=10))["type"] == "welcome"
                 assert json.loads(socket.recv(timeout=10))["type"] == "state"
                 with pytest.raises(ConnectionClosed):
                     socket.send("x" * 5_000_000)

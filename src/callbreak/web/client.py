@@ -34,7 +34,8 @@ def http(method: str, url: str, body: object = None, token: str | None = None) -
 
 
 class Client:
-    """One connection to a room, as a seat (with its token) or a spectator."""
+    """One connection to a room, as a seat (with its token) or a spectator, or to a match
+    against the computer (with its token)."""
 
     def __init__(self, socket: ClientConnection) -> None:
         self.socket = socket
@@ -44,9 +45,12 @@ class Client:
         self.received: list[str] = []
 
     @classmethod
-    async def open(cls, base: str, code: str, token: str | None = None) -> Client:
-        """Connect to room ``code`` at ``base`` (http://host:port) and say hello."""
-        address = base.replace("http://", "ws://") + f"/ws/rooms/{code}"
+    async def open(
+        cls, base: str, code: str, token: str | None = None, kind: str = "rooms"
+    ) -> Client:
+        """Connect to room ``code`` (or, with ``kind`` "matches", the match of that id) at
+        ``base`` (http://host:port) and say hello."""
+        address = base.replace("http://", "ws://") + f"/ws/{kind}/{code}"
         client = cls(await connect(address, max_size=2**20))
         hello: dict[str, Any] = {"type": "hello"}
         if token is not None:
