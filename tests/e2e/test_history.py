@@ -50,7 +50,7 @@ def import_file(page: Any, path: Path) -> str:
     page.wait_for_selector(".move-message", state="attached")
     page.evaluate("document.querySelector('.move-message').textContent = ''")
     page.set_input_files("#import-file", str(path))
-    page.wait_for_function("document.querySelector('.move-message')?.textContent")
+    page.wait_for_function("() => document.querySelector('.move-message')?.textContent")
     return str(page.locator(".move-message").inner_text())
 
 
