@@ -10,6 +10,7 @@ processes (``redis_url``).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 from collections.abc import AsyncIterator
@@ -42,6 +43,9 @@ from callbreak.web.view import level_name, rules_json
 __all__ = ["create_app"]
 
 STATIC = Path(__file__).parent / "static"
+NOT_SHELL = frozenset({"index.html", "manifest.webmanifest", "sw.js"})
+"""The static files the service worker does not keep: the page (always from the network, the
+offline page when it cannot be reached), the manifest (the browser's own to fetch) and itself."""
 
 
 def create_app(
@@ -62,6 +66,21 @@ def create_app(
 
     async def index(_request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def manifest(_request: Request) -> Response:
+        # The home-screen app (docs/web.md): read by the browser from index.html's link.
+        return FileResponse(
+            STATIC / "manifest.webmanifest",
+            media_type="application/manifest+json",
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def service_worker(_request: Request) -> Response:
+        # From the root, so that it serves every page of the app (a worker's scope is its
+        # folder); never from the browser's cache, so that a new release is seen at once.
+        return Response(
+            worker(), media_type="text/javascript", headers={"Cache-Control": "no-cache"}
+        )
 
     async def profiles(_request: Request) -> JSONResponse:
         return JSONResponse(
@@ -179,6 +198,8 @@ def create_app(
 
     routes = [
         Route("/", index),
+        Route("/manifest.webmanifest", manifest),
+        Route("/sw.js", service_worker),
         Route("/api/profiles", profiles),
         Route("/api/levels", levels),
         Route("/api/matches", new_match, methods=["POST"]),
@@ -199,6 +220,37 @@ def create_app(
     app.state.backend = backend
     app.state.tables = tables
     return app
+
+
+def shell() -> tuple[str, list[str]]:
+    """The static shell the service worker keeps: its version (a hash of every static file, so
+    that any change of any file makes a new shell) and the addresses of its files."""
+    files = sorted(
+        path for path in STATIC.iterdir() if path.is_file() and not path.name.startswith(".")
+    )
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    urls = [f"/static/{path.name}" for path in files if path.name not in NOT_SHELL]
+    return digest.hexdigest()[:16], urls
+
+
+_worker: tuple[tuple[tuple[str, int, int], ...], str] | None = None
+
+
+def worker() -> str:
+    """The service worker's script: ``static/sw.js`` after the constants it reads, VERSION and
+    SHELL (:func:`shell`). Made again only when a static file changed (its size or time)."""
+    global _worker
+    stamp = tuple(
+        (path.name, (stat := path.stat()).st_mtime_ns, stat.st_size)
+        for path in sorted(STATIC.iterdir())
+    )
+    if _worker is None or _worker[0] != stamp:
+        version, urls = shell()
+        head = f"const VERSION = {json.dumps(version)};\nconst SHELL = {json.dumps(urls)};\n\n"
+        _worker = (stamp, head + (STATIC / "sw.js").read_text(encoding="utf-8"))
+    return _worker[1]
 
 
 def _text(value: object, what: str) -> str:
