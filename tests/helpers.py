@@ -141,9 +141,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running(app: Any) -> Iterator[str]:
-    """Serve the ASGI ``app`` with uvicorn on a free loopback port; yield its address."""
-    port = free_port()
+def running(app: Any, port: int | None = None) -> Iterator[str]:
+    """Serve the ASGI ``app`` with uvicorn on a loopback port (``port``, or a free one); yield
+    its address. The server stops when the block ends."""
+    port = port or free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

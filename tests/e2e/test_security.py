@@ -160,6 +160,9 @@ def test_every_page_keeps_to_the_content_security_policy(
     # Pages of what is not there.
     watched.visit(dipa, base_url, "#/room/ZZZZZZ", "h1:text('No such room')")
     watched.visit(dipa, base_url, "#/nothing-here", ".error")
+    # The service worker's page when the server cannot be reached (tests/e2e/test_pwa.py shows
+    # it in its place), at its own address.
+    watched.visit(dipa, base_url, "static/offline.html", "#offline-title:text('No connection')")
 
     breaches = watched.close()
     assert breaches == [], breaches
