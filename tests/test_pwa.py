@@ -100,14 +100,17 @@ def test_the_worker_and_its_shell(client: TestClient) -> None:
         f"const VERSION = {json.dumps(version)};\nconst SHELL = {json.dumps(urls)};\n"
     )
     assert answer.text.endswith((STATIC / "sw.js").read_text())
-    # Every static file but the page, the manifest and the worker; nothing of the API.
+    # Every static file but the page, the manifest, the worker and the icons only the browser
+    # fetches to install the app (past the worker); nothing of the API.
     files = {path.name for path in STATIC.iterdir() if path.is_file()}
     assert {url.removeprefix("/static/") for url in urls} == files - {
         "index.html",
         "manifest.webmanifest",
         "sw.js",
+        *(path.name for path in STATIC.glob("*.png")),
     }
-    assert {"/static/offline.html", "/static/offline.js", "/static/app.js"} <= set(urls)
+    kept = {"offline.html", "offline.js", "offline.css", "icon.svg", "app.js", "style.css"}
+    assert {f"/static/{name}" for name in kept} <= set(urls)
     for url in urls:
         assert url.startswith("/static/") and client.get(url).status_code == 200, url
     # The worker leaves the API and the sockets to the network, before anything else.

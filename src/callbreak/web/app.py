@@ -45,7 +45,9 @@ __all__ = ["create_app"]
 STATIC = Path(__file__).parent / "static"
 NOT_SHELL = frozenset({"index.html", "manifest.webmanifest", "sw.js"})
 """The static files the service worker does not keep: the page (always from the network, the
-offline page when it cannot be reached), the manifest (the browser's own to fetch) and itself."""
+offline page when it cannot be reached), the manifest (the browser's own to fetch) and itself;
+nor the PNG icons, which only the browser fetches, past the worker, to install the app (the
+pages show ``icon.svg``, kept)."""
 
 
 def create_app(
@@ -231,7 +233,11 @@ def shell() -> tuple[str, list[str]]:
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    urls = [f"/static/{path.name}" for path in files if path.name not in NOT_SHELL]
+    urls = [
+        f"/static/{path.name}"
+        for path in files
+        if path.name not in NOT_SHELL and path.suffix != ".png"
+    ]
     return digest.hexdigest()[:16], urls
 
 
