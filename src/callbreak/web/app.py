@@ -113,7 +113,8 @@ def create_app(
             if not isinstance(body, dict):
                 raise BadRequest("the body must be a JSON object")
             rules = Rules.parse(_text(body.get("rules", "strict"), "rules"))
-            name = _text(body.get("name") or "You", "name").strip()[:24] or "You"
+            # No name, no default: the page words the person's seat in its own language.
+            name = _text(body.get("name") or "", "name").strip()[:24] or None
             opponents = body.get("opponents", ["intermediate"] * 3)
             if not isinstance(opponents, list) or len(opponents) != 3:
                 raise BadRequest("opponents must list three players")
@@ -166,7 +167,9 @@ def create_app(
     async def match_replay(request: Request) -> Response:
         table = await match_of(request)
         record = table.record()
-        return JSONResponse({"record": record, "winners": trick_winners(record)})
+        return JSONResponse(
+            {"record": record, "winners": trick_winners(record), "name_keys": table.data.name_keys}
+        )
 
     async def stats(request: Request) -> Response:
         # The matches and rooms the client holds tokens for; in a room, the seat its token
@@ -273,6 +276,7 @@ def _summary(data: TableData) -> dict[str, Any]:
         "updated": data.updated,
         "rules": data.rules,
         "names": data.names,
+        "name_keys": data.name_keys,
         "levels": [level_name(level) for level in data.levels],
     }
     try:

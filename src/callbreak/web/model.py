@@ -79,6 +79,15 @@ OFFERED: dict[str, tuple[float, float] | None] = {
 (a room's seats and cover, a match's opponents), with their bounds: a search of at most 2 s a
 decision on at most 2 threads, so that nobody can take a core from everyone else."""
 COMPUTER_NAMES = ("Bikash", "Chandra", "Dipa", "Esha", "Gopal", "Hari")
+"""The computer players' names as stored and in game records; a page words the name at index N
+in its own language (its catalogue's ``name.computer.N``: ``name_keys``). Never reordered: the
+stored names of old tables are their keys."""
+UNNAMED = "You"
+"""The name of a person who gave none, in game records and wherever the server words it; they
+are stored without a name, and a page words them in its own language (``name.you``)."""
+DEFAULT_NAMES = frozenset({"You", "तपाईं", "आप"})
+"""The names pages stored for a person who gave none before they stopped wording them: read as
+no name."""
 
 
 class StaleAction(CallbreakError):
@@ -136,8 +145,30 @@ class TableData:
 
     @property
     def names(self) -> list[str]:
-        """The seats' names, 'Open seat' for a seat waiting for a person."""
-        return [seat.name or "Open seat" for seat in self.seats]
+        """The seats' names as records give them: 'Open seat' for a seat waiting for a person,
+        ``UNNAMED`` for a person who gave no name."""
+        return [
+            seat.name or (UNNAMED if seat.kind == PERSON else "Open seat") for seat in self.seats
+        ]
+
+    @property
+    def name_keys(self) -> list[str | None]:
+        """For each seat, the word a page shows in its own language instead of the name: 'you'
+        for a person who gave no name, 'computer.N' for a computer (``COMPUTER_NAMES[N]``);
+        None where the name is shown as it is (a name a person gave, an open seat)."""
+        return [self._name_key(index) for index in range(len(self.seats))]
+
+    def _name_key(self, index: int) -> str | None:
+        seat = self.seats[index]
+        if seat.kind == COMPUTER and seat.name in COMPUTER_NAMES:
+            return f"computer.{COMPUTER_NAMES.index(seat.name)}"
+        if seat.kind == PERSON and not seat.name:
+            return "you"
+        # A match's person whose page stored its word for "you" (before names were left to
+        # the page); in a room a name is always given, and shown as it was.
+        if seat.kind == PERSON and self.kind == MATCH and index == 0 and seat.name in DEFAULT_NAMES:
+            return "you"
+        return None
 
     @property
     def levels(self) -> list[str | None]:
@@ -313,16 +344,23 @@ def new_room(
 
 
 def new_match(
-    rules: str, name: str, opponents: list[str], seed: str | None, settings: dict[str, Any]
+    rules: str,
+    name: str | None,
+    opponents: list[str],
+    seed: str | None,
+    settings: dict[str, Any],
 ) -> TableData:
     """A match against three computers, started: the person in seat 0 (whose token is made
-    by :func:`claim`, the match's only key) has no clock."""
+    by :func:`claim`, the match's only key) has no clock; ``name`` None when they gave none."""
     return TableData(
         id=secrets.token_urlsafe(16),
         kind=MATCH,
         rules=str(Rules.parse(rules)),
         seed=seed if seed is not None else str(secrets.randbits(48)),
-        seats=[Seat(PERSON, name), *(_computer(spec, i) for i, spec in enumerate(opponents))],
+        seats=[
+            Seat(PERSON, name or None),
+            *(_computer(spec, i) for i, spec in enumerate(opponents)),
+        ],
         settings={**settings, "turn_seconds": 0, "cover": None},
         status=PLAYING,
     )

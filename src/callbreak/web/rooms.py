@@ -147,7 +147,9 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
     async def replay(request: Request) -> Response:
         table = await room(request)
         data = table.record()
-        return JSONResponse({"record": data, "winners": trick_winners(data)})
+        return JSONResponse(
+            {"record": data, "winners": trick_winners(data), "name_keys": table.data.name_keys}
+        )
 
     return [
         Route("/api/rooms", answered(create), methods=["POST"]),

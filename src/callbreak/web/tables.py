@@ -589,7 +589,7 @@ class Tables:
     async def create_match(
         self,
         rules: str,
-        name: str,
+        name: str | None,
         opponents: list[str],
         seed: str | None,
         settings: dict[str, Any],

@@ -104,6 +104,7 @@ def public_view(table: Table) -> dict[str, Any]:
         "match": table.id,
         "rules": rules_json(rules),
         "names": table.names,
+        "name_keys": table.data.name_keys,
         "levels": [level_name(level) for level in table.levels],
         "deal_number": match.deal_number,
         "dealer": deal.dealer,
@@ -144,9 +145,11 @@ def lobby_json(table: Table) -> dict[str, Any]:
     """The room as its lobby shows it: names, kinds, who is connected; never a token."""
     data = table.data
     covered = set(table.covered())
+    keys = data.name_keys
     seats = [
         {
             "name": info.name,
+            "name_key": keys[seat],
             "kind": info.kind,
             "level": level_name(info.level) if info.kind == COMPUTER else None,
             "connected": seat in table.present,

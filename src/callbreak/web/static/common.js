@@ -1,6 +1,6 @@
 // Cards and small helpers shared by the pages.
 
-import { cardName, formatDate, has, lang, num, t } from "./i18n.js";
+import { cardName, formatDate, has, lang, num, t, tn } from "./i18n.js";
 
 export { cardName, formatDate };
 
@@ -291,7 +291,7 @@ export function rulesSummary(options) {
   if (o.min_total_calls) parts.push(t("rule.minTotal", { total: o.min_total_calls }));
   if (o.spadeless_redeal) parts.push(t("rule.spadeless"));
   if (o.eight_wins) parts.push(t("rule.eightWins"));
-  parts.push(o.deals ? t("rule.deals", { deals: o.deals }) : t("rule.openEnded"));
+  parts.push(o.deals ? tn("rule.deals", o.deals) : t("rule.openEnded"));
   if (o.clockwise) parts.push(t("rule.clockwise"));
   return parts.join(t("listSeparator"));
 }

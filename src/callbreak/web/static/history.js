@@ -7,7 +7,7 @@ import {
   api, downloadLink, el, formatDate, HELD_ID, heldEntries, heldEntry, keepEntry, levelLabel, placeText,
   ROOM_CODE, roomEntries, rulesName, saveFile, score, serverText, TOKEN,
 } from "./common.js";
-import { t } from "./i18n.js";
+import { seatNames, t, tn } from "./i18n.js";
 
 const PER_REQUEST = 500; // the most ids the server lists in one request
 const FORMAT = "callbreak-tokens";
@@ -64,10 +64,11 @@ function movePanel(view, said) {
     if (!chosen) return;
     let said;
     try {
-      said = { text: t("history.imported", importTokens(JSON.parse(await chosen.text()))) };
+      const { added, kept } = importTokens(JSON.parse(await chosen.text()));
+      said = { text: t("history.imported", { added: tn("history.importedNew", added), kept: tn("history.importedKept", kept) }) };
     } catch (error) {
       said = error instanceof NoRoom
-        ? { text: t("history.noRoom", { added: error.added }), error: true }
+        ? { text: tn("history.noRoom", error.added), error: true }
         : { text: t("history.badFile"), error: true };
     }
     // Drawn again with what was imported, and what the import did said.
@@ -165,8 +166,9 @@ async function roomTable(entries) {
         el("td", { text: "" }), el("td", { text: t("history.gone") }), el("td", {}), el("td", {}));
     }
     const over = lobby.status === "finished" || lobby.status === "stopped";
+    const names = seatNames(lobby.seats.map((seat) => seat.name), lobby.seats.map((seat) => seat.name_key));
     const players = lobby.seats.map((seat, n) =>
-      (seat.kind === "open" ? t("room.openSeat") : seat.name) +
+      (seat.kind === "open" ? t("room.openSeat") : names[n]) +
       (seat.kind === "computer" ? ` (${levelLabel(seat.level)})` : "") +
       (n === entry.seat && !entry.left ? ` (${t("table.you")})` : "")).join("; ");
     const status = t(STATUS[lobby.status] || "history.playing");
@@ -190,7 +192,7 @@ async function roomTable(entries) {
 
 function matchTable(matches) {
   const rows = matches.map((match) => {
-    const players = match.names.map((name, seat) =>
+    const players = seatNames(match.names, match.name_keys).map((name, seat) =>
       `${name}${match.levels[seat] ? ` (${levelLabel(match.levels[seat])})` : ""}` +
       (match.totals ? `: ${score(match.totals[seat])}` : "") +
       (match.places ? `, ${placeText(match.places, seat)}` : "")).join("; ") +
@@ -200,7 +202,7 @@ function matchTable(matches) {
       el("a", { href: `#/replay/${match.id}`, text: t("history.replay") }),
       downloadLink(`/api/matches/${match.id}/record`, match.token, t("history.record")));
     const status = match.status === "playing"
-      ? t("history.playingDeals", { deals: match.deals_played }) : t(STATUS[match.status] || "history.finished");
+      ? tn("history.playingDeals", match.deals_played) : t(STATUS[match.status] || "history.finished");
     return el("tr", { "data-match": match.id },
       el("td", { text: formatDate(match.updated) }),
       el("td", { text: rulesName(match.rules) }),

@@ -2,7 +2,7 @@
 // friends (#/friends, in newroom.js).
 
 import { api, el, keepEntry, levelLabel, profileChooser, serverText } from "./common.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { roomForm } from "./newroom.js";
 
 export async function render(view, [choice]) {
@@ -32,7 +32,9 @@ export async function render(view, [choice]) {
     select.value = (saved.opponents && saved.opponents[index]) || "expert";
     return select;
   });
-  const name = el("input", { id: "name", name: "name", maxlength: "24", autocomplete: "nickname", value: saved.name || "" });
+  const name = el("input", {
+    id: "name", name: "name", maxlength: "24", autocomplete: "nickname", value: saved.name || "", placeholder: t("home.namePlaceholder"),
+  });
   const seed = el("input", { id: "seed", name: "seed", inputmode: "numeric", maxlength: "64", placeholder: t("home.seedPlaceholder") });
   const speed = el("select", { id: "speed", name: "speed" }, ...speeds.map((s) => el("option", { value: s, text: t(`speed.${s}`) })));
   speed.value = saved.speed || "normal";
@@ -65,8 +67,8 @@ export async function render(view, [choice]) {
     event.preventDefault();
     problem.textContent = "";
     const body = {
-      // A person who gives no name is "you" in their language.
-      name: name.value.trim() || t("home.defaultName"),
+      // A person who gives no name is stored with none: each page says "you" in its language.
+      name: name.value.trim(),
       rules: clockwise.checked ? `${profile.value}(clockwise=true)` : profile.value,
       opponents: opponents.map((s) => s.value),
       speed: speed.value,
@@ -97,7 +99,7 @@ function howToPlay(select, profiles) {
   const draw = () => {
     const found = profiles.find((p) => p.name === select.value) || profiles[0];
     const options = found.options;
-    const end = options.deals ? t("how.endDeals", { deals: options.deals }) : t("how.endOpen");
+    const end = options.deals ? tn("how.endDeals", options.deals) : t("how.endOpen");
     const points = [
       t("how.players"),
       t("how.calls", { low: options.min_call, high: options.max_call }),

@@ -6,7 +6,7 @@
 import {
   api, el, keepRoomEntry, levelLabel, profileChooser, ROOM_CODE, saveName, savedName, serverText,
 } from "./common.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 
 const CLOCKS = [0, 15, 30, 60];
 
@@ -27,7 +27,7 @@ export function roomForm(profiles, levels, speeds) {
   });
   const clock = el("select", { id: "room-clock", name: "turn_seconds" },
     ...CLOCKS.map((value) => el("option", { value: String(value),
-      text: value === 0 ? t("newroom.clockOff") : t(value === 30 ? "newroom.clockDefault" : "newroom.clockSeconds", { seconds: value }) })));
+      text: value === 0 ? t("newroom.clockOff") : tn(value === 30 ? "newroom.clockDefault" : "newroom.clockSeconds", value) })));
   clock.value = String(saved.turn_seconds ?? 30);
   const cover = el("select", { id: "room-cover", name: "cover" },
     ...levels.map((level) => el("option", { value: level, text: levelLabel(level, true) })));

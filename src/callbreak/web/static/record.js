@@ -4,7 +4,7 @@
 // counts a room at the seat its token holds, and nothing this browser holds no token for.
 
 import { api, el, heldTokens, levelLabel, profileLabel, score, serverText } from "./common.js";
-import { num, t } from "./i18n.js";
+import { num, t, tn } from "./i18n.js";
 
 export async function render(view) {
   // The newest 500 of each: as many as the server counts in one request.
@@ -28,11 +28,11 @@ export async function render(view) {
     return;
   }
   head.append(el("div", { class: "figures" },
-    figure(num(total.matches), t("record.matches")),
-    figure(num(total.first), t("record.first")),
+    figure(num(total.matches), tn("record.matches", total.matches)),
+    figure(num(total.first), tn("record.first", total.first)),
     figure(made(total), t("record.made")),
     figure(total.average === null ? "–" : score(total.average), t("record.average"))));
-  if (total.unfinished) head.append(el("p", { class: "hint", text: t("record.unfinished", { count: total.unfinished }) }));
+  if (total.unfinished) head.append(el("p", { class: "hint", text: tn("record.unfinished", total.unfinished) }));
   page.append(
     group("record-rules", t("record.byRules"), figures.by_rules, (key) => profileLabel(key)),
     group("record-level", t("record.byLevel"), figures.by_level, levelText));
@@ -50,7 +50,7 @@ function figure(value, label) {
 
 function made(line) {
   if (!line.deals) return "–";
-  return t("record.madeOf", { made: line.made, deals: line.deals, share: Math.round((100 * line.made) / line.deals) });
+  return t("record.madeOf", { made: line.made, deals: line.deals, share: num(line.made / line.deals, { style: "percent" }) });
 }
 
 function group(id, title, lines, label) {

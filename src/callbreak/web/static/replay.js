@@ -2,7 +2,7 @@
 // #/replay/ID for a match against the computer, #/replay/room/CODE for a room.
 
 import { api, cardElement, cardName, downloadLink, el, heldToken, notHeld, rulesName, serverText } from "./common.js";
-import { t } from "./i18n.js";
+import { seatNames, t } from "./i18n.js";
 
 export async function render(view, params) {
   const room = params.length === 2;
@@ -13,9 +13,9 @@ export async function render(view, params) {
     view.append(notHeld("match"));
     return;
   }
-  let record, winners;
+  let record, winners, nameKeys;
   try {
-    ({ record, winners } = await api(`${base}/replay`, { token }));
+    ({ record, winners, name_keys: nameKeys } = await api(`${base}/replay`, { token }));
   } catch (error) {
     view.append(el("p", { class: "error", text: t(room ? "replay.cannotRoom" : "replay.cannotMatch", { detail: serverText(error.message) }) }));
     return;
@@ -31,7 +31,8 @@ export async function render(view, params) {
   }
   let dealIndex = 0;
   let step = 0; // cards shown of the current deal
-  const names = record.players;
+  // The record's names, the computers' and a person's who gave none in the page's language.
+  const names = seatNames(record.players, nameKeys);
   const rules = typeof record.rules === "string" ? record.rules
     : `${record.rules.profile}${Object.keys(record.rules).length > 1 ? "(…)" : ""}`;
   const title = el("h1", {});

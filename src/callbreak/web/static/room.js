@@ -9,7 +9,7 @@ import {
   api, copyText, el, keepRoomEntry, levelLabel, roomEntry, ROOM_CODE, rulesName, rulesSummary, saveName,
   savedName, serverText,
 } from "./common.js";
-import { num, t } from "./i18n.js";
+import { num, seatNames, t, tn } from "./i18n.js";
 import { TablePage } from "./table.js";
 
 export async function render(view, [code]) {
@@ -177,6 +177,9 @@ class RoomPage {
     const started = lobby.status !== "lobby";
     const over = lobby.status === "finished" || lobby.status === "stopped";
     const creator = this.seat === 0;
+    // A computer's name, as every name the server leaves to the page, in the page's language.
+    const names = seatNames(lobby.seats.map((seat) => seat.name), lobby.seats.map((seat) => seat.name_key));
+    const seats = lobby.seats.map((seat, index) => ({ ...seat, name: names[index] }));
     this.head.classList.toggle("started", started);
     this.page.classList.toggle("started", started);
     this.tableBox.hidden = !started;
@@ -196,20 +199,20 @@ class RoomPage {
     const canJoin = this.seat === null && open > 0 && !over;
     this.joinForm.hidden = !canJoin;
     if (canJoin) {
-      const host = lobby.seats[0].name;
+      const host = seats[0].name;
       this.joinIntro.textContent = t(started ? "room.joinStarted" : "room.invites", { name: host });
     }
 
-    this.seatList.replaceChildren(...lobby.seats.map((info, index) => this.seatRow(info, index, lobby)));
+    this.seatList.replaceChildren(...seats.map((info, index) => this.seatRow(info, index, lobby)));
 
     let note = "";
     if (over) note = t("room.over");
     else if (this.seat === null) {
       note = t(canJoin ? "room.watchJoin" : started ? "room.watchStarted" : "room.watchFull");
     } else if (!started && creator) {
-      note = open ? t("room.waiting", { open }) : t("room.ready");
+      note = open ? tn("room.waiting", open) : t("room.ready");
     } else if (!started) {
-      note = t("room.waitStart", { seat: this.seat + 1, name: lobby.seats[0].name });
+      note = t("room.waitStart", { seat: this.seat + 1, name: seats[0].name });
     } else {
       note = t("room.youPlay", { seat: this.seat + 1 });
     }

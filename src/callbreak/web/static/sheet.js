@@ -6,7 +6,7 @@ import {
   api, downloadLink, el, formatDate, heldToken, heldTokens, keepEntry, notHeld, placeText, profileChooser, rulesName,
   rulesSummary, score, serverText,
 } from "./common.js";
-import { num, t } from "./i18n.js";
+import { num, t, tn } from "./i18n.js";
 
 /** Add sheet.css to the page once (the shared style.css is left to the other pages), and wait
  * for it: drawn without it, the sheet's table is wider than a phone for a moment. */
@@ -105,7 +105,7 @@ function sheetList(sheets) {
   const rows = sheets.map((sheet) => {
     const players = sheet.names.map((name, seat) =>
       `${name}: ${score(sheet.totals[seat])}` + (sheet.over ? `, ${placeText(sheet.places, seat)}` : "")).join("; ");
-    const state = t(sheet.over ? "sheet.finishedDeals" : "sheet.dealsSoFar", { deals: sheet.deals_played });
+    const state = tn(sheet.over ? "sheet.finishedDeals" : "sheet.dealsSoFar", sheet.deals_played);
     return el("tr", { "data-sheet": sheet.id },
       el("td", { text: formatDate(sheet.updated) }),
       el("td", { text: rulesName(sheet.rules) }),
@@ -261,7 +261,7 @@ function overReason(sheet) {
     const who = sheet.winners.map((seat) => t("sheet.madeEight", { name: sheet.names[seat], call: last.calls[seat] }));
     return t("sheet.overEight", { who: who.join(t("and")) });
   }
-  return t("sheet.overDeals", { deals: sheet.deals_limit });
+  return tn("sheet.overDeals", sheet.deals_limit);
 }
 
 /** The names of a new sheet: four, each given once. */

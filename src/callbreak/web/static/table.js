@@ -14,7 +14,7 @@ import {
   backElement, cardElement, cardName, cardText, downloadLink, dutyText, el, heldToken, levelLabel, notHeld,
   placeText, rovingFocus, rulesName, rulesSummary, score, serverText,
 } from "./common.js";
-import { num, t } from "./i18n.js";
+import { num, seatNames, t } from "./i18n.js";
 import * as sound from "./sound.js";
 
 const MOVE_MS = 300;
@@ -155,6 +155,7 @@ export class TablePage {
   receive(message) {
     if (this.options.onMessage && this.options.onMessage(message)) return;
     if (message.type === "state") {
+      message.state.names = seatNames(message.state.names, message.state.name_keys); // in the page's language
       this.latest = message.state;
       this.pending = false;
       if (this.hint && this.hint.version !== this.latest.version) this.hint = null;
