@@ -5,11 +5,8 @@ const RANKS = {
   A: "Ace", K: "King", Q: "Queen", J: "Jack", T: "Ten", 9: "Nine", 8: "Eight",
   7: "Seven", 6: "Six", 5: "Five", 4: "Four", 3: "Three", 2: "Two",
 };
-const ORDINAL = (n) => {
-  const tens = n % 100;
-  if (tens >= 11 && tens <= 13) return `${n}th`;
-  return n + ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
-};
+const ORDINALS = new Intl.PluralRules("en", { type: "ordinal" });
+const ORDINAL = (n) => n + { one: "st", two: "nd", few: "rd", other: "th" }[ORDINALS.select(n)];
 
 export default {
   brand: "Call Break",
