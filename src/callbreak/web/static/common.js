@@ -251,6 +251,24 @@ export function levelLabel(level, long = false) {
   return has(`level.${level}`) ? t(`level.${level}`) : level;
 }
 
+/** What the computer levels chosen in `selects` do, in full (a menu shows only a level's name, so
+ * that no description is ever cut): one line for each level chosen, updated as they change; each
+ * select is described by it. `levelOf` reads a select's level (null: no computer). */
+export function levelAbout(id, selects, levelOf = (select) => select.value) {
+  const about = el("p", { id, class: "hint level-about", "aria-live": "polite" });
+  const draw = () => {
+    const chosen = [...new Set(selects.map(levelOf).filter(Boolean))];
+    about.replaceChildren(...chosen.map((level) => el("span", { "data-level": level, text: levelLabel(level, true) })));
+    about.hidden = !chosen.length;
+  };
+  for (const select of selects) {
+    select.setAttribute("aria-describedby", id);
+    select.addEventListener("change", draw);
+  }
+  draw();
+  return about;
+}
+
 /** A rules profile's name as the language says it. */
 export function profileLabel(name) {
   return has(`profile.${name}`) ? t(`profile.${name}`) : name;

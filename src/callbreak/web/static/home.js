@@ -1,7 +1,7 @@
 // The start page: a new match against three computer players (#/), or a room to play with
 // friends (#/friends, in newroom.js).
 
-import { api, el, keepEntry, levelLabel, profileChooser, serverText } from "./common.js";
+import { api, el, keepEntry, levelAbout, levelLabel, profileChooser, serverText } from "./common.js";
 import { t, tn } from "./i18n.js";
 import { roomForm } from "./newroom.js";
 
@@ -9,7 +9,7 @@ export async function render(view, [choice]) {
   const [profiles, { levels, speeds }] = await Promise.all([api("/api/profiles"), api("/api/levels")]);
   const friends = choice === "friends";
   const link = (href, text, current) => el("a", { href, text, "aria-current": current ? "page" : null });
-  view.append(el("nav", { class: "choice", "aria-label": t("home.how") },
+  view.append(el("nav", { class: friends ? "choice" : "choice wide", "aria-label": t("home.how") },
     link("#/", t("home.againstComputer"), !friends),
     link("#/friends", t("home.withFriends"), friends)));
   if (friends) {
@@ -28,10 +28,12 @@ export async function render(view, [choice]) {
   const { select: profile, summary } = profileChooser("profile", profiles, saved.rules);
   const opponents = [0, 1, 2].map((index) => {
     const select = el("select", { id: `opponent-${index}`, name: `opponent-${index}` },
-      ...levels.map((level) => el("option", { value: level, text: levelLabel(level, true) })));
+      ...levels.map((level) => el("option", { value: level, text: levelLabel(level) })));
     select.value = (saved.opponents && saved.opponents[index]) || "expert";
     return select;
   });
+  // The menus name the levels; what each chosen level does is said in full below them.
+  const about = levelAbout("opponents-about", opponents);
   const name = el("input", {
     id: "name", name: "name", maxlength: "24", autocomplete: "nickname", value: saved.name || "", placeholder: t("home.namePlaceholder"),
   });
@@ -45,14 +47,20 @@ export async function render(view, [choice]) {
   const problem = el("p", { class: "error", role: "alert" });
 
   const seatNames = [t("home.next"), t("home.opposite"), t("home.previous")];
+  // Compact, so that Start the match is in sight on a phone without scrolling: the name and the
+  // rules beside the opponents where there is room, each opponent's menu beside its seat, the
+  // rarely changed options folded, the words on what a match is under the button, and the
+  // button kept in sight (sticky) on a screen too short even for that.
   const form = el("form", { class: "panel new-match", "aria-labelledby": "new-title" },
     el("h1", { id: "new-title", text: t("home.title") }),
-    el("p", { text: t("home.intro") }),
-    el("label", { for: "name", text: t("home.name") }), name,
-    el("label", { for: "profile", text: t("home.rules") }), profile, summary,
-    el("fieldset", {},
-      el("legend", { text: t("home.opponents") }),
-      ...opponents.flatMap((select, index) => [el("label", { for: select.id, text: seatNames[index] }), select])),
+    el("div", { class: "fields" },
+      el("div", { class: "field-group" },
+        el("label", { for: "name", text: t("home.name") }), name,
+        el("label", { for: "profile", text: t("home.rules") }), profile, summary),
+      el("fieldset", { class: "opponents" },
+        el("legend", { text: t("home.opponents") }),
+        ...opponents.flatMap((select, index) => [el("label", { for: select.id, text: seatNames[index] }), select]),
+        about)),
     el("details", {},
       el("summary", { text: t("home.more") }),
       el("div", { class: "more" },
@@ -61,7 +69,8 @@ export async function render(view, [choice]) {
         el("label", { class: "check" }, clockwise, t("home.clockwise")),
         el("label", { for: "seed", text: t("home.seed") }), seed)),
     problem,
-    el("button", { type: "submit", class: "primary", text: t("home.start") }));
+    el("div", { class: "start" }, el("button", { type: "submit", class: "primary", text: t("home.start") })),
+    el("p", { class: "hint intro", text: t("home.intro") }));
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -89,7 +98,9 @@ export async function render(view, [choice]) {
       problem.textContent = serverText(error.message);
     }
   });
-  view.append(form, howToPlay(profile, profiles));
+  const how = howToPlay(profile, profiles);
+  how.classList.add("wide");
+  view.append(form, how);
   name.focus();
 }
 

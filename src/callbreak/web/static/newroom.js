@@ -4,7 +4,7 @@
 // Beside it, a box to open a room from its code.
 
 import {
-  api, el, keepRoomEntry, levelLabel, profileChooser, ROOM_CODE, saveName, savedName, serverText,
+  api, el, keepRoomEntry, levelAbout, levelLabel, profileChooser, ROOM_CODE, saveName, savedName, serverText,
 } from "./common.js";
 import { t, tn } from "./i18n.js";
 
@@ -21,7 +21,7 @@ export function roomForm(profiles, levels, speeds) {
   const seats = [0, 1, 2].map((index) => {
     const select = el("select", { id: `room-seat-${index}`, name: `seat-${index}` },
       el("option", { value: "", text: t("newroom.friend") }),
-      ...levels.map((level) => el("option", { value: level, text: t("newroom.computer", { level: levelLabel(level, true) }) })));
+      ...levels.map((level) => el("option", { value: level, text: t("newroom.computer", { level: levelLabel(level) }) })));
     select.value = (saved.seats && saved.seats[index]) || "";
     return select;
   });
@@ -30,8 +30,11 @@ export function roomForm(profiles, levels, speeds) {
       text: value === 0 ? t("newroom.clockOff") : tn(value === 30 ? "newroom.clockDefault" : "newroom.clockSeconds", value) })));
   clock.value = String(saved.turn_seconds ?? 30);
   const cover = el("select", { id: "room-cover", name: "cover" },
-    ...levels.map((level) => el("option", { value: level, text: levelLabel(level, true) })));
+    ...levels.map((level) => el("option", { value: level, text: levelLabel(level) })));
   cover.value = saved.cover || "intermediate";
+  // The menus name the levels; what each chosen one does is said in full under them.
+  const seatsAbout = levelAbout("room-seats-about", seats);
+  const coverAbout = levelAbout("room-cover-about", [cover]);
   const speed = el("select", { id: "room-speed", name: "speed" }, ...speeds.map((s) => el("option", { value: s, text: t(`speed.${s}`) })));
   speed.value = saved.speed || "normal";
   const problem = el("p", { class: "error", role: "alert" });
@@ -43,10 +46,10 @@ export function roomForm(profiles, levels, speeds) {
     el("label", { for: "room-profile", text: t("home.rules") }), profile, summary,
     el("fieldset", {},
       el("legend", { text: t("newroom.otherSeats") }),
-      ...seats.flatMap((select, index) => [el("label", { for: select.id, text: seatNames[index] }), select])),
+      ...seats.flatMap((select, index) => [el("label", { for: select.id, text: seatNames[index] }), select]), seatsAbout),
     el("label", { for: "room-clock", text: t("newroom.clock") }), clock,
     el("p", { class: "hint", text: t("newroom.clockHint") }),
-    el("label", { for: "room-cover", text: t("newroom.cover") }), cover,
+    el("label", { for: "room-cover", text: t("newroom.cover") }), cover, coverAbout,
     el("label", { for: "room-speed", text: t("settings.speed") }), speed,
     problem,
     el("button", { type: "submit", class: "primary", text: t("newroom.create") }));
