@@ -71,6 +71,7 @@ class SideStats:
             "broken_loss": _mean([lost / 10 for lost in self.lost]),
             "move_time_mean": _mean(self.times),
             "move_time_p95": _percentile(self.times, 0.95),
+            "move_time_max": max(self.times, default=None),
             "faults": float(self.faults),
         }
 
@@ -175,6 +176,8 @@ class Result:
             "b_calls_made": _round(self.b_stats["calls_made"]),
             "a_move_time_p95": _round(self.a_stats["move_time_p95"], 6),
             "b_move_time_p95": _round(self.b_stats["move_time_p95"], 6),
+            "a_move_time_max": _round(self.a_stats["move_time_max"], 6),
+            "b_move_time_max": _round(self.b_stats["move_time_max"], 6),
             "seed": self.seed,
         }
         for side, stats in (("a", self.a_stats), ("b", self.b_stats)):
@@ -188,6 +191,43 @@ class Result:
         data["set_diffs"] = [_round(diff) for diff in self.set_diffs]
         data["set_indices"] = list(self.set_indices)
         return data
+
+
+def time_unit(*seconds: float | None) -> str:
+    """The unit in which the longest of ``seconds`` reads best: "s" from a second, "ms" from a
+    millisecond, "µs" below; figures compared side by side are written in one unit."""
+    known = [value for value in seconds if value is not None and math.isfinite(value)]
+    longest = max(known, default=0.0)
+    return "s" if longest >= 1 else "ms" if longest >= 1e-3 else "µs"
+
+
+def format_time(seconds: float | None, unit: str = "ms") -> str:
+    """A duration in ``unit`` ("s", "ms" or "µs") to three significant digits, never in the
+    exponent form (which wrote 2,641 ms as "2.64e+03 ms", read as less than a mean of 858 ms)."""
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    value = seconds * {"s": 1.0, "ms": 1e3, "µs": 1e6}[unit]
+    if value == 0:
+        return f"0 {unit}"
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{decimals}f} {unit}"
+
+
+def format_times(stats: dict[str, float | None]) -> str:
+    """A side's decision times as the arena reports them: the mean, the 95th percentile and the
+    longest, in one unit; a mean above the 95th percentile (a few decisions far longer than the
+    rest, such as a search's calls among quick forced cards) says so."""
+    mean, p95, longest = stats["move_time_mean"], stats["move_time_p95"], stats["move_time_max"]
+    if mean is None:
+        return "-"
+    unit = time_unit(mean, p95)
+    text = (
+        f"mean {format_time(mean, unit)}, 95th percentile {format_time(p95, unit)}, "
+        f"max {format_time(longest, unit)}"
+    )
+    if p95 is not None and mean > p95:
+        text += " (the few longest decisions pull the mean above the 95th percentile)"
+    return text
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import ipaddress
 import json
 import os
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -24,6 +26,7 @@ from callbreak.web.limits import Limits
 if TYPE_CHECKING:  # rich is imported by the commands that draw, not at start
     from rich.console import Console
     from rich.progress import Progress
+    from starlette.applications import Starlette
 
 EXIT_OK, EXIT_BROKEN, EXIT_UNREADABLE = 0, 1, 2
 
@@ -483,7 +486,7 @@ def _quote(text: str) -> str:
 def _arena_report(console: object, result: object) -> None:
     from rich.console import Console
 
-    from callbreak.arena import Result
+    from callbreak.arena import Result, format_times
 
     assert isinstance(console, Console) and isinstance(result, Result)
     for note in result.notes:
@@ -515,8 +518,7 @@ def _arena_report(console: object, result: object) -> None:
         faults = f", faults {int(stats['faults'] or 0)}" if stats["faults"] else ""
         console.print(
             f"{name}: {calls}, mean overtricks {_num(stats['mean_overtricks'])}, lost to broken "
-            f"calls {_num(stats['broken_loss'])} per deal, decision time "
-            f"mean {_ms(stats['move_time_mean'])}, 95th percentile {_ms(stats['move_time_p95'])}"
+            f"calls {_num(stats['broken_loss'])} per deal, decision time {format_times(stats)}"
             f"{faults}"
         )
     console.print(f"reproduce: {result.command}")
@@ -528,10 +530,6 @@ def _pct(value: float | None) -> str:
 
 def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
-
-
-def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value * 1000:.3g} ms"
 
 
 def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
@@ -581,14 +579,9 @@ def run_serve(
 ) -> int:
     """Serve the web app until interrupted; ``proxies`` are the addresses whose
     X-Forwarded-For is believed."""
-    import logging
     import sqlite3
-    import threading
-
-    import uvicorn
 
     from callbreak.web.app import create_app
-    from callbreak.web.messages import MAX_FRAME_BYTES
     from callbreak.web.store import default_path
 
     path = db or str(default_path())
@@ -628,11 +621,39 @@ def run_serve(
         except (redis.RedisError, ValueError) as error:
             print(f"callbreak serve: cannot use Redis at {redis_url}: {error}", file=sys.stderr)
             return EXIT_UNREADABLE
+    # The port is taken before anything is said to run on it: a port in use is one line and
+    # exit status 2, never "Call Break is at ..." followed by uvicorn's own failure.
     try:
-        app = create_app(path, redis_url, limits or Limits())
-    except (OSError, sqlite3.Error) as error:
-        print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)
+        listener = _listen(host, port)
+    except OSError as error:
+        print(f"callbreak serve: {_bind_failure(host, port, error)}", file=sys.stderr)
         return EXIT_UNREADABLE
+    with listener:
+        try:
+            app = create_app(path, redis_url, limits or Limits())
+        except (OSError, sqlite3.Error) as error:
+            print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)
+            return EXIT_UNREADABLE
+        return _serve_on(listener, app, host, port, path, redis_url, trusted)
+
+
+def _serve_on(
+    listener: socket.socket,
+    app: Starlette,
+    host: str,
+    port: int,
+    path: str,
+    redis_url: str | None,
+    trusted: list[str],
+) -> int:
+    """Serve ``app`` on the socket already bound to ``host:port`` until interrupted."""
+    import logging
+    import threading
+
+    import uvicorn
+
+    from callbreak.web.messages import MAX_FRAME_BYTES
+
     kept = f"matches and rooms in Redis at {redis_url}" if redis_url else f"matches kept in {path}"
     print(f"Call Break is at http://{host}:{port}/ ({kept}); Ctrl-C stops it", flush=True)
     # The computer players' compiled kernel loads in the background, so the first match does
@@ -640,28 +661,48 @@ def run_serve(
     threading.Thread(target=_announced_warm_up, name="warm-up", daemon=True).start()
     # What failed inside the server (logger callbreak.web) goes to stderr, never to a client.
     logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        uvicorn.run(
-            app,
-            host=host,
-            port=port,
-            log_level="warning",
-            # A frame over this closes its socket as it arrives, unread: uvicorn would
-            # otherwise hold up to 16 MiB of it before the app's own 4 kB check.
-            ws_max_size=MAX_FRAME_BYTES,
-            # X-Forwarded-For names the client only when a proxy we were told of sent it;
-            # from anyone else it would let a client pick the address its limits count.
-            proxy_headers=bool(trusted),
-            forwarded_allow_ips=trusted or None,
-            server_header=False,
-        )
-    except OSError as error:
-        print(
-            f"callbreak serve: cannot serve on {host}:{port}: {error.strerror or error}",
-            file=sys.stderr,
-        )
-        return EXIT_UNREADABLE
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        # A frame over this closes its socket as it arrives, unread: uvicorn would
+        # otherwise hold up to 16 MiB of it before the app's own 4 kB check.
+        ws_max_size=MAX_FRAME_BYTES,
+        # X-Forwarded-For names the client only when a proxy we were told of sent it;
+        # from anyone else it would let a client pick the address its limits count.
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted or None,
+        server_header=False,
+    )
+    uvicorn.Server(config).run(sockets=[listener])
     return EXIT_OK
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port``, as uvicorn binds one (OSError when it cannot be)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+    except OSError:
+        listener.close()
+        raise
+    listener.set_inheritable(True)
+    return listener
+
+
+def _bind_failure(host: str, port: int, error: OSError) -> str:
+    """Why ``host:port`` cannot be served, in one line."""
+    if error.errno == errno.EADDRINUSE:
+        return (
+            f"port {port} on {host} is in use (another server, or another callbreak serve?): "
+            "stop it, or choose another port with --port"
+        )
+    if error.errno == errno.EACCES:
+        return f"port {port} on {host} needs privileges this user lacks: choose one above 1023"
+    return f"cannot serve on {host}:{port}: {error.strerror or error}"
 
 
 def run_adopt(db: str | None, out: str | None) -> int:

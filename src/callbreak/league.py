@@ -57,6 +57,7 @@ from callbreak.arena import (
     check_rules,
     check_spec,
     confidence_interval,
+    format_time,
     run_sets,
 )
 from callbreak.errors import CallbreakError
@@ -480,7 +481,8 @@ def _percent(value: float | None) -> str:
 
 
 def _millis(value: float | None) -> str:
-    return "-" if value is None else f"{value * 1000:.3g} ms"
+    # One unit down the column, never the exponent form.
+    return format_time(value, "ms")
 
 
 def rate(league: League, results: Mapping[Key, SetResult]) -> tuple[Rating, ...]:

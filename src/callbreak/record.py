@@ -44,6 +44,17 @@ FORMAT = "callbreak-record"
 VERSION = 1
 MAX_RECORD_BYTES = 64_000_000  # a 1000-deal record is about 1 MB; anything far larger is not one
 
+OTHER_FORMATS = {
+    "callbreak-scoresheet": (
+        "a scoresheet (the Scoresheet page's JSON download), not a game record: it holds each "
+        "deal's calls and tricks but no cards, so there is no play to check"
+    ),
+    "callbreak-tokens": (
+        "a history file (the History page's export, or callbreak adopt's), not a game record: it "
+        "holds the keys to matches, not their play"
+    ),
+}
+"""The app's other JSON files, each with what reading one as a game record says: what it is."""
 _TOP_KEYS = {"format", "version", "rules", "players", "deals", "seed", "unfinished", "meta"}
 _DEAL_KEYS = {"dealer", "hands", "calls", "tricks", "thrown_in", "faults"}
 
@@ -159,6 +170,9 @@ def load(path: str) -> Record:
 def from_data(data: object) -> Record:
     """Read a record from decoded JSON data."""
     top = _object(data, "the record")
+    other = top.get("format")
+    if isinstance(other, str) and other in OTHER_FORMATS:
+        raise RecordError(f"this is {OTHER_FORMATS[other]}")
     _known_keys(top, _TOP_KEYS, "the record")
     if top.get("format") != FORMAT:
         raise RecordError(f'"format" must be "{FORMAT}", not {top.get("format")!r}')
