@@ -17,7 +17,17 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from callbreak.arena import ArenaError, arena_spec, compare, confidence_interval, t_quantile
+from callbreak.arena import (
+    ArenaError,
+    SideStats,
+    arena_spec,
+    compare,
+    confidence_interval,
+    format_time,
+    format_times,
+    t_quantile,
+    time_unit,
+)
 from callbreak.cli import _arena_report
 from callbreak.game import Observation
 from callbreak.players import LEVELS, register
@@ -260,7 +270,14 @@ def test_report_pairs_sets_and_counts_broken_calls() -> None:
 # --- on Ray ------------------------------------------------------------------------------------
 
 RAY_SETS = dict(a="beginner", b="intermediate", rules="strict", sets=12, seed=3)
-TIMED = ("a_move_time_p95", "b_move_time_p95", "a_move_time_mean", "b_move_time_mean")
+TIMED = (
+    "a_move_time_p95",
+    "b_move_time_p95",
+    "a_move_time_mean",
+    "b_move_time_mean",
+    "a_move_time_max",
+    "b_move_time_max",
+)
 
 
 def _figures(result: Any) -> dict[str, Any]:
@@ -385,3 +402,44 @@ def test_a_clocked_arena_with_one_worker_plays_in_a_process_of_its_own() -> None
     )  # fmt: skip
     assert not result.interrupted and result.error is None and result.sets == 1
     assert os.environ.get("NUMBA_NUM_THREADS") != "1"  # this process's environment restored
+
+
+# --- the decision times as the report writes them -------------------------------------------------
+
+
+def test_decision_times_are_written_in_one_unit_without_exponents() -> None:
+    """An expert's mean of 858 ms and 95th percentile of 2,641 ms once read "mean 858 ms, 95th
+    percentile 2.64e+03 ms": a mean seemingly above its 95th percentile."""
+    expert = {"move_time_mean": 0.857702, "move_time_p95": 2.641124, "move_time_max": 3.2}
+    assert format_times(expert) == "mean 0.858 s, 95th percentile 2.64 s, max 3.20 s"
+    quick = {"move_time_mean": 3e-06, "move_time_p95": 5e-06, "move_time_max": 1.1e-05}
+    assert format_times(quick) == "mean 3.00 µs, 95th percentile 5.00 µs, max 11.0 µs"
+    middling = {"move_time_mean": 0.0347, "move_time_p95": 0.0462, "move_time_max": 0.2}
+    assert format_times(middling) == "mean 34.7 ms, 95th percentile 46.2 ms, max 200 ms"
+    nothing = {"move_time_mean": None, "move_time_p95": None, "move_time_max": None}
+    assert format_times(nothing) == "-"
+    for seconds in (2.641124, 1234.5, 1e-9, 0.0009996):
+        assert "e" not in format_time(seconds).split()[0]
+    assert format_time(2.641124) == "2,641 ms" and format_time(None) == "-"
+    assert time_unit(0.5, 2.0) == "s" and time_unit(0.002) == "ms" and time_unit(None) == "µs"
+
+
+def test_a_mean_above_the_95th_percentile_says_why() -> None:
+    """Quick forced cards and a few long searches: the mean above the 95th percentile is said,
+    with the longest decision shown."""
+    times = [0.001] * 96 + [3.0] * 4
+    stats = SideStats(times=times).summary()
+    assert stats["move_time_mean"] is not None and stats["move_time_p95"] is not None
+    assert stats["move_time_mean"] > stats["move_time_p95"]
+    text = format_times(stats)
+    assert text.startswith("mean 121 ms, 95th percentile 1.00 ms, max 3,000 ms")
+    assert "the few longest decisions pull the mean above the 95th percentile" in text
+    assert "pull the mean" not in format_times(SideStats(times=[0.1, 0.2, 0.3]).summary())
+
+
+def test_the_cli_report_writes_the_times_so() -> None:
+    result = compare("random", "random", rules="strict(deals=1)", sets=1, seed=1, workers=1)
+    console = Console(file=io.StringIO(), width=400)
+    _arena_report(console, result)
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "decision time mean" in out and "max" in out and "e+" not in out and "e-" not in out

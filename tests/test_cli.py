@@ -323,3 +323,65 @@ def test_serve_refuses_bad_limits_and_proxies_in_one_line(
     result = run("serve", "--db", str(tmp_path / "db.sqlite"), *options)
     assert result.returncode == 2 and words in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+# --- what the CLI says of the app's own files and its first start -------------------------------
+
+
+def test_check_says_a_scoresheet_is_not_a_game_record(tmp_path: Path) -> None:
+    """The scoresheet's JSON download (and the history's tokens file) is one line saying what
+    the file is, exit 2: never "unknown key 'places'"."""
+    from callbreak.record import OTHER_FORMATS
+    from callbreak.rules import Rules
+    from callbreak.web.owners import TOKENS_FORMAT, tokens_file
+    from callbreak.web.sheets import EXPORT_FORMAT, Sheet
+
+    assert {EXPORT_FORMAT, TOKENS_FORMAT} <= OTHER_FORMATS.keys()
+    deal = {"calls": [3, 4, 2, 3], "tricks": [3, 5, 2, 3]}
+    sheet = Sheet("s1", ["Asha", "Bikash", "Chandra", "Dipa"], Rules.parse("strict"), [deal])
+    download = write(tmp_path / "callbreak-scoresheet.json", sheet.export_json())
+    tokens = write(tmp_path / "callbreak-history.json", tokens_file([], []))
+    for path, words in ((download, "is a scoresheet"), (tokens, "is a history file")):
+        result = run("check", path)
+        assert result.returncode == 2 and result.stdout == "", result
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and words in lines[0] and "not a game record" in lines[0], lines
+        assert "unknown key" not in lines[0] and "Traceback" not in result.stderr
+
+
+def test_serve_on_a_port_in_use_is_one_line_and_claims_nothing(tmp_path: Path) -> None:
+    """A second `callbreak serve` on the port of a running one: one line, exit 2, and nothing
+    said to run (no "Call Break is at ...", no warm-up) nor made (no database)."""
+    with callbreak_serve(tmp_path / "first") as (first, base):
+        port = base.rsplit(":", 1)[1]
+        second = tmp_path / "second.db"
+        result = run("serve", "--port", port, "--db", str(second))
+        assert result.returncode == 2, result
+        assert result.stdout == ""
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in result.stderr, lines
+        assert lines[0].startswith(f"callbreak serve: port {port} on 127.0.0.1 is in use")
+        assert not second.exists()
+        # The first server goes on.
+        assert first.poll() is None and _get(f"{base}/api/profiles") == 200
+
+
+def test_readme_and_deploy_agree_with_serve_on_the_first_start() -> None:
+    """Both say what `callbreak serve` does on a first start: it compiles in the background at
+    once, says so in the two lines it prints, and the advanced level stands in meanwhile."""
+    import inspect
+
+    from callbreak import cli, warmup
+
+    root = Path(__file__).parent.parent
+    readme = " ".join((root / "README.md").read_text().split())
+    deploy = " ".join((root / "docs" / "deploy.md").read_text().split())
+    printed = inspect.getsource(cli._announced_warm_up)
+    assert "Loading the computer players" in printed and "computer players are ready" in printed
+    assert warmup.STAND_IN == "advanced"
+    for text in (readme, deploy):
+        assert "about half a minute on a quiet 2-core machine" in text
+        assert "*Loading the computer players...*" in text
+        assert "*The computer players are ready (N s)*" in text
+        assert "the `advanced` level" in text and "in about a second" in text
+        assert "about a minute once" not in text and "waits while the search" not in text

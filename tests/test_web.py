@@ -131,6 +131,28 @@ def test_every_language_has_every_key() -> None:
     assert keys["ne"] == keys["en"] and keys["hi"] == keys["en"]
 
 
+def test_every_counted_entry_has_its_plural_forms_in_every_language() -> None:
+    """A counted entry ({ one, other }, chosen by Intl.PluralRules through tn) has both forms
+    in all three languages, and the same entries are counted in each."""
+    static = Path(__file__).parent.parent / "src" / "callbreak" / "web" / "static"
+    counted = {}
+    for lang in ("en", "ne", "hi"):
+        text = (static / f"lang-{lang}.js").read_text(encoding="utf-8")
+        body = text[text.index("export default {") :]
+        forms = {}
+        for key, inline, block in re.findall(
+            r'^  "([^"]+)": \{(?:(.*)\},|\n((?:    .*\n)+)  \},)$', body, re.MULTILINE
+        ):
+            found = re.findall(r"(\w+): \"", inline or block)
+            forms[key] = found
+        counted[lang] = forms
+        assert all(found == ["one", "other"] for found in forms.values()), (lang, forms)
+    assert counted["ne"].keys() == counted["en"].keys() == counted["hi"].keys()
+    assert {"history.playingDeals", "rule.deals", "record.unfinished"} <= counted["en"].keys()
+    # The plain "plural" helper of the English catalogue is gone: every count goes through tn.
+    assert "const plural" not in (static / "lang-en.js").read_text(encoding="utf-8")
+
+
 def test_profiles_and_levels(client: TestClient) -> None:
     profiles = client.get("/api/profiles").json()
     assert [p["name"] for p in profiles] == ["strict", "classic", "online", "pagat", "bhoos"]
@@ -1382,3 +1404,54 @@ def test_a_matchs_owner_holds_it_on_every_process_and_a_stranger_on_none(tmp_pat
             with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
                 socket.send_json({"type": "hello", "token": stranger})
                 assert socket.receive_json() == {"type": "error", "message": "no such match"}
+
+
+# --- names the page words in its language ------------------------------------------------------
+
+
+def test_a_person_who_gives_no_name_is_stored_with_none_and_the_computers_by_key(
+    client: TestClient,
+) -> None:
+    """No default name is stored: the views send the names as records give them and the keys a
+    page words in its own language (docs/web.md, *Names the page words*)."""
+    match_id, token = new_match(client, name="   ", rules="strict(deals=1)")
+    data = client.app.state.store.load(match_id)  # type: ignore[attr-defined]
+    assert data.seats[0].name is None
+    with match_socket(client, match_id, token) as socket:
+        state = receive_state(socket)
+    assert state["names"] == ["You", "Bikash", "Chandra", "Dipa"]
+    assert state["name_keys"] == ["you", "computer.0", "computer.1", "computer.2"]
+    listed = my_matches(client, (match_id, token))[0]
+    assert listed["names"] == state["names"] and listed["name_keys"] == state["name_keys"]
+    replay = client.get(f"/api/matches/{match_id}/replay", headers=owner(token)).json()
+    assert replay["name_keys"] == state["name_keys"]
+    # A game record keeps the English names: it is a file for tools, in no page's language.
+    record = client.get(f"/api/matches/{match_id}/record", headers=owner(token)).json()
+    assert record["players"] == ["You", "Bikash", "Chandra", "Dipa"]
+    # A name given is shown as given.
+    named, named_token = new_match(client, name="Asha")
+    assert my_matches(client, (named, named_token))[0]["name_keys"][0] is None
+
+
+@pytest.mark.parametrize("word", ["You", "तपाईं", "आप"])
+def test_a_match_whose_page_stored_its_word_for_you_reads_as_unnamed(
+    client: TestClient, word: str
+) -> None:
+    """Before names were left to the page, a page stored "you" in its language of the moment
+    (an English history then showed "आप"): such a match reads as a person who gave no name."""
+    match_id, token = new_match(client, name=word)
+    assert my_matches(client, (match_id, token))[0]["name_keys"][0] == "you"
+
+
+def test_a_rooms_computers_are_keyed_and_its_people_shown_as_they_typed(
+    client: TestClient,
+) -> None:
+    made = client.post(
+        "/api/rooms", json={"name": "आप", "seats": [None, "random", None], "rules": "strict"}
+    ).json()
+    code = made["room"]
+    client.post(f"/api/rooms/{code}/join", json={"name": "Bikash"})
+    lobby = client.get(f"/api/rooms/{code}").json()
+    # In a room a name is always typed, even one that reads "you": shown as typed to everyone.
+    assert [seat["name_key"] for seat in lobby["seats"]] == [None, None, "computer.1", None]
+    assert [seat["name"] for seat in lobby["seats"]] == ["आप", "Bikash", "Chandra", None]
