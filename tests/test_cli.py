@@ -242,6 +242,15 @@ def _get(url: str, forwarded: str | None = None) -> int:
         return answer.code
 
 
+def _computers_loaded(process: subprocess.Popen[bytes], folder: Path) -> None:
+    """Wait until the serve process says its computer players are loaded (in the background,
+    from its start: memory it takes meanwhile is theirs)."""
+    deadline = time.monotonic() + 900
+    while "computer players are ready" not in (folder / "serve.log").read_text():
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.5)
+
+
 def _rss(pid: int) -> int:
     """A process's resident memory in bytes, from /proc."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -277,11 +286,7 @@ def test_a_huge_frame_closes_its_socket_and_the_server_does_not_grow(tmp_path: P
     from websockets.sync.client import connect
 
     with callbreak_serve(tmp_path) as (process, base):
-        # The computer players load first: their memory is not the frame's.
-        deadline = time.monotonic() + 900
-        while "computer players are ready" not in (tmp_path / "serve.log").read_text():
-            assert process.poll() is None and time.monotonic() < deadline
-            time.sleep(0.5)
+        _computers_loaded(process, tmp_path)  # their memory is not the frame's
         request = urllib.request.Request(
             f"{base}/api/matches",
             data=json.dumps({"opponents": ["random"] * 3}).encode(),
@@ -306,6 +311,52 @@ def test_a_huge_frame_closes_its_socket_and_the_server_does_not_grow(tmp_path: P
         assert grown < 20_000_000, f"the server grew by {grown / 1e6:.1f} MB"
         # The server goes on.
         assert _get(f"{base}/api/profiles") == 200
+
+
+def test_a_client_that_pings_and_never_reads_is_dropped(tmp_path: Path) -> None:
+    """Pings pass every message limit, and uvicorn writes each pong at once: a client that
+    sends 20 MB of pings and reads nothing is dropped, and the server does not keep its pongs."""
+    import base64
+    import socket as sockets
+
+    from callbreak.web.client import http
+
+    with callbreak_serve(tmp_path) as (process, base):
+        _computers_loaded(process, tmp_path)  # their memory is not the pongs'
+        status, room = http("POST", f"{base}/api/rooms", {"name": "Asha"})
+        assert status == 201
+        port = int(base.rsplit(":", 1)[1])
+        before = _rss(process.pid)
+        peer = sockets.socket()
+        peer.setsockopt(sockets.SOL_SOCKET, sockets.SO_RCVBUF, 4096)  # reads nothing anyway
+        peer.connect(("127.0.0.1", port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        peer.sendall(
+            (
+                f"GET /ws/rooms/{room['room']} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        assert b" 101 " in peer.recv(4096).split(b"\r\n")[0] + b" "
+        payload = os.urandom(125)
+        mask = os.urandom(4)
+        masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+        ping = bytes([0x89, 0x80 | 125]) + mask + masked
+        batch = ping * 8000  # 1 MB of pings a send
+        peer.settimeout(10)
+        sent, dropped = 0, False
+        try:
+            while sent < 20_000_000:
+                peer.sendall(batch)
+                sent += len(batch)
+        except (ConnectionResetError, BrokenPipeError, TimeoutError):
+            dropped = True
+        grown = _rss(process.pid) - before
+        peer.close()
+        assert dropped, f"{sent / 1e6:.0f} MB of pings were taken with nothing read"
+        assert grown < 20_000_000, f"the server grew by {grown / 1e6:.1f} MB"
+        assert _get(f"{base}/api/profiles") == 200  # and goes on
 
 
 @pytest.mark.parametrize(

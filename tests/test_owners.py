@@ -3,6 +3,7 @@ by nobody until ``callbreak adopt`` gives them tokens, and the tokens file it wr
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import stat
@@ -177,3 +178,31 @@ def test_the_tokens_file_and_what_a_request_may_hold() -> None:
     assert read_held({}, "rooms") == []
     with pytest.raises(ValueError, match="at most 500"):
         read_held({"rooms": [{"id": "a", "token": "t"}] * 501}, "rooms")
+
+
+def test_a_table_named_with_many_tokens_is_loaded_once() -> None:
+    """Found by a probe: one id named with 500 wrong tokens cost 500 loads of it (0.5 s of CPU
+    a request on Redis). Each id is loaded once, and every token is still checked."""
+    from callbreak.web.model import claim, new_match, new_room
+    from callbreak.web.owners import held_matches, held_rooms
+
+    match = new_match("strict", "Ann", ["random"] * 3, "7", {})
+    mine = claim(match, 0)
+    room = new_room("strict", "Ann", [None, "random", "random"])
+    creator = claim(room, 0)
+    stored = {match.id: match, room.id: room}
+    loads: list[str] = []
+
+    class Counted:
+        async def load(self, table_id: str, known: Any = None) -> Any:
+            loads.append(table_id)
+            return stored.get(table_id)
+
+    wrong = [(match.id, f"wrong{i}") for i in range(499)]
+    held = asyncio.run(held_matches(Counted(), [*wrong, (match.id, mine)]))  # type: ignore[arg-type]
+    assert held == [match]
+    assert loads == [match.id]
+    loads.clear()
+    named = [(room.id.lower(), f"wrong{i}") for i in range(499)] + [(room.id, creator)]
+    assert asyncio.run(held_rooms(Counted(), named)) == [(room, 0)]  # type: ignore[arg-type]
+    assert loads == [room.id]

@@ -140,6 +140,24 @@ async def test_the_lobby_seats_people_and_computers(base: str) -> None:
         ("POST", "/api/rooms", {"name": "a", "cover": "expert(time=600)"}, 400, "time must be"),
         ("POST", "/api/rooms", {"name": "a", "cover": "expert(threads=64)"}, 400, "threads"),
         ("POST", "/api/rooms", {"name": "a", "cover": "ismcts"}, 400, "not 'ismcts'"),
+        # Found by a probe: a cover that cannot be built stopped the room when first needed.
+        ("POST", "/api/rooms", {"name": "a", "cover": "expert(threads=1.5)"}, 400, "whole"),
+        ("POST", "/api/rooms", {"name": "a", "cover": "expert(threads=2.0)"}, 400, "whole"),
+        # ... and numbers of thousands of digits were a 500 (Python's own limit).
+        (
+            "POST",
+            "/api/rooms",
+            {"name": "a", "rules": "strict(deals=" + "9" * 5000 + ")"},
+            400,
+            "more than 30 characters",
+        ),
+        (
+            "POST",
+            "/api/matches",
+            {"rules": "strict(deals=" + "9" * 5000 + ")"},
+            400,
+            "more than 30 characters",
+        ),
         # Whoever chose the seed would know every hand.
         ("POST", "/api/rooms", {"name": "a", "seed": 7}, 400, "drawn by the server"),
         ("POST", "/api/rooms", {"name": "a", "seed": None}, 400, "leave out the seed"),
@@ -623,3 +641,89 @@ async def test_the_seed_is_shown_only_once_the_match_is_over(app: Any, base: str
     assert replay["record"]["seed"] == seed
     for client in (asha, bikash, watcher):
         await client.close()
+
+
+class _StalledSocket:
+    """A room socket whose client says hello with ``token`` and then reads nothing until
+    ``reading`` is set (a full socket), then sends ``then``; it keeps what it is sent."""
+
+    def __init__(self, token: str) -> None:
+        self.headers: dict[str, str] = {}
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.inbox.put_nowait(
+            {"type": "websocket.receive", "text": json.dumps({"type": "hello", "token": token})}
+        )
+        self.reading = asyncio.Event()
+        self.sent: list[dict[str, Any]] = []
+
+    async def accept(self) -> None:
+        pass
+
+    async def receive(self) -> dict[str, Any]:
+        return await self.inbox.get()
+
+    async def send_text(self, text: str) -> None:
+        await self.reading.wait()
+        self.sent.append(json.loads(text))
+
+    async def close(self, code: int = 1000) -> None:
+        self.inbox.put_nowait({"type": "websocket.disconnect"})
+
+
+async def test_a_client_that_holds_up_its_welcome_keeps_no_seat_its_token_lost(app: Any) -> None:
+    """Found by a probe: a person whose token holds seat 1 says hello and stops reading, so
+    that the server waits to welcome them; meanwhile they leave, the seat is opened and given
+    to Esha. Once they read again they must be a spectator: after the welcome that says so
+    nothing shows them seat 1's hand, and an action they send for it is not stored."""
+    from callbreak.game import Call
+    from callbreak.web.messages import connect
+    from callbreak.web.model import ROOM, join, leave, open_seat, start
+    from callbreak.web.model import new_room as room_data
+
+    tables = app.state.tables
+    data = room_data("strict", "Asha", [None, "random", "random"])
+    _, token = join(data, "Bikash")
+    start(data)
+    await app.state.backend.create(data)
+    table = await tables.get(data.id)
+    while table.match.deal.turn != 1:  # the seats before Bikash call: his turn next
+        await table.act(table.match.deal.turn, Call(table.match.rules.min_call), table.version)
+    socket = _StalledSocket(token)
+    serving = asyncio.get_running_loop().create_task(connect(tables, socket, data.id, ROOM))
+    for _ in range(200):  # until the server has read his hello and is sending to him
+        await asyncio.sleep(0.01)
+        if socket.inbox.empty():
+            break
+    await asyncio.sleep(0.1)
+    await table.change(lambda room: leave(room, 1))
+    await table.change(lambda room: open_seat(room, 1))
+    assert (await table.change(lambda room: join(room, "Esha")))[0] == 1
+    given_at = table.data.rev
+    socket.reading.set()  # he reads again, and at once plays his old seat's turn
+    socket.inbox.put_nowait(
+        {
+            "type": "websocket.receive",
+            "text": json.dumps({"type": "call", "value": 3, "version": table.version}),
+        }
+    )
+    for _ in range(100):
+        await asyncio.sleep(0.02)
+        if any(m["type"] == "error" and m.get("stale") is None for m in socket.sent[1:]):
+            break
+    welcomes = [i for i, m in enumerate(socket.sent) if m["type"] == "welcome"]
+    assert welcomes and socket.sent[welcomes[-1]]["seat"] is None, socket.sent
+    for message in socket.sent[welcomes[-1] :]:
+        if message["type"] == "state":
+            assert message["state"]["seat"] is None and not message["state"].get("hand")
+    stored = await app.state.backend.load(data.id)
+    assert stored.version == table.version and stored.rev == given_at
+    assert stored.seats[1].name == "Esha" and table.match.deal.turn == 1  # still Esha's call
+    socket.inbox.put_nowait({"type": "websocket.disconnect"})
+    await asyncio.wait_for(serving, 10)
+
+
+async def test_a_seat_number_in_other_digits_is_one_clear_error(base: str) -> None:
+    """Found by a probe: '²' is a digit to str.isdigit but not to int (a 500)."""
+    code, token = new_room(base, seats=[None, None, None])
+    status, answer = http("POST", f"{base}/api/rooms/{code}/seats/%C2%B2", {"open": True}, token)
+    assert status == 400 and "a seat is 0-3" in answer["error"]

@@ -12,7 +12,7 @@ import signal
 import socket
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from callbreak import __version__
 from callbreak.bots.remote import BotAddresses
@@ -26,7 +26,6 @@ from callbreak.web.limits import Limits
 if TYPE_CHECKING:  # rich is imported by the commands that draw, not at start
     from rich.console import Console
     from rich.progress import Progress
-    from starlette.applications import Starlette
 
 EXIT_OK, EXIT_BROKEN, EXIT_UNREADABLE = 0, 1, 2
 
@@ -639,7 +638,7 @@ def run_serve(
 
 def _serve_on(
     listener: socket.socket,
-    app: Starlette,
+    app: Any,  # the web app (an ASGI app: cli names no starlette type, docs/architecture.md)
     host: str,
     port: int,
     path: str,
@@ -653,6 +652,7 @@ def _serve_on(
     import uvicorn
 
     from callbreak.web.messages import MAX_FRAME_BYTES
+    from callbreak.web.transport import BoundedWebSocket
 
     kept = f"matches and rooms in Redis at {redis_url}" if redis_url else f"matches kept in {path}"
     print(f"Call Break is at http://{host}:{port}/ ({kept}); Ctrl-C stops it", flush=True)
@@ -669,6 +669,8 @@ def _serve_on(
         # A frame over this closes its socket as it arrives, unread: uvicorn would
         # otherwise hold up to 16 MiB of it before the app's own 4 kB check.
         ws_max_size=MAX_FRAME_BYTES,
+        # ... and a peer that pings without reading its pongs is dropped (web.transport).
+        ws=BoundedWebSocket,
         # X-Forwarded-For names the client only when a proxy we were told of sent it;
         # from anyone else it would let a client pick the address its limits count.
         proxy_headers=bool(trusted),

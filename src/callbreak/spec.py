@@ -60,6 +60,10 @@ def parse_spec(
     return match["name"], options
 
 
+MAX_DIGITS = 30
+"""Digits a number in a spec may have: any option's value is far shorter."""
+
+
 def _parse_value(key: str, text: str) -> object:
     lowered = text.lower()
     if lowered in ("true", "yes", "on"):
@@ -68,6 +72,9 @@ def _parse_value(key: str, text: str) -> object:
         return False
     if lowered in ("none", "null", "open"):
         return None
+    if (_NUMBER.fullmatch(text) or _DECIMAL.fullmatch(text)) and len(text) > MAX_DIGITS:
+        # Python refuses to read integers of thousands of digits (a ValueError, not ours).
+        raise SpecError(f"the value of option {key!r} has more than {MAX_DIGITS} characters")
     if _NUMBER.fullmatch(text):
         return int(text)
     if _DECIMAL.fullmatch(text):

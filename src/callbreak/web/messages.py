@@ -46,7 +46,6 @@ async def connect(
         await socket.close(code=4403)  # another site's page may not play here
         return
     await socket.accept()
-    seat: int | None = 0
     token: object = None
     if kind == MATCH:
         # The token before the match: an unknown id and a wrong token get the same answer.
@@ -62,10 +61,14 @@ async def connect(
         return
     bucket = Bucket(limits.messages_per_second, limits.message_burst)
     if kind == ROOM:
-        seat, token = await _hello(table, socket)
-    else:
-        await table.send({"type": "welcome", "seat": 0}, socket)
-    await table.join(socket, seat, token if isinstance(token, str) else None)
+        token = await _hello(table, socket)
+    # The seat is looked up and the connection taken in one step, with no await between: a
+    # client that holds up its own welcome (a full socket) must not keep a seat its token lost
+    # meanwhile (from then on, every copy of the room re-seats the connections it holds).
+    seat = await table.join(socket, token if isinstance(token, str) else None)
+    if kind == ROOM and token is not None and seat is None:
+        message = "that seat token is not one of this room's: watching"
+        await table.send({"type": "error", "message": message}, socket)
     try:
         strikes = 0
         while True:
@@ -125,23 +128,16 @@ async def _refuse(socket: WebSocket, message: str, code: int) -> None:
     await socket.close(code=code)
 
 
-async def _hello(table: Table, socket: WebSocket) -> tuple[int | None, str | None]:
-    """Read the first message of a room's connection: which seat's token it holds (the seat
-    and the token, or None and None for a spectator)."""
+async def _hello(table: Table, socket: WebSocket) -> object:
+    """Read the first message of a room's connection: the token it names (None for a
+    spectator), with the room caught up to the store, where the token is looked up next."""
     token, problem = await _read_hello(socket)
     if problem is not None:
         await table.send({"type": "error", "message": problem}, socket)
     # The token is checked against the room as stored now: this process's copy may be behind
     # a lobby change made through another (a seat given away, or a new person seated).
     await table.catch_up()
-    seat = table.data.seat_of(token) if token is not None else None
-    if token is not None and seat is None:
-        await table.send(
-            {"type": "error", "message": "that seat token is not one of this room's: watching"},
-            socket,
-        )
-    await table.send({"type": "welcome", "seat": seat}, socket)
-    return seat, (str(token) if seat is not None else None)
+    return token
 
 
 async def handle(table: Table, socket: WebSocket, text: str, hints: Hints) -> None:

@@ -70,15 +70,28 @@ def read_held(body: object, key: str) -> list[tuple[str, str]]:
     return list(pairs)
 
 
+async def _loaded(
+    backend: Backend, pairs: Iterable[tuple[str, str]], kind: str
+) -> list[tuple[TableData, str]]:
+    """Each table of ``kind`` the pairs name, loaded once however many tokens name it (a
+    request naming one id with 500 wrong tokens costs one load), with each token named."""
+    tokens: dict[str, list[str]] = {}
+    for table_id, token in pairs:
+        tokens.setdefault(table_id.upper() if kind == ROOM else table_id, []).append(token)
+    found: list[tuple[TableData, str]] = []
+    for table_id, named in tokens.items():
+        data = await backend.load(table_id)
+        if data is not None and data.kind == kind:
+            found.extend((data, token) for token in named)
+    return found
+
+
 async def held_matches(backend: Backend, pairs: Iterable[tuple[str, str]]) -> list[TableData]:
     """The matches against the computer whose seat 0 the given tokens hold, each once."""
     found: dict[str, TableData] = {}
-    for table_id, token in pairs:
-        if table_id in found:
-            continue
-        data = await backend.load(table_id)
-        if data is not None and data.kind == MATCH and data.seat_of(token) == 0:
-            found[table_id] = data
+    for data, token in await _loaded(backend, pairs, MATCH):
+        if data.id not in found and data.seat_of(token) == 0:
+            found[data.id] = data
     return list(found.values())
 
 
@@ -88,13 +101,8 @@ async def held_rooms(
     """The rooms where the given tokens hold a seat, each once, with that seat as the room's
     current copy says (never as the client says)."""
     found: dict[str, tuple[TableData, int]] = {}
-    for code, token in pairs:
-        if code.upper() in found:
-            continue
-        data = await backend.load(code.upper())
-        if data is None or data.kind != ROOM:
-            continue
-        seat = data.seat_of(token)
+    for data, token in await _loaded(backend, pairs, ROOM):
+        seat = None if data.id in found else data.seat_of(token)
         if seat is not None:
             found[data.id] = (data, seat)
     return list(found.values())

@@ -173,6 +173,6 @@ def _holder(data: TableData, token: str) -> int:
 
 
 def _seat_number(text: str) -> int:
-    if not text.isdigit() or not 0 <= int(text) <= 3:
+    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 3:
         raise RoomError(f"a seat is 0-3, not {text!r}")
     return int(text)

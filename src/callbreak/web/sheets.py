@@ -377,7 +377,7 @@ def routes(store: Store) -> list[BaseRoute]:
 
     def deal_number(request: Request) -> int:
         text = request.path_params["n"]
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()) or len(text) > 6:
             raise BadRequest(f"Deal numbers are whole numbers from 1, not {text!r}")
         return int(text)
 

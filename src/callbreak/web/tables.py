@@ -266,7 +266,7 @@ class Table:
             # or a lobby revision another process has moved past, and this copy then catches
             # up. A connection's seat is set with every copy of the room (_rebuild), so a
             # token's seat here is its seat at this copy's revision, which the append checks.
-            if by is not None and self.seat_of(by) != seat:
+            if by is not None and not self._holds(by, seat):
                 raise StaleAction("your seat changed before that arrived: nothing was played")
             if type(version) is not int:
                 raise CallbreakError('an action needs the "version" of the state it was made on')
@@ -411,11 +411,15 @@ class Table:
 
     # --- connections ---------------------------------------------------------------------------
 
-    async def join(self, websocket: WebSocket, seat: int | None, token: str | None = None) -> None:
-        """Take a connection for ``seat`` (None: a spectator; ``token`` the seat token it
-        presented), send it the table, count it where people's presence matters (a room), and
-        start the table's tasks."""
-        self.connections[websocket] = Connection(websocket, seat, token)
+    async def join(self, websocket: WebSocket, token: str | None) -> int | None:
+        """Take a connection with the seat ``token`` holds in this copy (None: a spectator),
+        welcome it, send it the table, count it where people's presence matters (a room), and
+        start the table's tasks; the seat it was given."""
+        # No await before the connection is kept: from then on every new copy re-seats it.
+        seat = self.data.seat_of(token)
+        connection = Connection(websocket, seat, token if seat is not None else None)
+        self.connections[websocket] = connection
+        connection.put(json.dumps({"type": "welcome", "seat": seat}))
         if self.is_room and seat is not None:
             await self._count(seat)  # everyone, this connection included, hears of it
         else:
@@ -424,6 +428,7 @@ class Table:
             if self.status != LOBBY:
                 await self.send({"type": "state", "state": self.view(seat)}, websocket)
         scheduler.start(self)
+        return seat
 
     async def flush(self, websocket: WebSocket) -> None:
         """Let the messages queued for a connection go out."""
@@ -447,6 +452,16 @@ class Table:
         await self.backend.set_presence(self.id, seat, OWNER, self._held(seat))
         self.present = await self.backend.presence(self.id)
         await self.notify({"type": "presence"})
+
+    def _holds(self, websocket: WebSocket, seat: int) -> bool:
+        """Whether the connection's token holds ``seat`` in this copy (its seat is kept in step
+        by every copy; the token is asked again all the same, as the store's copy decides)."""
+        connection = self.connections.get(websocket)
+        return (
+            connection is not None
+            and connection.seat == seat
+            and self.data.seat_of(connection.token) == seat
+        )
 
     def seat_of(self, websocket: WebSocket) -> int | None:
         """The seat a connection plays now (None: a spectator, or not connected)."""
@@ -647,6 +662,15 @@ async def _build_computers(table: Table) -> None:
                 if info.level is not None:
                     await run_in_threadpool(_build_as_given, info.level)
                 raise
+    cover = table.settings.get("cover")
+    if table.is_room and cover:
+        # The cover is built now too, not first when someone's clock runs out: a spec that
+        # cannot be built is refused with the room, never a room that stops at that moment.
+        try:
+            await run_in_threadpool(table.cover, 0)
+        except CallbreakError:
+            await run_in_threadpool(_build_as_given, cover)
+            raise
 
 
 def _build_as_given(level: str) -> None:
