@@ -507,6 +507,36 @@ async def test_a_person_who_left_watches_and_cannot_act(app: Any, base: str) -> 
     await bikash.close()
 
 
+async def test_a_room_nobody_is_at_says_it_is_paused_and_who_resumes_it(
+    app: Any, base: str
+) -> None:
+    """The computers play up to the person's turn; with none of the room's people here the
+    cover does not play for them and the clock stands still: the view says the room is paused,
+    why, and who can resume it (and, once everyone left for good, that nobody can)."""
+    code, creator = new_room(
+        base, seats=["random", "random", "random"], turn_seconds=5, speed="instant"
+    )
+    http("POST", f"{base}/api/rooms/{code}/start", token=creator)
+    watcher = await Client.open(base, code)
+    paused = await watcher.until(
+        lambda m: m["type"] == "state" and m["state"]["paused"] is not None, timeout=20
+    )
+    state = paused["state"]
+    assert state["turn"] == 0 and state["clock"] is None
+    assert state["paused"] == {"reason": "away", "seats": [0]}
+    asha = await Client.open(base, code, creator)
+    back = await watcher.until(lambda m: m["type"] == "state" and m["state"]["paused"] is None)
+    assert back["state"]["clock"]["seat"] == 0  # the clock runs again for Asha
+    await asha.close()
+    http("POST", f"{base}/api/rooms/{code}/leave", token=creator)
+    gone = await watcher.until(
+        lambda m: m["type"] == "state" and (m["state"]["paused"] or {}).get("reason") == "left",
+        timeout=30,
+    )
+    assert gone["state"]["paused"]["seats"] == [] and gone["state"]["clock"] is None
+    await watcher.close()
+
+
 async def test_an_action_is_stored_only_on_the_lobby_revision_it_was_made_on(
     app: Any,
 ) -> None:

@@ -14,7 +14,7 @@ from callbreak.cards import Card
 from callbreak.game import Trick
 from callbreak.rules import Rules, format_tenths
 from callbreak.seating import is_remote
-from callbreak.web.model import COMPUTER, PLAYING
+from callbreak.web.model import COMPUTER, PERSON, PLAYING
 
 if TYPE_CHECKING:
     from callbreak.web.tables import Table
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "level_name",
     "lobby_json",
+    "paused_json",
     "private_view",
     "public_view",
     "rules_json",
@@ -100,6 +101,7 @@ def public_view(table: Table) -> dict[str, Any]:
     # Only the seat to act can be thinking: a copy in another process hears "thinking" but
     # learns of the action itself by catching up, which leaves the flag behind.
     thinking = table.thinking if table.thinking == turn else None
+    paused = paused_json(table)
     return {
         "match": table.id,
         "rules": rules_json(rules),
@@ -129,9 +131,28 @@ def public_view(table: Table) -> dict[str, Any]:
         "room": table.id if table.is_room else None,
         "seats": lobby_json(table)["seats"] if table.is_room else None,
         "covered": table.covered(),
-        "clock": _clock(table),
+        "clock": None if paused else _clock(table),
+        "paused": paused,
         "preparing": thinking is not None and table.stood_in,
     }
+
+
+def paused_json(table: Table) -> dict[str, Any] | None:
+    """Why a room waits with nobody to move it on, or None: it is a person's turn and none of
+    the room's people is here, so the cover does not play for them (nobody waits for a table
+    nobody is at) and the turn clock stands still. ``reason`` is "away" (any of ``seats``, the
+    people who still hold a seat, resumes it by coming back) or "left" (every person left for
+    good: nobody can)."""
+    if not table.is_room or table.status != PLAYING or table.match.is_over:
+        return None
+    seats = table.data.seats
+    turn = table.match.deal.turn
+    if turn is None or seats[turn].kind != PERSON:
+        return None
+    holders = [seat for seat, info in enumerate(seats) if info.kind == PERSON and not info.left]
+    if any(seat in table.present for seat in holders):
+        return None
+    return {"reason": "away" if holders else "left", "seats": holders}
 
 
 def _clock(table: Table) -> dict[str, Any] | None:
