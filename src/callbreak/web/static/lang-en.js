@@ -279,6 +279,14 @@ export default {
   "table.callFirst": "Make your call first.",
   "table.hintOwnTurn": "Hints are for your own turn.",
   "table.hintWorking": "Working out a hint…",
+  "table.dealerMark": "D",
+  "table.toCall": "to call",
+  "table.coveredShort": "computer plays",
+  "table.openShort": "open seat",
+  "table.pausedShort": "paused",
+  "table.clockShort": (v, h) => `${h.num(v.seconds)} s left`,
+  "table.rules": "Rules",
+  "table.liftedLabel": ", lifted: tap it again to play it",
 
   "status.overWatching": "Match over. First: {names}.",
   "status.over": "Match over. You finish {place} with {total}.",
@@ -293,6 +301,8 @@ export default {
   "status.preparing": "{name} is thinking… (a first start: simpler moves until the computers are ready)",
   "status.toCall": "{name} to call.",
   "status.toPlay": "{name} to play.",
+  "status.pausedAway": "Paused: nobody from this room is here. It goes on when one of them comes back: {names}.",
+  "status.pausedLeft": "Paused: everyone who played in this room has left it, so nobody can go on with it.",
 
   "scores.deal": "Deal",
   "scores.total": "Total",
@@ -311,6 +321,8 @@ export default {
   "settings.pause": "How long a finished trick stays up",
   "settings.sound": "Sounds (made in the page)",
   "settings.motion": "Cards move unless your device asks for reduced motion.",
+  "settings.oneTap": "Play a card with one tap",
+  "settings.oneTapHow": "Otherwise a first tap lifts the card and a second tap (or a swipe up) plays it, so that a slip of the finger plays nothing.",
 
   "history.cannotLoad": "Cannot load the history: {detail}",
   "history.none": "No match yet.",

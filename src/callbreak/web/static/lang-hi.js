@@ -280,6 +280,14 @@ export default {
   "table.callFirst": "पहले कॉल करें।",
   "table.hintOwnTurn": "सलाह सिर्फ़ अपनी बारी पर मिलती है।",
   "table.hintWorking": "सलाह तैयार हो रही है…",
+  "table.dealerMark": "बाँ",
+  "table.toCall": "कॉल की बारी",
+  "table.coveredShort": "कंप्यूटर खेल रहा",
+  "table.openShort": "ख़ाली सीट",
+  "table.pausedShort": "रुका हुआ",
+  "table.clockShort": (v, h) => `${h.num(v.seconds)} से. बचे`,
+  "table.rules": "नियम",
+  "table.liftedLabel": ", उठाया गया: चलने के लिए फिर छुएँ",
 
   "status.overWatching": "खेल ख़त्म। पहले स्थान पर: {names}।",
   "status.over": "खेल ख़त्म। आप {total} अंकों के साथ {place} स्थान पर रहे।",
@@ -294,6 +302,8 @@ export default {
   "status.preparing": "{name} सोच रहे हैं… (पहली शुरुआत: कंप्यूटर तैयार होने तक आसान चालें)",
   "status.toCall": "{name} की कॉल की बारी।",
   "status.toPlay": "{name} की चलने की बारी।",
+  "status.pausedAway": "रुका हुआ: इस कमरे का कोई भी यहाँ नहीं है। उनमें से कोई लौटे तो खेल आगे बढ़ेगा: {names}।",
+  "status.pausedLeft": "रुका हुआ: इस कमरे में खेलने वाले सब कमरा छोड़ चुके हैं, इसलिए अब कोई खेल आगे नहीं बढ़ा सकता।",
 
   "scores.deal": "बाजी",
   "scores.total": "कुल",
@@ -312,6 +322,8 @@ export default {
   "settings.pause": "पूरा हुआ हाथ मेज़ पर कितनी देर रहे",
   "settings.sound": "आवाज़ें (पेज में ही बनी)",
   "settings.motion": "आपका डिवाइस कम हलचल न माँगे, तो पत्ते चलते हुए दिखते हैं।",
+  "settings.oneTap": "एक बार छूकर पत्ता चलें",
+  "settings.oneTapHow": "वरना पहली बार छूने पर पत्ता उठता है और दूसरी बार छूने (या ऊपर खिसकाने) पर चलता है, ताकि उँगली फिसलने पर कुछ न चले।",
 
   "history.cannotLoad": "इतिहास नहीं खुला: {detail}",
   "history.none": "अभी तक कोई खेल नहीं।",

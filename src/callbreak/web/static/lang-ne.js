@@ -280,6 +280,14 @@ export default {
   "table.callFirst": "पहिले कल गर्नुहोस्।",
   "table.hintOwnTurn": "सल्लाह आफ्नो पालोमा मात्र पाइन्छ।",
   "table.hintWorking": "सल्लाह तयार हुँदैछ…",
+  "table.dealerMark": "बाँ",
+  "table.toCall": "कलको पालो",
+  "table.coveredShort": "कम्प्युटर खेल्दै",
+  "table.openShort": "खाली सिट",
+  "table.pausedShort": "रोकिएको",
+  "table.clockShort": (v, h) => `${h.num(v.seconds)} से. बाँकी`,
+  "table.rules": "नियम",
+  "table.liftedLabel": ", उचालियो: खेल्न फेरि छुनुहोस्",
 
   "status.overWatching": "खेल सकियो। पहिलो: {names}।",
   "status.over": "खेल सकियो। तपाईं {total} अङ्कसहित {place} स्थानमा।",
@@ -294,6 +302,8 @@ export default {
   "status.preparing": "{name} सोच्दै… (पहिलो सुरुवात: कम्प्युटर तयार नहुन्जेल सजिला चाल)",
   "status.toCall": "{name}को कल गर्ने पालो।",
   "status.toPlay": "{name}को खेल्ने पालो।",
+  "status.pausedAway": "रोकिएको: यो कोठाका कोही पनि यहाँ छैनन्। तीमध्ये कोही फर्केपछि खेल अगाडि बढ्छ: {names}।",
+  "status.pausedLeft": "रोकिएको: यो कोठामा खेल्ने सबैले कोठा छोडिसके, त्यसैले अब कसैले पनि खेल अगाडि बढाउन सक्दैन।",
 
   "scores.deal": "बाजी",
   "scores.total": "जम्मा",
@@ -312,6 +322,8 @@ export default {
   "settings.pause": "सकिएको हात टेबलमा कति बेर रहने",
   "settings.sound": "आवाज (पेजभित्रै बनाइएको)",
   "settings.motion": "तपाईंको उपकरणले कम चाल मागेको छैन भने पत्ता सर्दै जान्छन्।",
+  "settings.oneTap": "एकै पटक छोएर पत्ता खेल्ने",
+  "settings.oneTapHow": "नत्र पहिलो पटक छुँदा पत्ता उचालिन्छ र दोस्रो पटक छुँदा (वा माथितिर सोहोर्दा) खेलिन्छ, ताकि औँला चिप्लिँदा केही नखेलियोस्।",
 
   "history.cannotLoad": "इतिहास खुलेन: {detail}",
   "history.none": "अहिलेसम्म कुनै खेल छैन।",

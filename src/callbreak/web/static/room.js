@@ -183,8 +183,13 @@ class RoomPage {
     this.head.classList.toggle("started", started);
     this.page.classList.toggle("started", started);
     this.tableBox.hidden = !started;
-    // Once the match is on, the seats go beside the table, under the scores.
+    // Once the match is on, the table is the page (the whole screen on a phone): the room's
+    // code and link go above the scores and the seats below them, beside the table on a wide
+    // screen and in the scores' sheet on a narrow one.
+    this.table.fullScreen(started);
     const home = started ? this.table.side : this.page;
+    if (started && this.head.parentNode !== home) home.prepend(this.head);
+    if (!started && this.head.parentNode !== this.page) this.page.prepend(this.head);
     if (this.seatsPanel.parentNode !== home) home.append(this.seatsPanel);
     const clock = lobby.turn_seconds ? t("room.clock", { seconds: lobby.turn_seconds }) : t("room.noClock");
     this.settings.textContent = [

@@ -4,11 +4,20 @@
 // sends an illegal card: the server lists the legal ones and the duty that forbids every other
 // card in the hand. A spectator's view has no hand at all.
 //
+// The table fills the window: on a phone (portrait from 360 px, landscape down to 640×360) it is
+// the whole screen and nothing scrolls while a deal is played. The opponents sit left, top and
+// right of the trick, your own badge at the bottom left, your hand along the bottom edge; the
+// scores, the rules, the settings and the last trick open over the table and close with a tap
+// outside.
+//
 // States are shown one after the other: a card travels from its seat (or from the hand) to the
 // trick, a finished trick stays up for a moment (a setting) and goes to its winner, a new deal
-// is dealt. Whatever the person may tap stays where it is while a trick is played: the board,
-// the status line and the hand keep their size, and a card played from the hand leaves its
-// place empty until the trick is taken. prefers-reduced-motion turns the travel off.
+// is dealt. What the table says of the turn (whose it is, the clock, "thinking") is true as soon
+// as the card that moved it on has landed, even while that trick still stays up. Whatever the
+// person may tap stays where it is for the whole deal: the board, the status line and the hand
+// keep their size, and a card played from the hand leaves its place empty. On a touch screen a
+// tap lifts a card and a second tap (or a drag upwards) plays it, so that a finger that lands
+// on the wrong card plays nothing. prefers-reduced-motion turns the travel off.
 
 import {
   backElement, cardElement, cardName, cardText, downloadLink, dutyText, el, heldToken, levelLabel, notHeld,
@@ -22,6 +31,12 @@ const QUICK_MS = 110;
 /** How long a finished trick stays up, by the person's setting (milliseconds). */
 export const PAUSES = { off: 0, short: 600, normal: 1200, long: 2400 };
 const PAUSE_KEY = "callbreak:pause";
+/** "on": a tap plays a card at once on a touch screen too (else a tap lifts it first). */
+const ONE_TAP_KEY = "callbreak:onetap";
+/** How far up (px) a card is dragged to play it. */
+const DRAG_PX = 28;
+/** What each card of the hand shows of itself at least, each way (px): a fingertip. */
+const TOUCH_PX = 44;
 
 export function render(view, [matchId]) {
   // The match opens only with the token this browser was given when it started it.
@@ -39,6 +54,7 @@ export function render(view, [matchId]) {
     seenKey: `callbreak:seen:${matchId}`,
     missing: "no such match",
   });
+  page.fullScreen(true);
   return () => page.close();
 }
 
@@ -55,6 +71,27 @@ export function pauseSetting() {
   }
 }
 
+/** Whether this device's main pointer is a finger: a tap then lifts a card before it plays. */
+export function coarse() {
+  return window.matchMedia("(pointer: coarse)").matches;
+}
+
+export function oneTap() {
+  try {
+    return localStorage.getItem(ONE_TAP_KEY) === "on";
+  } catch {
+    return false;
+  }
+}
+
+function setOneTap(on) {
+  try {
+    localStorage.setItem(ONE_TAP_KEY, on ? "on" : "off");
+  } catch {
+    // not remembered, still used until the page is left
+  }
+}
+
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Where a seat sits, from the person's side: 0 bottom, 1 right, 2 top, 3 left. */
@@ -63,6 +100,40 @@ function positionOf(state, seat) {
   // the table from seat 0's side.
   const offset = (seat - (state.seat ?? 0) + 4) % 4;
   return state.rules.clockwise ? [0, 3, 2, 1][offset] : offset;
+}
+
+// The toolbar's icons: drawn here (no font has them all), stroked in the button's colour.
+const ICONS = {
+  hint: '<path d="M9 18h6M10 21h4"/><path d="M12 3a6 6 0 0 0-3.6 10.8c.7.6 1.1 1.3 1.1 2.2h5c0-.9.4-1.6 1.1-2.2A6 6 0 0 0 12 3z"/>',
+  last: '<path d="M3.5 12a8.5 8.5 0 1 0 2.6-6.1"/><path d="M3 3.5V8h4.5"/><path d="M12 8v4.5l3 2"/>',
+  scores: '<rect x="3.5" y="4.5" width="17" height="15" rx="2"/><path d="M3.5 9.5h17M3.5 14.5h17M9.5 4.5v15"/>',
+  settings: '<path d="M4 7h9M17 7h3M4 12h3M11 12h9M4 17h11M19 17h1"/><circle cx="15" cy="7" r="2"/><circle cx="9" cy="12" r="2"/><circle cx="17" cy="17" r="2"/>',
+  stop: '<path d="M6 21V4h11l-2.5 4.5L17 13H6"/>',
+};
+
+/** A toolbar button: its icon, and its words (shown beside it on a wide screen, else read out). */
+function tool(icon, className, onclick) {
+  const button = el("button", { type: "button", class: `tool ${className}`, onclick });
+  button.innerHTML = '<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor"' +
+    ` stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${ICONS[icon]}</svg><span class="label"></span>`;
+  return button;
+}
+
+function labelTool(button, text, title = text) {
+  button.querySelector(".label").textContent = text;
+  button.title = title;
+}
+
+/** A sheet over the table (a modal dialog) that a tap outside it closes. */
+function sheet(className, labelledBy) {
+  const dialog = el("dialog", { class: `sheet ${className}`, "aria-labelledby": labelledBy },
+    el("div", { class: "sheet-body" }));
+  // The backdrop's clicks land on the dialog itself, never on what it holds (the sheet's body
+  // fills it): a click there is a tap outside.
+  dialog.addEventListener("click", (event) => {
+    if (event.target === dialog) dialog.close();
+  });
+  return dialog;
 }
 
 /**
@@ -82,21 +153,28 @@ export class TablePage {
     this.options = options;
     this.latest = null; // the newest state from the server: what actions are made on
     this.state = null; // the state drawn now (it catches up with latest, card by card)
+    this.live = null; // the state whose turn, clock and "thinking" are shown: its cards have landed
     this.queue = [];
     this.busy = false;
     this.pending = false;
     this.noteState = null;
     this.hint = null;
+    this.lifted = null; // {code, version}: the card a first tap lifted, played by a second
     this.closed = false;
     this.retry = 0;
     this.seenKey = options.seenKey;
     this.handCards = new Map(); // card code -> its button, kept from draw to draw
-    this.layout = null; // {key, codes}: the hand's places, kept while a trick is played
+    this.layout = null; // {key, codes}: the hand's places, kept for the whole deal
     this.build();
     this.connect();
     this.ticker = setInterval(() => this.tick(), 250);
-    this.resize = new ResizeObserver(() => this.placeHand(false));
+    this.resize = new ResizeObserver(() => this.placeHand());
     this.resize.observe(this.hand);
+    this.onResize = () => this.placeHand();
+    window.addEventListener("resize", this.onResize);
+    // A tap anywhere else puts a lifted card back and closes the last trick.
+    this.onPointer = (event) => this.pointedAt(event.target);
+    document.addEventListener("pointerdown", this.onPointer, true);
   }
 
   close() {
@@ -106,6 +184,20 @@ export class TablePage {
     clearTimeout(this.peekTimer);
     clearInterval(this.ticker);
     this.resize.disconnect();
+    window.removeEventListener("resize", this.onResize);
+    document.removeEventListener("pointerdown", this.onPointer, true);
+    this.fullScreen(false);
+  }
+
+  /** The table is the page: it fills the window (on a phone the site's header makes way). */
+  fullScreen(on) {
+    document.body.classList.toggle("at-table", on);
+  }
+
+  pointedAt(target) {
+    const inside = (element) => element && element.contains(target);
+    if (!this.peek.hidden && !inside(this.peek) && !inside(this.lastButton)) this.hidePeek();
+    if (this.lifted && !(target instanceof Element && target.closest(".hand .card"))) this.drop();
   }
 
   // --- connection --------------------------------------------------------------------------
@@ -159,6 +251,10 @@ export class TablePage {
       this.latest = message.state;
       this.pending = false;
       if (this.hint && this.hint.version !== this.latest.version) this.hint = null;
+      // A hint (or the word that one is being worked out) is for one decision: once that is
+      // made, it goes.
+      const note = this.noteState;
+      if (note && note.kind === "hint" && note.version !== this.latest.version) this.clearNote();
       if (!this.greeted) {
         // This page shows deal summaries: the computers wait (a while) for the person to
         // close each one before the next deal's calls.
@@ -187,7 +283,7 @@ export class TablePage {
       // A hint worked out for an earlier decision is no use any more.
       if (!this.latest || message.version !== this.latest.version) return;
       this.hint = message;
-      this.note(this.hintText(message), "hint");
+      this.note(this.hintText(message), "hint", message.version);
       if (this.state && this.state.version === message.version) {
         this.drawCalling();
         this.drawHand();
@@ -230,33 +326,41 @@ export class TablePage {
     // The seconds left tick apart from the status, so a screen reader is not told each second.
     this.clockLine = el("p", { class: "turn-clock", hidden: true });
     this.watching = el("p", { class: "watching", hidden: true });
+    // Once the match is over: the places and what next, where the hand was.
+    this.after = el("div", { class: "after", hidden: true });
     this.calling = el("div", { class: "calling", role: "group", hidden: true });
     this.peek = el("div", { class: "peek", hidden: true, role: "group" });
     this.hand = el("div", { class: "hand", role: "group" });
     rovingFocus(this.hand, "button.card:not(.gone)");
     rovingFocus(this.calling, "button.call");
     this.scores = el("section", { class: "scores panel" });
-    // The side column: the scores, and whatever the page adds below them (a room's seats).
+    // The side column: the scores and the rules, and whatever the page adds (a room's seats).
+    // Beside the table on a wide screen, else a sheet over it.
     this.side = el("div", { class: "play-side" }, this.scores);
-    this.hintButton = el("button", { type: "button", class: "hint-button", onclick: () => this.askHint() });
-    this.lastButton = el("button", { type: "button", class: "last-trick" });
+    this.homeLink = el("a", { class: "home-link", href: "#/", text: "♠" });
+    this.hintButton = tool("hint", "hint-button", () => this.askHint());
+    this.lastButton = tool("last", "last-trick");
     this.bindPeek(this.lastButton);
-    this.soundButton = el("button", { type: "button", class: "sound", onclick: () => this.toggleSound() });
-    this.settingsButton = el("button", { type: "button", class: "settings-button", onclick: () => this.openSettings() });
-    this.stopButton = el("button", { type: "button", hidden: true, onclick: () => this.act({ type: "stop" }) });
+    this.scoresButton = tool("scores", "scores-button", () => this.openScores());
+    this.settingsButton = tool("settings", "settings-button", () => this.openSettings());
+    this.stopButton = tool("stop", "stop-button", () => this.act({ type: "stop" }));
+    this.stopButton.hidden = true;
     this.dialog = el("dialog", { class: "result", "aria-labelledby": "result-title" });
     this.dialog.addEventListener("close", () => this.closedResult());
-    this.settingsDialog = el("dialog", { class: "result settings-dialog", "aria-labelledby": "settings-title" });
+    this.settingsDialog = sheet("settings-dialog", "settings-title");
+    this.scoresDialog = sheet("scores-dialog", "scores-title");
+    // The side column goes back beside the table when its sheet closes.
+    this.scoresDialog.addEventListener("close", () => this.pageBox.append(this.side));
     this.title = el("h1", { class: "table-title" });
     const controls = el("div", { class: "controls" },
-      this.hintButton, this.lastButton, this.soundButton, this.settingsButton, this.stopButton);
-    this.board = el("div", { class: "board" }, this.trick, ...this.seats, this.calling, this.peek, this.clockLine);
-    this.statusBox = el("div", { class: "status-box" }, this.status, this.noteBox);
+      this.hintButton, this.lastButton, this.scoresButton, this.settingsButton, this.stopButton);
+    this.bar = el("div", { class: "table-bar" }, this.homeLink, this.title, controls);
+    this.board = el("div", { class: "board" }, ...this.seats, this.trick, this.calling, this.peek);
+    this.statusBox = el("div", { class: "status-box" }, this.status, this.clockLine, this.noteBox);
     this.pageBox = el("div", { class: "play-page" },
-      el("div", { class: "play-main" }, this.title, this.board, this.statusBox, this.hand, this.watching, controls),
+      el("div", { class: "play-main" }, this.bar, this.board, this.statusBox, this.hand, this.after, this.watching),
       this.side);
-    this.view.append(this.pageBox,
-      this.dialog, this.settingsDialog);
+    this.view.append(this.pageBox, this.dialog, this.settingsDialog, this.scoresDialog);
     this.drawLabels();
   }
 
@@ -268,24 +372,13 @@ export class TablePage {
     this.peek.setAttribute("aria-label", t("table.lastTrick"));
     this.scores.setAttribute("aria-label", t("table.scores"));
     this.watching.textContent = t("table.watching");
-    this.hintButton.textContent = t("table.hint");
-    this.lastButton.textContent = t("table.lastTrick");
-    this.lastButton.title = t("table.lastTrickHow");
-    this.settingsButton.textContent = t("table.settings");
-    this.stopButton.textContent = t("table.stop");
-    this.drawSoundButton();
-  }
-
-  drawSoundButton() {
-    const on = sound.enabled();
-    this.soundButton.textContent = on ? t("table.soundOn") : t("table.soundOff");
-    this.soundButton.setAttribute("aria-pressed", String(on));
-  }
-
-  toggleSound() {
-    sound.setEnabled(!sound.enabled());
-    this.drawSoundButton();
-    sound.play("turn");
+    this.homeLink.setAttribute("aria-label", t("brand"));
+    this.homeLink.title = t("brand");
+    labelTool(this.hintButton, t("table.hint"));
+    labelTool(this.lastButton, t("table.lastTrick"), t("table.lastTrickHow"));
+    labelTool(this.scoresButton, t("table.scores"));
+    labelTool(this.settingsButton, t("table.settings"));
+    labelTool(this.stopButton, t("table.stop"));
   }
 
   position(seat) {
@@ -300,6 +393,7 @@ export class TablePage {
     try {
       while (this.queue.length && !this.closed) {
         const next = this.queue.shift();
+        this.showing = next.version;
         try {
           await this.transition(this.state, next);
         } catch (error) {
@@ -312,9 +406,11 @@ export class TablePage {
     }
   }
 
-  /** Hurry when more is waiting to be shown, or the person acts. */
+  /** Hurry when more is waiting to be shown, or the person acted on a newer state than the
+   * one being shown (what came after their action is shown at its pace: the trick their card
+   * finished stays up its moment). */
   hurried() {
-    return this.queue.length > 0 || this.rushed;
+    return this.queue.length > 0 || (this.rushedTo !== undefined && this.showing <= this.rushedTo);
   }
 
   async transition(prev, next) {
@@ -342,6 +438,9 @@ export class TablePage {
       (!sameDeal && prev.tricks_played === 12 && next.tricks_played === 0));
     if (completed) {
       await this.layCards(done, before.length, prev);
+      // The last card has landed: whose turn it is now (and their clock) is said at once, while
+      // the finished trick still stays up.
+      this.drawLive(next);
       await this.takeTrick(done, prev);
       this.show(next);
       if (isFreshDeal(next)) await this.dealOut();
@@ -383,8 +482,9 @@ export class TablePage {
       if (card && card.isConnected) return card.getBoundingClientRect();
     }
     const badge = this.seats[positionOf(state, seat)];
-    const fan = badge.querySelector(".fan") || badge;
-    return fan.getBoundingClientRect();
+    // The fan of backs where it is drawn (not on a phone), else the badge itself.
+    const fan = badge.querySelector(".fan");
+    return (fan && fan.offsetWidth ? fan : badge).getBoundingClientRect();
   }
 
   /** The finished trick stays up a moment, then goes to its winner. */
@@ -433,41 +533,59 @@ export class TablePage {
       : t("table.title", { deal: s.deal_number, deals: s.rules.deals, rules: rulesName(s.rules) });
     // In a room the settings and the end of an open-ended match are the creator's (seat 0).
     const settles = !this.options.room || s.seat === 0;
+    const over = Boolean(s.match_over);
     this.stopButton.hidden = !(s.can_stop && settles);
-    this.hintButton.hidden = s.seat === null;
-    this.watching.hidden = s.seat !== null;
-    this.hand.hidden = s.seat === null;
+    this.hintButton.hidden = s.seat === null || over;
+    // The hand's place holds the hand, or a spectator's word, or (after the match) the places
+    // and what next: it is never left empty.
+    this.hand.hidden = s.seat === null || over;
+    this.watching.hidden = s.seat !== null || over;
+    this.after.hidden = !over;
     this.lastButton.disabled = !s.last_trick;
-    this.pageBox.toggleAttribute("data-over", Boolean(s.match_over));
-    this.drawSeats();
+    this.pageBox.toggleAttribute("data-over", over);
     this.drawTrick();
     this.drawCalling();
     this.drawHand();
     this.drawScores();
-    this.drawStatus();
-    this.tick();
+    if (over) this.drawAfter();
+    this.drawLive(s);
     this.maybeShowResult();
   }
 
-  drawSeats() {
-    const s = this.state;
+  /** What the table says of the turn: the badges, the status line and the clock, from `state`
+   * (the state shown, or a newer one whose cards have landed while a trick stays up). */
+  drawLive(state) {
+    this.live = state;
+    this.drawSeats(state);
+    this.drawStatus(state);
+    this.tick();
+  }
+
+  drawSeats(s) {
     for (let seat = 0; seat < 4; seat++) {
-      const position = this.position(seat);
+      const position = positionOf(s, seat);
       const box = this.seats[position];
       const call = s.calls[seat];
       const mine = seat === s.seat;
       const name = s.names[seat];
-      box.className = `seat pos-${position}` + (s.turn === seat && !s.match_over ? " turn" : "") + (mine ? " mine" : "");
+      const turn = s.turn === seat && !s.match_over;
+      const presence = this.presence(s, seat);
+      box.className = `seat pos-${position}` + (turn ? " turn" : "") + (mine ? " mine" : "") +
+        (presence ? ` ${presence.kind}` : "");
       box.setAttribute("aria-label", name);
       box.dataset.seat = String(seat);
-      const clocked = s.clock && s.clock.seat === seat && !s.match_over;
+      // Everything a badge says fits its fixed size: one short line each, the rest as marks on
+      // the initial (the dealer, a computer playing the seat) and words for a screen reader.
+      const clocked = turn && !s.paused && s.clock && s.clock.seat === seat;
       const avatar = el("div", { class: "avatar" + (clocked ? " clocked" : ""), "aria-hidden": "true" },
         el("span", { text: initial(name) }));
       if (clocked) avatar.dataset.deadline = String(s.clock.deadline);
+      if (seat === s.dealer) avatar.append(el("b", { class: "mark dealer", text: t("table.dealerMark") }));
+      if (presence && presence.kind !== "away") avatar.append(el("b", { class: "mark stand-in", text: "⚙" }));
       const tags = [];
       if (mine && !isDefaultName(name)) tags.push(el("span", { class: "you", text: t("table.you") }));
       if (!mine && s.levels[seat]) tags.push(el("span", { class: "level", text: levelLabel(s.levels[seat]) }));
-      if (seat === s.dealer) tags.push(el("span", { class: "dealer", title: t("table.dealer"), text: t("table.dealer") }));
+      if (seat === s.dealer) tags.push(el("span", { class: "sr-only dealer", text: t("table.dealer") }));
       const who = el("div", { class: "who" }, el("strong", { text: name }), ...tags);
       const pill = el("span", {
         class: "pill", title: t("table.pillTitle"),
@@ -476,12 +594,18 @@ export class TablePage {
       const line = el("div", { class: "line", "aria-label": call === null
         ? t("table.lineNoCall", { won: s.won[seat] }) : t("table.line", { won: s.won[seat], call }) },
         pill, el("span", { class: "total", text: score(s.totals[seat]) }));
-      const doing = s.thinking === seat ? el("div", { class: "doing", text: t("table.thinking") })
-        : s.turn === seat && !s.match_over ? el("div", { class: "doing", text: mine ? t("table.yourTurn") : t("table.toPlay") })
-        : null;
+      let doing = "";
+      let kind = "";
+      if (turn && s.paused) [doing, kind] = [t("table.pausedShort"), "paused"];
+      else if (s.thinking === seat && turn) [doing, kind] = [t("table.thinking"), "thinking"];
+      else if (turn && mine) [doing, kind] = [t("table.yourTurn"), "turn"];
+      else if (turn) [doing, kind] = [t(s.phase === "calling" ? "table.toCall" : "table.toPlay"), "turn"];
+      else if (presence) [doing, kind] = [presence.short, presence.kind];
       const clock = clocked
-        ? el("div", { class: "clock", "data-deadline": String(s.clock.deadline), title: t("table.clockTitle") })
+        ? el("span", { class: "clock", "data-deadline": String(s.clock.deadline), title: t("table.clockTitle") })
         : null;
+      const doingLine = el("div", { class: `doing ${kind}` }, el("span", { class: "what", text: doing }), clock);
+      const told = presence && presence.long ? el("span", { class: "covered sr-only", text: presence.long }) : null;
       const left = mine ? 0 : cardsLeft(s, seat);
       const fan = mine ? null : el("div", { class: "fan", "aria-hidden": "true" },
         ...Array.from({ length: left }, (_, index) => {
@@ -489,28 +613,29 @@ export class TablePage {
           back.style.setProperty("--i", String(index - (left - 1) / 2));
           return back;
         }));
-      box.replaceChildren(...[avatar, el("div", { class: "badge-text" }, who, line, this.presence(seat), doing, clock), fan]
+      box.replaceChildren(...[avatar, el("div", { class: "badge-text" }, who, line, doingLine, told), fan]
         .filter(Boolean));
     }
   }
 
-  /** In a room: who a computer is playing for, who is away, an open seat. */
-  presence(seat) {
-    const s = this.state;
+  /** In a room: a computer playing for someone (left or away), an open seat, someone away;
+   * {kind, short, long} or null. */
+  presence(s, seat) {
     if (!s.seats || s.match_over) return null;
     const info = s.seats[seat];
     const name = s.names[seat];
     if ((s.covered || []).includes(seat)) {
-      return el("div", { class: "covered", text: info.left ? t("table.coveredLeft", { name }) : t("table.coveredAway", { name }) });
+      return { kind: "stood-in", short: t("table.coveredShort"),
+        long: info.left ? t("table.coveredLeft", { name }) : t("table.coveredAway", { name }) };
     }
-    if (info.kind === "open") return el("div", { class: "covered", text: t("table.openSeat") });
-    if (info.kind === "person" && !info.connected && seat !== s.seat) return el("div", { class: "away", text: t("table.away") });
+    if (info.kind === "open") return { kind: "stood-in", short: t("table.openShort"), long: t("table.openSeat") };
+    if (info.kind === "person" && !info.connected && seat !== s.seat) return { kind: "away", short: t("table.away") };
     return null;
   }
 
   /** The turn clock: seconds left for the seat to act, counted here from its deadline. */
   tick() {
-    const s = this.state;
+    const s = this.live;
     const cap = this.options.turnSeconds ? this.options.turnSeconds() : null;
     const left = (deadline) => {
       let ms = Number(deadline) - Date.now();
@@ -529,11 +654,14 @@ export class TablePage {
       avatar.style.setProperty("--left", String(Math.max(0, Math.min(1, share))));
       avatar.classList.toggle("low", share * (cap || 0) <= 5);
     }
-    const mine = s && s.clock && s.seat !== null && s.clock.seat === s.seat && !s.match_over;
+    const mine = s && !s.paused && s.clock && s.seat !== null && s.clock.seat === s.seat && s.turn === s.seat &&
+      !s.match_over;
     this.clockLine.hidden = !mine;
     if (mine) {
       const seconds = Math.ceil(left(s.clock.deadline) / 1000);
-      this.clockLine.textContent = t("table.clockLine", { seconds });
+      // The whole sentence where there is room for it, else the seconds alone.
+      this.clockLine.replaceChildren(el("span", { class: "long", text: t("table.clockLine", { seconds }) }),
+        el("span", { class: "short", text: t("table.clockShort", { seconds }) }));
       this.clockLine.classList.toggle("low", seconds <= 5);
     }
   }
@@ -607,15 +735,16 @@ export class TablePage {
       this.peek.replaceChildren();
       return;
     }
-    const cards = last.cards.map((code, index) => {
+    // In the order played, each card with its player's name under it.
+    const items = last.cards.map((code, index) => {
       const seat = (last.leader + index) % 4;
-      const card = this.trickCard(code, seat, s);
+      const card = cardElement(code, { label: t("table.playedBy", { card: cardName(code), name: s.names[seat] }) });
       if (seat === last.winner) card.classList.add("winner");
-      return card;
+      return el("figure", { class: "peek-item" }, card, el("figcaption", { text: s.names[seat] }));
     });
     this.peek.replaceChildren(
       el("p", { class: "caption", text: t("table.lastTrickWon", { name: s.names[last.winner] }) }),
-      el("div", { class: "peek-cards" }, ...cards));
+      el("div", { class: "peek-cards" }, ...items));
   }
 
   // --- calls and the hand ------------------------------------------------------------------
@@ -652,28 +781,34 @@ export class TablePage {
     const myTurnToPlay = s.seat !== null && s.turn === s.seat && s.phase === "playing" && !s.match_over;
     const suggested = this.hint && this.hint.kind === "play" && this.hint.version === s.version
       ? this.hint.options[0].action : null;
-    // The hand's places stay as they were while a trick is played: a card played from it
-    // leaves its place empty until the trick is taken.
-    const key = `${s.deal_number}:${s.tricks_played}`;
+    // The hand is laid out once a deal: a card played leaves its place empty and no other card
+    // moves until the next deal, so that a finger never finds another card where it aimed.
+    const key = `${s.match}:${s.seat}:${s.deal_number}`;
     const relayout = !this.layout || this.layout.key !== key || s.hand.some((code) => !this.layout.codes.includes(code));
     const before = relayout ? rectsOf(this.handCards) : null;
     if (relayout) this.layout = { key, codes: [...s.hand] };
+    // A lifted card stays up only on the decision it was lifted for.
+    if (this.lifted && (this.lifted.version !== s.version || !legal.has(this.lifted.code))) this.lifted = null;
     const held = new Set(s.hand);
     const cards = this.layout.codes.map((code) => {
       let card = this.handCards.get(code);
       if (!card) {
         card = cardElement(code, { button: true });
-        card.addEventListener("click", () => this.play(code));
+        card.addEventListener("click", (event) => this.tapped(code, event));
+        card.addEventListener("pointerdown", (event) => this.pressed(code, event));
         this.handCards.set(code, card);
       }
       const gone = !held.has(code);
       const playable = myTurnToPlay && legal.has(code);
-      card.className = card.className.replace(/ (illegal|playable|suggested|gone|chosen)/g, "");
+      const lifted = Boolean(this.lifted && this.lifted.code === code && playable);
+      card.className = card.className.replace(/ (illegal|playable|suggested|gone|chosen|lifted)/g, "");
       card.classList.toggle("gone", gone);
       card.classList.toggle("playable", playable && !gone);
+      card.classList.toggle("lifted", lifted);
       card.classList.toggle("illegal", myTurnToPlay && !playable && !gone);
       card.classList.toggle("suggested", code === suggested);
-      card.setAttribute("aria-label", cardName(code) + (myTurnToPlay && !playable ? t("table.notPlayable") : ""));
+      card.setAttribute("aria-label", cardName(code) + (myTurnToPlay && !playable ? t("table.notPlayable") : "") +
+        (lifted ? t("table.liftedLabel") : ""));
       if (myTurnToPlay && !playable) card.setAttribute("aria-disabled", "true");
       else card.removeAttribute("aria-disabled");
       card.title = myTurnToPlay && !playable && s.duties ? dutyText(s.duties[code]) : "";
@@ -689,7 +824,7 @@ export class TablePage {
     if (live[start]) live[start].setAttribute("tabindex", "0");
     this.hand.replaceChildren(...cards);
     this.hand.classList.toggle("active", myTurnToPlay);
-    this.placeHand(false);
+    this.placeHand();
     if (before && motion() && !this.hurried()) {
       for (const card of cards) {
         const old = before.get(card.dataset.card);
@@ -702,28 +837,33 @@ export class TablePage {
     }
   }
 
-  /** Lay the hand out in one overlapped row, or two on a narrow screen, centred. The hand's
-   * box is as tall as a full hand needs, so it never changes size during a deal. */
+  /** Lay the hand out along the bottom: one overlapped row, or two where a row would show less
+   * than a fingertip of each card, centred. Every card shows its corner and at least
+   * TOUCH_PX × TOUCH_PX of itself; the hand's box is as tall as a full hand needs, so it never
+   * changes size during a deal. */
   placeHand() {
     const cards = [...this.hand.children];
     const width = this.hand.clientWidth;
-    if (!width) return;
-    const probe = cards[0];
-    const cardWidth = probe ? probe.offsetWidth : 0;
-    const cardHeight = probe ? probe.offsetHeight : 0;
+    if (!width || !cards.length) return;
+    const cardWidth = cards[0].offsetWidth;
+    const cardHeight = cards[0].offsetHeight;
     if (!cardWidth) return;
-    const rowsFor = (count) => {
-      if (count <= 1) return 1;
-      const step = (width - cardWidth) / (count - 1);
-      // Below about half a card showing, the corners get hard to read and to tap: two rows.
-      return step >= cardWidth * 0.56 || count < 8 ? 1 : 2;
-    };
+    const style = getComputedStyle(this.hand);
+    const rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+    const length = (name) => (parseFloat(style.getPropertyValue(name)) || 0) * rem;
+    const lift = length("--lifted"); // room above the cards for one lifted or hovered
+    const raise = length("--raise"); // playable cards rise this much on the person's turn
+    const least = Math.max(TOUCH_PX, cardWidth * 0.5);
+    const perRowMost = Math.max(1, Math.floor((width - cardWidth) / least) + 1);
+    const rowsFor = (count) => (count <= perRowMost ? 1 : 2);
     const fullRows = rowsFor(13);
-    const lift = cardHeight * 0.16;
-    const rowGap = cardHeight * 0.82;
-    this.hand.style.height = `${Math.round(lift + cardHeight + (fullRows - 1) * rowGap + 4)}px`;
+    // The upper row shows a fingertip even under a lifted card of the lower row.
+    const rowGap = Math.max(cardHeight * 0.6, TOUCH_PX + Math.max(raise, lift) + 2);
+    this.hand.style.height = `${Math.round(lift + cardHeight + (fullRows - 1) * rowGap + 2)}px`;
     const rows = Math.min(rowsFor(cards.length), fullRows);
     const perRow = Math.ceil(cards.length / rows);
+    // A hand of one row in a box of two sits in the lower row, along the bottom edge.
+    const firstRow = fullRows - rows;
     cards.forEach((card, index) => {
       const row = Math.floor(index / perRow);
       const inRow = row === rows - 1 ? cards.length - perRow * (rows - 1) : perRow;
@@ -731,18 +871,18 @@ export class TablePage {
       const step = inRow > 1 ? Math.min(cardWidth * 0.92, (width - cardWidth) / (inRow - 1)) : 0;
       const rowWidth = cardWidth + step * (inRow - 1);
       card.style.left = `${Math.round((width - rowWidth) / 2 + column * step)}px`;
-      card.style.top = `${Math.round(lift + row * rowGap)}px`;
+      card.style.top = `${Math.round(lift + (firstRow + row) * rowGap)}px`;
     });
   }
 
-  /** The person's own card left the hand: its place stays, empty, until the trick is taken. */
+  /** The person's own card left the hand: its place stays, empty, for the rest of the deal. */
   markPlayed(code) {
     const card = this.handCards.get(code);
     // Nothing in the hand is playable until the next state says so.
     this.hand.classList.remove("active");
     if (card) {
       card.classList.add("gone");
-      card.classList.remove("chosen", "playable");
+      card.classList.remove("chosen", "playable", "lifted");
       if (document.activeElement === card) this.hand.focus?.();
     }
   }
@@ -751,21 +891,102 @@ export class TablePage {
     for (const card of this.handCards.values()) card.classList.remove("chosen");
   }
 
+  /** A click, a tap or a key on a card of the hand. */
+  tapped(code, event) {
+    if (this.dragged === code) {
+      this.dragged = null; // the drag that ended here played it already
+      return;
+    }
+    // A key (Enter, Space) or a mouse plays at once, as does a tap under the one-tap setting.
+    if (event.detail === 0 || !coarse() || oneTap()) return this.play(code);
+    if (this.lifted && this.lifted.code === code) return this.play(code);
+    // A card that cannot be played now is not lifted: play() says why.
+    if (!this.playableNow(code)) return this.play(code);
+    this.lift(code);
+  }
+
+  /** A press on a card: dragged upwards far enough, it is played (a touch screen's swipe). */
+  pressed(code, event) {
+    if (event.pointerType === "mouse" || !this.playableNow(code)) return;
+    const card = event.currentTarget;
+    const start = { x: event.clientX, y: event.clientY };
+    const move = (moved) => {
+      if (moved.pointerId !== event.pointerId) return;
+      const up = start.y - moved.clientY;
+      if (up >= DRAG_PX && up > Math.abs(moved.clientX - start.x)) {
+        done();
+        this.dragged = code;
+        setTimeout(() => { if (this.dragged === code) this.dragged = null; }, 600);
+        this.play(code);
+      }
+    };
+    const done = () => {
+      card.removeEventListener("pointermove", move);
+      card.removeEventListener("pointerup", done);
+      card.removeEventListener("pointercancel", done);
+    };
+    card.addEventListener("pointermove", move);
+    card.addEventListener("pointerup", done);
+    card.addEventListener("pointercancel", done);
+  }
+
+  playableNow(code) {
+    const s = this.latest;
+    return Boolean(s && !this.pending && s.seat !== null && !s.match_over && s.turn === s.seat &&
+      s.phase === "playing" && s.legal.includes(code));
+  }
+
+  /** The first tap on a touch screen: the card rises, and a second tap plays it. */
+  lift(code) {
+    this.drop();
+    const card = this.handCards.get(code);
+    if (!card) return;
+    this.lifted = { code, version: this.latest.version };
+    card.classList.add("lifted");
+    card.setAttribute("aria-label", cardName(code) + t("table.liftedLabel"));
+  }
+
+  drop() {
+    if (!this.lifted) return;
+    const card = this.handCards.get(this.lifted.code);
+    this.lifted = null;
+    if (card) {
+      card.classList.remove("lifted");
+      card.setAttribute("aria-label", cardName(card.dataset.card));
+    }
+  }
+
   // --- scores ------------------------------------------------------------------------------
 
   drawScores() {
     const s = this.state;
-    this.scores.replaceChildren(el("h2", { text: t("table.scores") }), scoreTable(s),
-      el("p", { class: "hint", text: rulesSummary(s.rules.options) }));
-    if (s.match_over && s.places) this.scores.append(placesList(s));
+    this.scores.replaceChildren(el("h2", { id: "scores-title", text: t("table.scores") }),
+      ...(s.match_over && s.places ? [placesList(s)] : []),
+      el("div", { class: "table-scroll" }, scoreTable(s)),
+      el("h3", { text: t("table.rules") }),
+      el("p", { class: "hint" }, el("strong", { text: rulesName(s.rules) }), " ", rulesSummary(s.rules.options)));
   }
 
-  drawStatus() {
+  /** After the match, in the hand's place: the places, and a new game or the replay. */
+  drawAfter() {
     const s = this.state;
+    this.after.replaceChildren(...[
+      s.places ? placesList(s) : null,
+      el("p", { class: "after-links" },
+        el("a", { class: "button primary", href: this.options.againHash || "#/", text: t("result.again") }),
+        el("a", { class: "button", href: this.options.replayHash, text: t("result.replay") })),
+    ].filter(Boolean));
+  }
+
+  drawStatus(s) {
     let text;
     const watching = s.seat === null;
     const name = (seat) => s.names[seat];
-    if (s.match_over && watching) {
+    if (s.paused && !s.match_over) {
+      // Nobody from the room is here, so nobody plays: not a clock run out.
+      const names = s.paused.seats.map((seat) => name(seat)).join(t("listSeparator"));
+      text = s.paused.reason === "left" ? t("status.pausedLeft") : t("status.pausedAway", { names });
+    } else if (s.match_over && watching) {
       const first = s.names.filter((_, seat) => s.places[seat] === 1);
       text = t("status.overWatching", { names: first.join(t("and")) });
     } else if (s.match_over) {
@@ -791,14 +1012,19 @@ export class TablePage {
 
   /** A word for the person, shown over the status for a few seconds (the connection's loss
    * until it is back). */
-  note(text, kind = "info") {
-    this.noteState = { text, kind };
+  note(text, kind = "info", version = null) {
+    // A hint's note is for the decision of `version` (the state it was asked on): it goes
+    // when that decision is made.
+    this.noteState = { text, kind, version };
     clearTimeout(this.noteTimer);
     if (kind !== "offline") {
       this.noteTimer = setTimeout(() => this.clearNote(), kind === "hint" ? 12000 : 5000);
     }
     this.noteBox.textContent = text;
+    this.noteBox.title = text;
     this.noteBox.className = `note ${kind}`;
+    if (version === null) delete this.noteBox.dataset.version;
+    else this.noteBox.dataset.version = String(version);
     this.noteBox.hidden = false;
   }
 
@@ -899,15 +1125,32 @@ export class TablePage {
     pause.addEventListener("change", () => localStorage.setItem(PAUSE_KEY, pause.value));
     const noise = el("input", { type: "checkbox", id: "set-sound" });
     noise.checked = sound.enabled();
-    noise.addEventListener("change", () => { sound.setEnabled(noise.checked); this.drawSoundButton(); });
+    noise.addEventListener("change", () => sound.setEnabled(noise.checked));
     rows.push(el("label", { for: "set-pause", text: t("settings.pause") }), pause,
-      el("label", { class: "check" }, noise, t("settings.sound")),
-      el("p", { class: "hint", text: t("settings.motion") }),
+      el("label", { class: "check" }, noise, t("settings.sound")));
+    if (coarse()) {
+      // Only a touch screen lifts a card before playing it.
+      const tap = el("input", { type: "checkbox", id: "set-onetap" });
+      tap.checked = oneTap();
+      tap.addEventListener("change", () => { setOneTap(tap.checked); this.drop(); });
+      rows.push(el("label", { class: "check" }, tap, t("settings.oneTap")),
+        el("p", { class: "hint", text: t("settings.oneTapHow") }));
+    }
+    rows.push(el("p", { class: "hint", text: t("settings.motion") }),
       el("p", {}, downloadLink(this.options.recordHref, this.options.recordToken, t("table.download"))));
     const done = el("button", { type: "button", class: "primary", text: t("result.close"),
       onclick: () => this.settingsDialog.close() });
-    this.settingsDialog.replaceChildren(heading, el("div", { class: "form-grid" }, ...rows), done);
+    this.settingsDialog.firstElementChild.replaceChildren(heading, el("div", { class: "form-grid" }, ...rows), done);
     this.settingsDialog.showModal();
+  }
+
+  /** The scores, the rules (and a room's seats): beside the table on a wide screen, else a
+   * sheet over it. */
+  openScores() {
+    const done = el("button", { type: "button", class: "primary", text: t("result.close"),
+      onclick: () => this.scoresDialog.close() });
+    this.scoresDialog.firstElementChild.replaceChildren(this.side, done);
+    this.scoresDialog.showModal();
   }
 
   // --- the person's actions --------------------------------------------------------------
@@ -926,8 +1169,7 @@ export class TablePage {
 
   /** The person acts: whatever is still being shown is shown quickly. */
   rush() {
-    this.rushed = true;
-    setTimeout(() => { this.rushed = false; }, 600);
+    this.rushedTo = this.latest.version;
   }
 
   call(value) {
@@ -945,6 +1187,7 @@ export class TablePage {
     if (s.phase !== "playing") return this.note(t("table.callFirst"));
     if (!s.legal.includes(code)) return this.note(dutyText(s.duties && s.duties[code]), "error");
     if (this.act({ type: "play", card: code })) {
+      this.drop();
       const card = this.handCards.get(code);
       if (card) card.classList.add("chosen");
       this.hand.classList.remove("active");
@@ -954,7 +1197,7 @@ export class TablePage {
   askHint() {
     const s = this.latest;
     if (!s || s.seat === null || s.turn !== s.seat || s.match_over) return this.note(t("table.hintOwnTurn"));
-    this.note(t("table.hintWorking"), "hint");
+    this.note(t("table.hintWorking"), "hint", s.version);
     this.send({ type: "hint" });
   }
 }

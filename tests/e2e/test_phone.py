@@ -1,0 +1,367 @@
+"""The table on a phone, a tablet and a desktop: a whole deal against the computer at each size,
+played by touch on the touch screens (a tap lifts a card, a second tap plays it) and by clicks
+on the desktop, with every state checked as it comes: the page does not scroll, every trick card
+and hand card is on the screen, nothing covers a trick card (its centre and its corner index),
+every hand card shows at least a fingertip (44×44 px from its corner) and keeps its place for the
+whole deal, the badges keep one size with every line inside, the calls and the notes cover no
+badge, the clock ring keeps clear of the name; and, within 100 ms of each state message, the
+status and the lit badge name the seat to act and no hint outlives its decision. A room nobody
+is at says it is paused, why and who can resume it. Screenshots of every state at every size go
+to tests/e2e/screens/ (phone-SIZE-STATE.png) for a person to look at."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tests.e2e.table import new_match
+from tests.e2e.test_rooms import create_room
+
+# width, height, touch
+SIZES = {
+    "360x740": (360, 740, True),
+    "390x844": (390, 844, True),
+    "412x915": (412, 915, True),
+    "844x390": (844, 390, True),
+    "640x360": (640, 360, True),
+    "768x1024": (768, 1024, True),
+    "1366x768": (1366, 768, False),
+}
+PHONES = {"360x740", "390x844", "412x915", "844x390", "640x360"}
+
+# The page's checks (window.__sync, window.__phone), installed before the page's own scripts.
+CHECKS = (Path(__file__).parent / "phone.js").read_text(encoding="utf-8")
+SHOWN = ".hand .card[data-card='{code}'].chosen, .hand .card[data-card='{code}'].gone"
+
+
+class Table:
+    """One size's page and what its checks found."""
+
+    def __init__(self, page: Any, size: str, screens: Path) -> None:
+        self.page = page
+        self.size = size
+        self.width, self.height, self.touch = SIZES[size]
+        self.screens = screens
+        self.problems: list[str] = []
+        self.sizes: dict[str, set[tuple[int, int]]] = {}
+        self.places: dict[str, set[tuple[int, int]]] = {}
+        self.shots: set[str] = set()
+
+    def look(self, where: str, shot: str | None = None) -> dict[str, Any]:
+        seen = self.page.evaluate("() => window.__phone.look()")
+        self.problems += [f"{where}: {problem}" for problem in seen["problems"]]
+        if self.size in PHONES and seen["scroll"]["y"] > 0:
+            self.problems.append(f"{where}: the page scrolls by {seen['scroll']['y']} px")
+        if seen["scroll"]["x"] > 0:
+            self.problems.append(f"{where}: the page scrolls sideways by {seen['scroll']['x']} px")
+        for position, size in seen["sizes"].items():
+            self.sizes.setdefault(position, set()).add(tuple(size))
+        for kind, width, height in seen["widths"]:
+            # Large trick cards on a phone; hand cards a finger can hit anywhere.
+            least = 56 if kind == "trick" and self.size in PHONES else 44
+            if width < least or height < 44:
+                self.problems.append(f"{where}: a {kind} card of {width:.0f}×{height:.0f} px")
+        for card, place in seen["places"].items():
+            self.places.setdefault(card, set()).add(tuple(place))
+        if shot and shot not in self.shots:
+            self.shots.add(shot)
+            self.shoot(shot)
+        return seen  # type: ignore[no-any-return]
+
+    def shoot(self, name: str) -> None:
+        self.page.screenshot(path=str(self.screens / f"phone-{self.size}-{name}.png"))
+
+    def press(self, locator: Any) -> None:
+        """A tap on a touch screen, a click on the desktop."""
+        if self.touch:
+            locator.tap(timeout=3_000)
+        else:
+            locator.click(timeout=3_000)
+
+    def outside(self) -> None:
+        """A tap (or click) on the board's empty top left corner, outside any sheet or peek (and
+        far enough from the toolbar that Chromium's touch adjustment finds no button there)."""
+        box = self.page.locator(".board").bounding_box()
+        x, y = box["x"] + 10, box["y"] + box["height"] * 0.15
+        if self.touch:
+            self.page.touchscreen.tap(x, y)
+        else:
+            self.page.mouse.click(x, y)
+
+
+def asks(page: Any) -> str | None:
+    """What the page asks now: 'dialog', 'over', 'call', 'play', 'won' (a trick) or None."""
+    return page.evaluate("() => window.__phone.asks()")  # type: ignore[no-any-return]
+
+
+def played(page: Any, code: str) -> None:
+    """Wait until the card `code` left the hand (chosen, or gone to the trick)."""
+    page.locator(SHOWN.format(code=code)).first.wait_for(state="attached", timeout=3_000)
+
+
+def phone_context(browser: Any, size: str, pause: str = "short") -> Any:
+    width, height, touch = SIZES[size]
+    made = browser.new_context(
+        viewport={"width": width, "height": height},
+        has_touch=touch,
+        is_mobile=touch,
+        reduced_motion="reduce",
+    )
+    made.add_init_script(
+        "localStorage.setItem('callbreak:lang', 'en');"
+        f"localStorage.setItem('callbreak:pause', {json.dumps(pause)});"
+    )
+    made.add_init_script(CHECKS)
+    made.set_default_timeout(20_000)
+    return made
+
+
+def play_card(table: Table, card: Any) -> None:
+    """Play `card`: by touch, a tap lifts it (nothing is played) and a second tap plays it; by
+    mouse one click plays it."""
+    page = table.page
+    version = page.evaluate("window.__sync.latest.version")
+    code = card.get_attribute("data-card")
+    table.press(card)
+    if table.touch:
+        lifted = page.locator(f".hand .card.lifted[data-card='{code}']")
+        lifted.wait_for(timeout=3_000)
+        page.wait_for_timeout(150)
+        assert page.evaluate("window.__sync.latest.version") == version, "a first tap played"
+        table.look("a card lifted", "lifted")
+        table.press(lifted)
+    played(page, code)
+
+
+def side_sheets(table: Table) -> None:
+    """The settings and (where they are not beside the table) the scores open over the table
+    and close with a tap outside."""
+    page = table.page
+    open_settings(table)
+    table.look("settings", "settings")
+    assert page.locator("#set-onetap").count() == (1 if table.touch else 0)
+    tap_outside_dialog(table, "dialog.settings-dialog")
+    scores = page.locator(".scores-button")
+    if scores.is_visible():
+        table.press(scores)
+        page.locator("dialog.scores-dialog[open] .score-table").wait_for()
+        assert "Rules" in page.locator("dialog.scores-dialog[open]").inner_text()
+        table.look("scores", "scores")
+        tap_outside_dialog(table, "dialog.scores-dialog")
+    else:
+        assert page.locator(".play-side .score-table").is_visible()
+
+
+def open_settings(table: Table) -> None:
+    page = table.page
+    for _ in range(3):
+        # A tap right after a swipe (the protocol's touch events) is now and then taken as its
+        # end: tapped again then.
+        table.press(page.locator(".settings-button"))
+        try:
+            page.locator("dialog.settings-dialog[open]").wait_for(timeout=1_500)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError("the settings did not open")
+
+
+def tap_outside_dialog(table: Table, selector: str) -> None:
+    page = table.page
+    box = page.locator(f"{selector}[open]").bounding_box()
+    # Above the sheet (it rises from the bottom on a phone), or left of it.
+    x, y = (6, 6) if box["y"] > 10 or box["x"] > 10 else (box["x"] + box["width"] / 2, 3)
+    if table.touch:
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.click(x, y)
+    page.locator(f"{selector}[open]").wait_for(state="detached", timeout=3_000)
+
+
+def last_trick(table: Table) -> None:
+    """The last trick: every mini card drawn whole (its own index at its corner), beside the
+    trick being played or over the hand, and a tap outside closes it."""
+    page = table.page
+    table.press(page.locator(".last-trick"))
+    page.locator(".peek:not([hidden])").wait_for()
+    found = page.evaluate("() => window.__phone.peek()")
+    assert page.locator(".peek .card").count() == 4
+    table.problems += [f"last trick: {problem}" for problem in found]
+    table.shoot("last-trick")
+    table.outside()
+    page.locator(".peek").wait_for(state="hidden", timeout=3_000)
+
+
+def refusal(table: Table) -> bool:
+    """An illegal card tapped: the duty that forbids it, over the status line only."""
+    page = table.page
+    illegal = page.locator(".hand.active .card.illegal")
+    if not illegal.count():
+        return False
+    illegal.first.dispatch_event("click")  # as a tap would: dimmed, not disabled
+    page.locator(".note.error:not([hidden])").wait_for()
+    table.look("a refusal", "refusal")
+    page.evaluate("() => document.querySelector('.note').hidden = true")
+    return True
+
+
+def hint(table: Table) -> None:
+    """A hint for the card: outlined, and gone once the card is played (the socket's watch)."""
+    page = table.page
+    table.press(page.locator(".hint-button"))
+    page.locator(".hand .card.suggested").wait_for(timeout=10_000)
+    page.locator(".note.hint:not([hidden])").wait_for()
+    table.look("a hint", "hint")
+
+
+def keyboard_focus(table: Table) -> None:
+    """A card focused from the keyboard rises without hiding its neighbour's index."""
+    page = table.page
+    cards = page.locator(".hand .card:not(.gone)")
+    if cards.count() < 3:
+        return
+    cards.first.focus()
+    page.keyboard.press("ArrowRight")
+    covered = page.evaluate("() => window.__phone.focus()")
+    assert covered == "", f"the focused card hides the index of {covered}"
+
+
+def swipe_up(table: Table, card: Any) -> None:
+    """A drag upwards plays the card at once (touch events through Chromium's protocol)."""
+    page = table.page
+    code = card.get_attribute("data-card")
+    box = card.bounding_box()
+    x, y = box["x"] + 12, box["y"] + 20
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for step in range(1, 6):
+        point = {"x": x, "y": y - step * 10}
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    played(page, code)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_whole_deal_at_every_size(browser: Any, base_url: str, screens: Path, size: str) -> None:
+    ctx = phone_context(browser, size)
+    page = ctx.new_page()
+    table = Table(page, size, screens)
+    try:
+        match = new_match(page, base_url, rules="strict(deals=1)", name="Asha", level="random")
+        page.goto(f"{base_url}/#/play/{match}")
+        page.locator(".hand .card").first.wait_for()
+        plays = 0
+        # The keyboard's focus is tried on the desktop.
+        done = dict.fromkeys(("sheets", "last", "refusal", "hint"), False) | {"focus": table.touch}
+        won_seen: set[int] = set()
+        for _ in range(3_000):
+            now = asks(page)
+            if now == "won":
+                seen = table.look("a trick won", "trick-won")
+                won_seen.add(seen["version"] or 0)
+                page.wait_for_timeout(30)
+            elif now == "call":
+                table.look("calling", "calling")
+                if not done["sheets"]:
+                    side_sheets(table)
+                    done["sheets"] = True
+                table.press(page.locator(".calling:not([hidden]) button.call").first)
+                page.locator(".calling").wait_for(state="hidden")
+            elif now == "play":
+                on_table = page.locator(".trick .card").count()
+                table.look(f"playing with {plays} played", f"trick-{on_table}-cards")
+                if not done["last"] and page.locator(".last-trick").is_enabled():
+                    last_trick(table)
+                    done["last"] = True
+                if not done["refusal"]:
+                    done["refusal"] = refusal(table)
+                if not done["hint"] and plays == 2:
+                    hint(table)
+                    done["hint"] = True
+                if not done["focus"] and not table.touch:
+                    keyboard_focus(table)
+                    done["focus"] = True
+                first = page.locator(".hand.active .card.playable:not(.gone)").first
+                card = page.locator(f".hand .card[data-card='{first.get_attribute('data-card')}']")
+                if table.touch and plays == 5:
+                    swipe_up(table, card)
+                elif table.touch and plays == 6:
+                    # One-tap play, turned on in the settings: a tap plays at once.
+                    open_settings(table)
+                    page.locator("#set-onetap").check()
+                    tap_outside_dialog(table, "dialog.settings-dialog")
+                    code = card.get_attribute("data-card")
+                    table.press(card)
+                    played(page, code)
+                    page.evaluate("localStorage.setItem('callbreak:onetap', 'off')")
+                else:
+                    play_card(table, card)
+                plays += 1
+            elif now == "dialog":
+                table.look("the deal's summary", "summary")
+                page.locator("dialog.result[open] button.primary").click()
+            elif now == "over":
+                page.locator(".after:not([hidden])").wait_for()
+                table.look("the match over", "over")
+                break
+            else:
+                page.wait_for_timeout(20)
+        assert asks(page) == "over", "the match did not end"
+        assert plays == 13 and all(done.values()), (plays, done)
+        # After the match: no hint, the places and a new game where the hand was.
+        assert page.locator(".hint-button").is_hidden()
+        assert page.locator(".hand").is_hidden()
+        again = page.locator(".after a.button.primary")
+        assert again.is_visible() and again.get_attribute("href") == "#/"
+        assert page.locator(".after .places li").count() == 4
+        sync = page.evaluate("window.__sync")
+    finally:
+        ctx.close()
+    assert won_seen, "no finished trick was seen"
+    assert sync["checked"] >= 5, sync
+    assert not sync["wrong"], sync["wrong"][:10]
+    assert not table.problems, table.problems[:15]
+    # Each card kept its place for the whole deal; each badge its size.
+    moved = {card: places for card, places in table.places.items() if len(places) > 1}
+    assert not moved, moved
+    resized = {position: sizes for position, sizes in table.sizes.items() if len(sizes) > 1}
+    assert not resized, resized
+
+
+def test_a_room_nobody_is_at_says_it_is_paused(browser: Any, base_url: str, screens: Path) -> None:
+    """Its one person never came: the computers play up to that person's turn, and a spectator
+    is told the room is paused, why and who can resume it, with no clock run out."""
+    ctx = phone_context(browser, "390x844")
+    page = ctx.new_page()
+    try:
+        code, token = create_room(
+            base_url,
+            page,
+            rules="strict(deals=1)",
+            seats=["random", "random", "random"],
+            turn_seconds=15,
+            speed="instant",
+        )
+        answer = page.request.post(
+            f"{base_url}/api/rooms/{code}/start", headers={"authorization": f"Bearer {token}"}
+        )
+        assert answer.ok, answer.text()
+        # A spectator: a browser without the seat's token.
+        page.evaluate(f"localStorage.removeItem('callbreak:room:{code}')")
+        page.goto(f"{base_url}/#/room/{code}")
+        status = page.locator(".status")
+        page.wait_for_function(
+            "() => /Paused/.test(document.querySelector('.status')?.textContent)"
+        )
+        text = status.inner_text()
+        assert "nobody from this room is here" in text and "Asha" in text
+        assert page.locator(".seat[data-seat='0'] .doing.paused").is_visible()
+        assert page.locator(".seat .clock").count() == 0
+        assert page.locator(".turn-clock").is_hidden()
+        page.screenshot(path=str(screens / "phone-390x844-paused-room.png"))
+    finally:
+        ctx.close()
