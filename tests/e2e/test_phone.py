@@ -256,7 +256,8 @@ def test_a_whole_deal_at_every_size(browser: Any, base_url: str, screens: Path, 
         page.locator(".hand .card").first.wait_for()
         plays = 0
         # The keyboard's focus is tried on the desktop.
-        done = dict.fromkeys(("sheets", "last", "refusal", "hint"), False) | {"focus": table.touch}
+        done = dict.fromkeys(("sheets", "last", "refusal", "hint", "summary"), False)
+        done["focus"] = table.touch
         won_seen: set[int] = set()
         for _ in range(3_000):
             now = asks(page)
@@ -303,6 +304,7 @@ def test_a_whole_deal_at_every_size(browser: Any, base_url: str, screens: Path, 
                 plays += 1
             elif now == "dialog":
                 table.look("the deal's summary", "summary")
+                done["summary"] = True
                 page.locator("dialog.result[open] button.primary").click()
             elif now == "over":
                 page.locator(".after:not([hidden])").wait_for()

@@ -393,7 +393,7 @@ export class TablePage {
     try {
       while (this.queue.length && !this.closed) {
         const next = this.queue.shift();
-        this.showing = next.version;
+        this.drawing = next.version;
         try {
           await this.transition(this.state, next);
         } catch (error) {
@@ -410,7 +410,7 @@ export class TablePage {
    * one being shown (what came after their action is shown at its pace: the trick their card
    * finished stays up its moment). */
   hurried() {
-    return this.queue.length > 0 || (this.rushedTo !== undefined && this.showing <= this.rushedTo);
+    return this.queue.length > 0 || (this.rushedTo !== undefined && this.drawing <= this.rushedTo);
   }
 
   async transition(prev, next) {
