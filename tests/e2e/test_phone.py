@@ -50,6 +50,7 @@ class Table:
         self.sizes: dict[str, set[tuple[int, int]]] = {}
         self.places: dict[str, set[tuple[int, int]]] = {}
         self.shots: set[str] = set()
+        self.prefix = ""
 
     def look(self, where: str, shot: str | None = None) -> dict[str, Any]:
         seen = self.page.evaluate("() => window.__phone.look()")
@@ -73,7 +74,7 @@ class Table:
         return seen  # type: ignore[no-any-return]
 
     def shoot(self, name: str) -> None:
-        self.page.screenshot(path=str(self.screens / f"phone-{self.size}-{name}.png"))
+        self.page.screenshot(path=str(self.screens / f"phone-{self.size}-{self.prefix}{name}.png"))
 
     def press(self, locator: Any) -> None:
         """A tap on a touch screen, a click on the desktop."""
@@ -245,6 +246,94 @@ def swipe_up(table: Table, card: Any) -> None:
     played(page, code)
 
 
+def play_a_deal(table: Table, again: str) -> None:
+    """Play the page's one deal to the match's end, by touch or by mouse, looking at every
+    state (screenshots of each kind), trying on the way the settings and scores sheets, the
+    last trick, a refusal, a hint, the keyboard's focus (desktop), a swipe and one-tap play
+    (touch); then the match over, with `again` the link to a new game."""
+    page = table.page
+    plays = 0
+    # The keyboard's focus is tried on the desktop.
+    done = dict.fromkeys(("sheets", "last", "refusal", "hint", "summary"), False)
+    done["focus"] = table.touch
+    won_seen = False
+    for _ in range(3_000):
+        now = asks(page)
+        if now == "won":
+            table.look("a trick won", "trick-won")
+            won_seen = True
+            page.wait_for_timeout(30)
+        elif now == "call":
+            table.look("calling", "calling")
+            if not done["sheets"]:
+                side_sheets(table)
+                done["sheets"] = True
+            table.press(page.locator(".calling:not([hidden]) button.call").first)
+            page.locator(".calling").wait_for(state="hidden")
+        elif now == "play":
+            on_table = page.locator(".trick .card").count()
+            table.look(f"playing with {plays} played", f"trick-{on_table}-cards")
+            if not done["last"] and page.locator(".last-trick").is_enabled():
+                last_trick(table)
+                done["last"] = True
+            if not done["refusal"]:
+                done["refusal"] = refusal(table)
+            if not done["hint"] and plays == 2:
+                hint(table)
+                done["hint"] = True
+            if not done["focus"]:
+                keyboard_focus(table)
+                done["focus"] = True
+            first = page.locator(".hand.active .card.playable:not(.gone)").first
+            card = page.locator(f".hand .card[data-card='{first.get_attribute('data-card')}']")
+            if table.touch and plays == 5:
+                swipe_up(table, card)
+            elif table.touch and plays == 6:
+                # One-tap play, turned on in the settings: a tap plays at once.
+                open_settings(table)
+                page.locator("#set-onetap").check()
+                tap_outside_dialog(table, "dialog.settings-dialog")
+                code = card.get_attribute("data-card")
+                table.press(card)
+                played(page, code)
+                page.evaluate("localStorage.setItem('callbreak:onetap', 'off')")
+            else:
+                play_card(table, card)
+            plays += 1
+        elif now == "dialog":
+            table.look("the deal's summary", "summary")
+            done["summary"] = True
+            page.locator("dialog.result[open] button.primary").click()
+        elif now == "over":
+            page.locator(".after:not([hidden])").wait_for()
+            table.look("the match over", "over")
+            break
+        else:
+            page.wait_for_timeout(20)
+    assert asks(page) == "over", "the match did not end"
+    assert plays == 13 and all(done.values()), (plays, done)
+    assert won_seen, "no finished trick was seen"
+    # After the match: no hint, the places and a new game where the hand was.
+    assert page.locator(".hint-button").is_hidden()
+    assert page.locator(".hand").is_hidden()
+    link = page.locator(".after a.button.primary")
+    assert link.is_visible() and link.get_attribute("href") == again
+    assert page.locator(".after .places li").count() == 4
+
+
+def assert_all_true(table: Table) -> None:
+    """What the page showed was true within 100 ms of each state, and right at every state; each
+    card kept its place for the whole deal and each badge its size."""
+    sync = table.page.evaluate("window.__sync")
+    assert sync["checked"] >= 5, sync
+    assert not sync["wrong"], sync["wrong"][:10]
+    assert not table.problems, table.problems[:15]
+    moved = {card: places for card, places in table.places.items() if len(places) > 1}
+    assert not moved, moved
+    resized = {position: sizes for position, sizes in table.sizes.items() if len(sizes) > 1}
+    assert not resized, resized
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_whole_deal_at_every_size(browser: Any, base_url: str, screens: Path, size: str) -> None:
     ctx = phone_context(browser, size)
@@ -254,84 +343,48 @@ def test_a_whole_deal_at_every_size(browser: Any, base_url: str, screens: Path, 
         match = new_match(page, base_url, rules="strict(deals=1)", name="Asha", level="random")
         page.goto(f"{base_url}/#/play/{match}")
         page.locator(".hand .card").first.wait_for()
-        plays = 0
-        # The keyboard's focus is tried on the desktop.
-        done = dict.fromkeys(("sheets", "last", "refusal", "hint", "summary"), False)
-        done["focus"] = table.touch
-        won_seen: set[int] = set()
-        for _ in range(3_000):
-            now = asks(page)
-            if now == "won":
-                seen = table.look("a trick won", "trick-won")
-                won_seen.add(seen["version"] or 0)
-                page.wait_for_timeout(30)
-            elif now == "call":
-                table.look("calling", "calling")
-                if not done["sheets"]:
-                    side_sheets(table)
-                    done["sheets"] = True
-                table.press(page.locator(".calling:not([hidden]) button.call").first)
-                page.locator(".calling").wait_for(state="hidden")
-            elif now == "play":
-                on_table = page.locator(".trick .card").count()
-                table.look(f"playing with {plays} played", f"trick-{on_table}-cards")
-                if not done["last"] and page.locator(".last-trick").is_enabled():
-                    last_trick(table)
-                    done["last"] = True
-                if not done["refusal"]:
-                    done["refusal"] = refusal(table)
-                if not done["hint"] and plays == 2:
-                    hint(table)
-                    done["hint"] = True
-                if not done["focus"] and not table.touch:
-                    keyboard_focus(table)
-                    done["focus"] = True
-                first = page.locator(".hand.active .card.playable:not(.gone)").first
-                card = page.locator(f".hand .card[data-card='{first.get_attribute('data-card')}']")
-                if table.touch and plays == 5:
-                    swipe_up(table, card)
-                elif table.touch and plays == 6:
-                    # One-tap play, turned on in the settings: a tap plays at once.
-                    open_settings(table)
-                    page.locator("#set-onetap").check()
-                    tap_outside_dialog(table, "dialog.settings-dialog")
-                    code = card.get_attribute("data-card")
-                    table.press(card)
-                    played(page, code)
-                    page.evaluate("localStorage.setItem('callbreak:onetap', 'off')")
-                else:
-                    play_card(table, card)
-                plays += 1
-            elif now == "dialog":
-                table.look("the deal's summary", "summary")
-                done["summary"] = True
-                page.locator("dialog.result[open] button.primary").click()
-            elif now == "over":
-                page.locator(".after:not([hidden])").wait_for()
-                table.look("the match over", "over")
-                break
-            else:
-                page.wait_for_timeout(20)
-        assert asks(page) == "over", "the match did not end"
-        assert plays == 13 and all(done.values()), (plays, done)
-        # After the match: no hint, the places and a new game where the hand was.
-        assert page.locator(".hint-button").is_hidden()
-        assert page.locator(".hand").is_hidden()
-        again = page.locator(".after a.button.primary")
-        assert again.is_visible() and again.get_attribute("href") == "#/"
-        assert page.locator(".after .places li").count() == 4
-        sync = page.evaluate("window.__sync")
+        play_a_deal(table, "#/")
+        assert_all_true(table)
     finally:
         ctx.close()
-    assert won_seen, "no finished trick was seen"
-    assert sync["checked"] >= 5, sync
-    assert not sync["wrong"], sync["wrong"][:10]
-    assert not table.problems, table.problems[:15]
-    # Each card kept its place for the whole deal; each badge its size.
-    moved = {card: places for card, places in table.places.items() if len(places) > 1}
-    assert not moved, moved
-    resized = {position: sizes for position, sizes in table.sizes.items() if len(sizes) > 1}
-    assert not resized, resized
+
+
+def test_a_room_deal_by_touch(browser: Any, base_url: str, screens: Path) -> None:
+    """A room's deal at 390×844 by touch, under a turn clock, with a friend who never came (the
+    computer plays for them: a badge of the same size, the long words for a screen reader)."""
+    ctx = phone_context(browser, "390x844")
+    page = ctx.new_page()
+    table = Table(page, "390x844", screens)
+    table.prefix = "room-"
+    try:
+        code, token = create_room(
+            base_url,
+            page,
+            rules="strict(deals=1)",
+            seats=[None, "random", "random"],
+            turn_seconds=60,
+            speed="instant",
+        )
+        joined = page.request.post(
+            f"{base_url}/api/rooms/{code}/join",
+            data=json.dumps({"name": "Bikash"}),
+            headers={"content-type": "application/json"},
+        )
+        assert joined.ok, joined.text()
+        started = page.request.post(
+            f"{base_url}/api/rooms/{code}/start", headers={"authorization": f"Bearer {token}"}
+        )
+        assert started.ok, started.text()
+        page.goto(f"{base_url}/#/room/{code}")
+        page.locator(".hand .card").first.wait_for()
+        covered = page.locator(".seat[data-seat='1']")
+        covered.locator(".covered").wait_for(state="attached")
+        assert "computer playing for Bikash" in covered.text_content()
+        assert covered.locator(".mark.stand-in").count() == 1
+        play_a_deal(table, "#/friends")
+        assert_all_true(table)
+    finally:
+        ctx.close()
 
 
 def test_a_room_nobody_is_at_says_it_is_paused(browser: Any, base_url: str, screens: Path) -> None:

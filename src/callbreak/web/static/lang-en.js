@@ -281,7 +281,7 @@ export default {
   "table.hintWorking": "Working out a hint…",
   "table.dealerMark": "D",
   "table.toCall": "to call",
-  "table.coveredShort": "computer plays",
+  "table.coveredShort": "computer",
   "table.openShort": "open seat",
   "table.pausedShort": "paused",
   "table.clockShort": (v, h) => `${h.num(v.seconds)} s left`,

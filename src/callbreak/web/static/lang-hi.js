@@ -282,7 +282,7 @@ export default {
   "table.hintWorking": "सलाह तैयार हो रही है…",
   "table.dealerMark": "बाँ",
   "table.toCall": "कॉल की बारी",
-  "table.coveredShort": "कंप्यूटर खेल रहा",
+  "table.coveredShort": "कंप्यूटर",
   "table.openShort": "ख़ाली सीट",
   "table.pausedShort": "रुका हुआ",
   "table.clockShort": (v, h) => `${h.num(v.seconds)} से. बचे`,

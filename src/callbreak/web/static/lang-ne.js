@@ -282,7 +282,7 @@ export default {
   "table.hintWorking": "सल्लाह तयार हुँदैछ…",
   "table.dealerMark": "बाँ",
   "table.toCall": "कलको पालो",
-  "table.coveredShort": "कम्प्युटर खेल्दै",
+  "table.coveredShort": "कम्प्युटर",
   "table.openShort": "खाली सिट",
   "table.pausedShort": "रोकिएको",
   "table.clockShort": (v, h) => `${h.num(v.seconds)} से. बाँकी`,
