@@ -176,9 +176,7 @@ RECORDER = """() => {
 
 
 @pytest.mark.parametrize("width", ["1366", "390"])
-def test_the_hand_stays_put_for_the_whole_deal(
-    browser: Any, base_url: str, width: str
-) -> None:
+def test_the_hand_stays_put_for_the_whole_deal(browser: Any, base_url: str, width: str) -> None:
     # With motion, and a finished trick that stays up a moment (short), as a person sees it.
     ctx = context(browser, width, pause="short", motion=True)
     page = ctx.new_page()

@@ -198,6 +198,9 @@ export class TablePage {
     const inside = (element) => element && element.contains(target);
     if (!this.peek.hidden && !inside(this.peek) && !inside(this.lastButton)) this.hidePeek();
     if (this.lifted && !(target instanceof Element && target.closest(".hand .card"))) this.drop();
+    // A hint's words close at a tap elsewhere too (the outline on its card or call stays).
+    const note = this.noteState;
+    if (note && note.kind === "hint" && !inside(this.hintButton) && !inside(this.calling)) this.clearNote();
   }
 
   // --- connection --------------------------------------------------------------------------
