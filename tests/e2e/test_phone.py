@@ -420,3 +420,46 @@ def test_a_room_nobody_is_at_says_it_is_paused(browser: Any, base_url: str, scre
         page.screenshot(path=str(screens / "phone-390x844-paused-room.png"))
     finally:
         ctx.close()
+
+
+# Every word the table shows over its status line, with the longest values it may hold.
+NOTES = """async () => {
+  const { t } = await import("/static/i18n.js");
+  const en = (await import("/static/lang-en.js")).default;
+  const name = "Bhagyalaxmi Shrestha-Rai";
+  const values = {
+    name, card: "10♥", suit: t("suit.H.plural"), call: 13, tricks: "12.5", seconds: 60,
+    what: t("notice.aCall", { call: 13 }),
+  };
+  const keys = Object.keys(en).filter((key) => /^(duty|server|hint)\\./.test(key) ||
+    /^notice\\.(cover|botFault)|^table\\.(wait|connectionLost|notConnected|hintOwnTurn|hintWorking)$/.test(key));
+  const note = document.querySelector(".note");
+  const problems = [];
+  const checked = keys.filter((key) => key !== "server.refused");
+  for (const key of checked) {
+    note.textContent = t(key, values);
+    note.hidden = false;
+    if (note.scrollHeight > note.clientHeight + 1) problems.push(note.textContent);
+  }
+  note.hidden = true;
+  return { problems, checked: checked.length };
+}"""
+
+
+@pytest.mark.parametrize("size", ["360x740", "640x360"])
+@pytest.mark.parametrize("lang", ["en", "ne", "hi"])
+def test_every_note_fits_the_status_line(browser: Any, base_url: str, size: str, lang: str) -> None:
+    """A refusal, a notice or a hint covers the status line and nothing more: each fits it,
+    in every language, on the narrowest phone upright and on its side."""
+    ctx = phone_context(browser, size)
+    ctx.add_init_script(f"localStorage.setItem('callbreak:lang', {json.dumps(lang)})")
+    page = ctx.new_page()
+    try:
+        match = new_match(page, base_url, rules="strict(deals=1)", name="Asha")
+        page.goto(f"{base_url}/#/play/{match}")
+        page.locator(".hand .card").first.wait_for()
+        found = page.evaluate(NOTES)
+    finally:
+        ctx.close()
+    assert found["checked"] > 30
+    assert not found["problems"], found["problems"]
