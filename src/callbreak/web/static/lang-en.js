@@ -247,8 +247,6 @@ export default {
   "table.hint": "Hint",
   "table.settings": "Settings",
   "table.stop": "End the match here",
-  "table.soundOn": "Sound: on",
-  "table.soundOff": "Sound: off",
   "table.title": (v, h) => `Deal ${h.num(v.deal)}${v.deals ? ` of ${h.num(v.deals)}` : ""} · ${v.rules}`,
   "table.titleOver": "Match over · {rules}",
   "table.you": "you",

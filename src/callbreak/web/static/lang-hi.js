@@ -248,8 +248,6 @@ export default {
   "table.hint": "सलाह",
   "table.settings": "सेटिंग",
   "table.stop": "खेल यहीं ख़त्म करें",
-  "table.soundOn": "आवाज़: चालू",
-  "table.soundOff": "आवाज़: बंद",
   "table.title": (v, h) => `बाजी ${h.num(v.deal)}${v.deals ? ` / ${h.num(v.deals)}` : ""} · ${v.rules}`,
   "table.titleOver": "खेल ख़त्म · {rules}",
   "table.you": "आप",

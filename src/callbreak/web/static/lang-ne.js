@@ -248,8 +248,6 @@ export default {
   "table.hint": "सल्लाह",
   "table.settings": "सेटिङ",
   "table.stop": "खेल यहीँ टुङ्ग्याउनुहोस्",
-  "table.soundOn": "आवाज: छ",
-  "table.soundOff": "आवाज: छैन",
   "table.title": (v, h) => `बाजी ${h.num(v.deal)}${v.deals ? ` / ${h.num(v.deals)}` : ""} · ${v.rules}`,
   "table.titleOver": "खेल सकियो · {rules}",
   "table.you": "तपाईं",
