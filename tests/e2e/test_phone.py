@@ -218,6 +218,10 @@ def hint(table: Table) -> None:
     page.locator(".hand .card.suggested").wait_for(timeout=10_000)
     page.locator(".note.hint:not([hidden])").wait_for()
     table.look("a hint", "hint")
+    # Its words close at a tap outside; the outline on its card stays.
+    table.outside()
+    page.locator(".note.hint").wait_for(state="hidden", timeout=3_000)
+    assert page.locator(".hand .card.suggested").count() == 1
 
 
 def keyboard_focus(table: Table) -> None:
