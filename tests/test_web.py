@@ -21,7 +21,7 @@ from callbreak.cards import Card, parse_card
 from callbreak.game import Call, Play
 from callbreak.players import PlayerError
 from callbreak.record import check, from_data
-from callbreak.rules import DUTY_TEXTS
+from callbreak.rules import DUTY_TEXTS, format_tenths, parse_tenths
 from callbreak.seating import PlayerSpec
 from callbreak.web.app import create_app
 from callbreak.web.http import HEADERS
@@ -34,6 +34,7 @@ from callbreak.web.limits import (
     address_of,
     kind_of,
 )
+from callbreak.web.view import display_order
 from tests.helpers import FAST, Listener, http_reply, swap_hidden
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
@@ -129,6 +130,26 @@ def test_every_language_has_every_key() -> None:
         keys[lang] = {quoted or bare for quoted, bare in found}
     assert len(keys["en"]) > 300 and {"history.import", "held.match"} <= keys["en"]
     assert keys["ne"] == keys["en"] and keys["hi"] == keys["en"]
+
+
+def test_every_key_the_pages_name_is_in_the_catalogue() -> None:
+    """Every key a page names as a literal ("replay.played", in t(...), tn(...) or handed on to
+    them) is worded in the English catalogue (and so, by the test above, in every language): a
+    key dropped from the catalogues while a page still uses it would show as the bare key."""
+    static = Path(__file__).parent.parent / "src" / "callbreak" / "web" / "static"
+    text = (static / "lang-en.js").read_text(encoding="utf-8")
+    body = text[text.index("export default {") :]
+    keys = {q or b for q, b in re.findall(r'^  (?:"([^"]+)"|(\w+)):', body, re.MULTILINE)}
+    spaces = {key.split(".")[0] for key in keys if "." in key}
+    named = set()
+    for page in static.glob("*.js"):
+        if page.name.startswith("lang-"):
+            continue
+        for literal in re.findall(r'"([a-z]+\.[A-Za-z0-9.]+)"', page.read_text(encoding="utf-8")):
+            if literal.split(".")[0] in spaces and not re.search(r"\.(js|css|html|png)$", literal):
+                named.add((page.name, literal))
+    assert len(named) > 300
+    assert {(page, key) for page, key in named if key not in keys} == set()
 
 
 def test_every_counted_entry_has_its_plural_forms_in_every_language() -> None:
@@ -627,7 +648,7 @@ def test_nothing_sent_to_a_seat_changes_with_the_other_seats_hidden_cards(
         assert everything_sent() == before
 
 
-def test_the_replay_gives_the_engines_trick_winners(client: TestClient) -> None:
+def test_the_replay_gives_the_engines_trick_winners_and_scores(client: TestClient) -> None:
     match_id, token = new_match(client, rules="classic")
     play_to_the_end(client, match_id, token)
     replay = client.get(f"/api/matches/{match_id}/replay", headers=owner(token)).json()
@@ -639,6 +660,29 @@ def test_the_replay_gives_the_engines_trick_winners(client: TestClient) -> None:
     assert replay["winners"] == [
         [trick.winner for trick in deal.tricks] for deal in table.match.deals
     ]
+    # Each deal's scores as the engine counts them (none for a thrown-in deal), which add up
+    # to the match's totals.
+    assert replay["scores"] == [
+        [format_tenths(points) for points in deal.scores()] if not deal.thrown_in else None
+        for deal in table.match.deals
+    ]
+    played = [row for row in replay["scores"] if row is not None]
+    # The totals before each deal: nothing before the first, then each deal's scores added.
+    assert replay["totals"][0] == ["0.0"] * 4
+    for deal, row in enumerate(replay["scores"][:-1]):
+        after = [
+            parse_tenths(total) + (parse_tenths(row[seat]) if row else 0)
+            for seat, total in enumerate(replay["totals"][deal])
+        ]
+        assert [parse_tenths(total) for total in replay["totals"][deal + 1]] == after
+    # The hands as the table shows a hand: the record's, sorted as the table sorts them.
+    for deal, hands in zip(table.match.deals, replay["hands"], strict=True):
+        assert hands == [
+            [str(card) for card in sorted(hand, key=display_order)] for hand in deal.hands
+        ]
+    assert [
+        sum(parse_tenths(row[seat]) for row in played) for seat in range(4)
+    ] == table.match.totals()
     assert client.get("/api/matches/nope/replay", headers=owner(token)).status_code == 404
 
 

@@ -13,6 +13,14 @@
   const sync = { count: 0, checked: 0, wrong: [], latest: null };
   window.__sync = sync;
 
+  // The page's own words: the names its badges show (a computer's in the page's language) and
+  // its "to play".
+  import("/static/i18n.js").then((i18n) => { sync.t = i18n.t; }).catch(() => {});
+  const shownName = (state, seat) => {
+    const strong = document.querySelector(`.seat[data-seat='${seat}'] .who strong`);
+    return strong ? strong.textContent : state.names[seat];
+  };
+
   const checkState = (state) => {
     const problems = [];
     const lit = [...document.querySelectorAll(".seat.turn")].map((seat) => Number(seat.dataset.seat));
@@ -22,10 +30,11 @@
       problems.push(`lit ${JSON.stringify(lit)}, turn ${turn}`);
     }
     if (turn !== null && !state.paused) {
-      if (turn !== state.seat && !status.includes(state.names[turn])) {
-        problems.push(`status "${status}" does not name ${state.names[turn]}`);
+      const names = state.names.map((_, seat) => shownName(state, seat));
+      if (turn !== state.seat && !status.includes(names[turn])) {
+        problems.push(`status "${status}" does not name ${names[turn]}`);
       }
-      state.names.forEach((name, seat) => {
+      names.forEach((name, seat) => {
         if (seat !== turn && status.includes(name)) problems.push(`status "${status}" names ${name}`);
       });
     }
@@ -34,8 +43,9 @@
       if (seat !== turn) problems.push(`${element.className} on seat ${seat}, turn ${turn}`);
     }
     if (state.phase === "calling") {
-      for (const doing of document.querySelectorAll(".seat .doing")) {
-        if (/to play/.test(doing.textContent)) problems.push(`"${doing.textContent}" while calling`);
+      const toPlay = sync.t ? sync.t("table.toPlay") : "to play";
+      for (const what of document.querySelectorAll(".seat .doing .what")) {
+        if (what.textContent.trim() === toPlay) problems.push(`"${what.textContent}" while calling`);
       }
     }
     const note = document.querySelector(".note.hint:not([hidden])");
@@ -104,9 +114,16 @@
           problems.push(`trick ${name(card)} covered at its index`);
         }
       }
-      // A fingertip of each hand card, from its top left corner (where its index is), is its own.
+      // A fingertip of each hand card a person taps, from its top left corner (where its index
+      // is), is its own; a hand nobody taps (the replay's) shows each card's index.
       for (const card of hand) {
         const r = rect(card);
+        if (card.tagName !== "BUTTON") {
+          if (!hits(...middle(rect(card.querySelector(".corner"))), card)) {
+            problems.push(`hand ${name(card)}: its index is covered`);
+          }
+          continue;
+        }
         let covered = 0;
         for (let x = r.left + 2; x <= r.left + 42; x += 4) {
           for (let y = r.top + 2; y <= r.top + 42; y += 4) if (!hits(x, y, card)) covered++;
@@ -140,10 +157,13 @@
         if (!inside(s, padded)) {
           problems.push(`badge ${which} runs under the board's edge: ${JSON.stringify([s, padded])}`);
         }
-        for (const line of seat.querySelectorAll(".who, .line, .doing, .avatar")) {
+        for (const line of seat.querySelectorAll(".who, .line, .doing, .avatar, .avatar .mark")) {
           if (!inside(rect(line), s, 1)) problems.push(`badge ${which}: ${line.className} outside it`);
         }
         for (const card of trick) if (meets(s, rect(card))) problems.push(`badge ${which} over ${name(card)}`);
+        for (const other of seats) {
+          if (other !== seat && meets(s, rect(other))) problems.push(`badge ${which} meets badge ${other.dataset.seat}`);
+        }
         const clocked = seat.querySelector(".avatar.clocked");
         if (clocked) {
           const a = rect(clocked);

@@ -159,3 +159,37 @@ def sideways(page: Any) -> int:
             " - document.documentElement.clientWidth"
         )
     )
+
+
+def finish(base_url: str, match_id: str) -> None:
+    """Play a match these tests made to its end through its socket, as a quick person would
+    (the lowest call, the first legal card), with no page open."""
+    from websockets.sync.client import connect
+
+    address = base_url.replace("http://", "ws://") + f"/ws/matches/{match_id}"
+    with connect(address) as socket:
+        socket.send(json.dumps({"type": "hello", "token": TOKENS[match_id]}))
+        for _ in range(5_000):
+            message = json.loads(socket.recv(timeout=20))
+            if message.get("type") != "state":
+                continue
+            state = message["state"]
+            if state["match_over"]:
+                return
+            if state["turn"] != state["seat"]:
+                continue
+            if state["legal_calls"]:
+                action = {"type": "call", "value": state["legal_calls"][0]}
+            elif state["legal"]:
+                action = {"type": "play", "card": state["legal"][0]}
+            else:
+                continue
+            socket.send(json.dumps({**action, "version": state["version"]}))
+    raise AssertionError(f"match {match_id} did not end")
+
+
+def cards_shown(page: Any) -> int:
+    """The cards a replay shows still held: the bottom seat's hand and the others' suit lines."""
+    hand = page.locator(".replay .hand .card:not(.gone)").count()
+    ranks = page.locator(".replay .held .ranks b").all_inner_texts()
+    return int(hand) + len([rank for rank in ranks if rank != "—"])

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from callbreak.cards import parse_card
-from tests.e2e.table import TOKENS, TURN, hold, step, turn
+from tests.e2e.table import TOKENS, TURN, cards_shown, hold, step, turn
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 PLAYED: dict[str, Any] = {}
@@ -207,16 +207,16 @@ def test_history_replays_a_finished_match(browser: Any, base_url: str, server: A
     row = page.locator(f"tr[data-match='{finished}']")
     assert "finished" in row.inner_text()
     row.locator("text=Replay").click()
-    page.wait_for_selector(".replay-board")
-    assert page.locator(".replay-hand .card").count() == 52
-    page.click("text=Next trick ▶")
-    assert page.locator(".replay-trick .card").count() == 4
-    assert page.locator(".replay-trick .card.winner").count() == 1
-    assert page.locator(".replay-hand .card").count() == 48
-    page.click("text=◀ Card")
-    assert page.locator(".replay-trick .card").count() == 3
-    page.select_option(".replay select", "4")
-    assert "deal 5 of 5" in page.locator(".replay h1").inner_text()
+    page.wait_for_selector(".replay .trick")
+    assert cards_shown(page) == 52
+    page.click("button[aria-label='Next trick']")
+    assert page.locator(".replay .trick .card").count() == 4
+    assert page.locator(".replay .trick .card.winner").count() == 1
+    assert cards_shown(page) == 48
+    page.click("button[aria-label='Back a card']")
+    assert page.locator(".replay .trick .card").count() == 3
+    page.select_option(".replay .deal-pick", "4")
+    assert page.locator(".replay .deal-pick option:checked").inner_text() == "Deal 5/5"
     with page.expect_download() as download:
         page.locator("text=Download record").first.click()
     assert download.value.suggested_filename == f"callbreak-{finished}.json"

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tests.e2e.table import cards_shown
 from tests.fairness import hidden_cards_seen
 
 XSS = "<img src=x onerror=alert(1)>"
@@ -236,11 +237,11 @@ def test_four_people_play_a_room_through_the_invite_link(
     assert "finished" in row.inner_text()
     assert row.locator("text=Record").get_attribute("href") == f"/api/rooms/{code}/record"
     row.locator("text=Replay").click()
-    dipa.wait_for_selector(".replay-board")
-    assert dipa.locator(".replay-hand .card").count() == 52
-    dipa.click("text=Next trick ▶")
-    assert dipa.locator(".replay-trick .card.winner").count() == 1
-    assert XSS in dipa.locator(".replay-board").inner_text()
+    dipa.wait_for_selector(".replay .trick")
+    assert cards_shown(dipa) == 52
+    dipa.click("button[aria-label='Next trick']")
+    assert dipa.locator(".replay .trick .card.winner").count() == 1
+    assert XSS in dipa.locator(".replay .board").inner_text()
     assert dipa.locator("img").count() == 0 and people.dialogs == []
 
 

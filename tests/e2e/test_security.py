@@ -112,7 +112,7 @@ def test_every_page_keeps_to_the_content_security_policy(
     watched.visit(asha, base_url, f"#/play/{finished}", ".hand .card")
     play_until(asha, "dialog")
     watched.visit(asha, base_url, "#/history", f"tr[data-match='{finished}']")
-    watched.visit(asha, base_url, f"#/replay/{finished}", ".replay-board")
+    watched.visit(asha, base_url, f"#/replay/{finished}", ".replay .board")
     watched.visit(asha, base_url, "#/record", ".record-page .figures")
 
     # A room made from the new-room page; a friend opens the invite link and joins.
@@ -141,7 +141,7 @@ def test_every_page_keeps_to_the_content_security_policy(
     watched.visit(chandra, base_url, f"#/room/{short}", ".seat-row.mine[data-seat='0']")
     chandra.click("text=Start the match")
     play_until(chandra, "dialog")
-    watched.visit(chandra, base_url, f"#/replay/room/{short}", ".replay-board")
+    watched.visit(chandra, base_url, f"#/replay/room/{short}", ".replay .board")
 
     # The scoresheet: a new one, a deal entered, its page.
     dipa = watched.page()

@@ -30,7 +30,7 @@ from callbreak.players import DESCRIPTIONS, MENU
 from callbreak.rules import PROFILES, Rules, format_tenths
 from callbreak.web import messages, rooms, sheets
 from callbreak.web.backend import Backend, LocalBackend
-from callbreak.web.export import trick_winners
+from callbreak.web.export import replay_data
 from callbreak.web.http import BadRequest, Guarded, answered, bearer, check_bots, error, read_json
 from callbreak.web.limits import DEFAULT, Limits, RateLimits
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
@@ -167,9 +167,7 @@ def create_app(
     async def match_replay(request: Request) -> Response:
         table = await match_of(request)
         record = table.record()
-        return JSONResponse(
-            {"record": record, "winners": trick_winners(record), "name_keys": table.data.name_keys}
-        )
+        return JSONResponse(replay_data(record, table.data.name_keys))
 
     async def stats(request: Request) -> Response:
         # The matches and rooms the client holds tokens for; in a room, the seat its token

@@ -6,10 +6,12 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from callbreak.game import Match
+from callbreak.game import Match, Phase
 from callbreak.record import Record, check, from_data, to_data
+from callbreak.rules import format_tenths
+from callbreak.web.view import display_order, rules_json
 
-__all__ = ["record_data", "trick_winners"]
+__all__ = ["record_data", "replay_data"]
 
 
 def record_data(match: Match, faults: Mapping[int, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
@@ -24,8 +26,35 @@ def record_data(match: Match, faults: Mapping[int, Sequence[Mapping[str, Any]]])
     return to_data(record)
 
 
-def trick_winners(data: dict[str, Any]) -> list[list[int]]:
-    """The seat that won each trick of each deal of a record (empty for thrown-in deals), as
-    the engine decides it, so that a replay never has to work it out again."""
-    deals = check(from_data(data)).deals
-    return [[trick.winner for trick in deal.tricks if trick.winner is not None] for deal in deals]
+def replay_data(data: dict[str, Any], name_keys: Sequence[str | None]) -> dict[str, Any]:
+    """What the replay page draws a record from: the record itself, and what the engine
+    decides of it, so that the page never works it out again: the rules as the table gives
+    them (the direction of play, the profile), each deal's hands in the table's order, the seat
+    that won each trick (none in a thrown-in deal), each deal's scores by seat (None for a
+    thrown-in deal) and the match's totals before each deal, in points with one decimal."""
+    record = from_data(data)
+    checked = check(record)
+    deals = checked.deals
+    before, running = [], [0, 0, 0, 0]  # the match's totals before each deal, by seat
+    for deal in deals:
+        before.append(list(running))
+        if deal.phase is Phase.OVER:
+            running = [total + points for total, points in zip(running, deal.scores(), strict=True)]
+    return {
+        "record": data,
+        "rules": rules_json(checked.rules),
+        # Each deal's hands as the table shows a hand (a record keeps them in any order).
+        "hands": [
+            [[str(card) for card in sorted(hand, key=display_order)] for hand in deal.hands]
+            for deal in record.deals
+        ],
+        "winners": [[t.winner for t in deal.tricks if t.winner is not None] for deal in deals],
+        "scores": [
+            [format_tenths(points) for points in deal.scores()]
+            if deal.phase is Phase.OVER
+            else None
+            for deal in deals
+        ],
+        "totals": [[format_tenths(points) for points in totals] for totals in before],
+        "name_keys": list(name_keys),
+    }

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from callbreak.web.export import trick_winners
+from callbreak.web.export import replay_data
 from callbreak.web.http import BadRequest, answered, bearer, check_bots, read_json
 from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.model import (
@@ -147,9 +147,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
     async def replay(request: Request) -> Response:
         table = await room(request)
         data = table.record()
-        return JSONResponse(
-            {"record": data, "winners": trick_winners(data), "name_keys": table.data.name_keys}
-        )
+        return JSONResponse(replay_data(data, table.data.name_keys))
 
     return [
         Route("/api/rooms", answered(create), methods=["POST"]),

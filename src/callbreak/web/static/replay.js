@@ -1,63 +1,138 @@
-// Replay a stored match or room trick by trick from its game record (every hand shown).
-// #/replay/ID for a match against the computer, #/replay/room/CODE for a room.
+// Replay a stored match or room from its game record, card by card, on the table it was played
+// on: the trick in the middle, each seat around it with the cards it still holds (the bottom
+// seat's as its hand, laid out as the table lays a hand out, the others' suit by suit), and the
+// step buttons along the bottom where a thumb reaches them (on a phone on its side: back on the
+// left, forward on the right). A swipe across the board steps a card (a swipe to the left goes
+// on, as a page turns); the arrow keys step a card, with Shift (or Page Up and Down) a trick,
+// and Home and End go to the deal's start and end. Stepping on past a deal's end goes to the
+// next deal, back past its start to the previous one's end.
+//
+// #/replay/ID for a match against the computer (opened with its token), #/replay/room/CODE for
+// a room, seen from the seat this browser held in it (else from seat 1's). The server sends,
+// beside the record, what the engine decides of it (who won each trick, each deal's scores,
+// the totals): nothing of the rules is worked out again here.
 
-import { api, cardElement, cardName, downloadLink, el, heldToken, notHeld, rulesName, serverText } from "./common.js";
-import { seatNames, t } from "./i18n.js";
+import {
+  api, cardElement, cardName, downloadLink, el, heldToken, notHeld, roomEntry, rulesName, score, serverText, SUITS,
+} from "./common.js";
+import { num, seatNames, suitName, t } from "./i18n.js";
+import { iconSvg, initial, layHand, positionOf } from "./table.js";
+
+/** What each card of the bottom seat's hand shows of itself at least (px, and a share of its
+ * width): its corner index; nobody taps it. */
+const INDEX_SHOWN = { px: 28, share: 0.4 };
+/** How far (px) a finger moves across the board, more sideways than up or down, to step. */
+const SWIPE_PX = 40;
+/** The suits of a seat's cards, in the order the table sorts a hand. */
+const SUIT_ORDER = ["S", "H", "C", "D"];
 
 export async function render(view, params) {
   const room = params.length === 2;
-  const base = room ? `/api/rooms/${params[1]}` : `/api/matches/${params[0]}`;
+  const id = room ? params[1] : params[0];
+  const base = room ? `/api/rooms/${id}` : `/api/matches/${id}`;
   // A match opens with its token; a room's record is its players' and watchers' alike.
-  const token = room ? null : heldToken("match", params[0]);
+  const token = room ? null : heldToken("match", id);
   if (!room && !token) {
     view.append(notHeld("match"));
-    return;
+    return null;
   }
-  let record, winners, nameKeys;
+  let data;
   try {
-    ({ record, winners, name_keys: nameKeys } = await api(`${base}/replay`, { token }));
+    data = await api(`${base}/replay`, { token });
   } catch (error) {
     view.append(el("p", { class: "error", text: t(room ? "replay.cannotRoom" : "replay.cannotMatch", { detail: serverText(error.message) }) }));
-    return;
+    return null;
   }
-  // The winner of every trick comes from the server's engine, never worked out again here.
+  const { record, rules } = data;
   const deals = record.deals
-    .map((deal, index) => ({ ...deal, winners: winners[index] }))
+    .map((deal, index) => ({
+      ...deal, number: index, hands: data.hands[index], winners: data.winners[index],
+      scores: data.scores[index], totals: data.totals[index],
+    }))
     .filter((deal) => !deal.thrown_in);
   if (!deals.length) {
     view.append(el("div", { class: "panel" }, el("h1", { text: t("replay.title") }),
       el("p", { text: t("replay.nothing") })));
-    return;
+    return null;
   }
-  let dealIndex = 0;
-  let step = 0; // cards shown of the current deal
   // The record's names, the computers' and a person's who gave none in the page's language.
-  const names = seatNames(record.players, nameKeys);
-  const rules = typeof record.rules === "string" ? record.rules
-    : `${record.rules.profile}${Object.keys(record.rules).length > 1 ? "(…)" : ""}`;
-  const title = el("h1", {});
-  const board = el("div", { class: "replay-board" });
-  const where = el("p", { class: "status", role: "status", "aria-live": "polite" });
-  const previous = el("button", { type: "button", class: "previous-trick", text: `◀ ${t("replay.previousTrick")}`, onclick: () => move(-4) });
-  const next = el("button", { type: "button", class: "next-trick", text: `${t("replay.nextTrick")} ▶`, onclick: () => move(4) });
-  const back = el("button", { type: "button", class: "back-card", text: `◀ ${t("replay.card")}`, onclick: () => move(-1) });
-  const forward = el("button", { type: "button", class: "forward-card", text: `${t("replay.card")} ▶`, onclick: () => move(1) });
-  const pick = el("select", { "aria-label": t("replay.deal") },
-    ...deals.map((_, index) => el("option", { value: String(index), text: t("replay.dealN", { deal: index + 1 }) })));
-  pick.addEventListener("change", () => { dealIndex = Number(pick.value); step = 0; draw(); });
-  view.append(el("div", { class: "panel wide replay" }, title,
-    el("div", { class: "controls" }, pick, previous, back, forward, next,
-      downloadLink(`${base}/record`, token, t("table.download"))),
-    where, board));
-  const onKey = (event) => {
-    if (event.target.tagName === "SELECT") return;
-    if (event.key === "ArrowRight") move(event.shiftKey ? 4 : 1);
-    if (event.key === "ArrowLeft") move(event.shiftKey ? -4 : -1);
-  };
-  view.addEventListener("keydown", onKey);
+  const names = seatNames(record.players, data.name_keys);
+  const entry = room ? roomEntry(id) : null;
+  const seat = entry && [0, 1, 2, 3].includes(entry.seat) ? entry.seat : 0;
+  const page = new ReplayPage(view, { deals, names, rules, seat, download: downloadLink(`${base}/record`, token, t("table.download")) });
+  return () => page.close();
+}
 
-  function plays(deal) {
-    // Every card of the deal in order, with the seat that played it.
+class ReplayPage {
+  constructor(view, { deals, names, rules, seat, download }) {
+    this.view = view;
+    this.deals = deals;
+    this.names = names;
+    // The table's own placing of the seats: the bottom one, the direction of play.
+    this.table = { seat, rules };
+    this.dealIndex = 0;
+    this.step = 0; // cards shown of the current deal
+    this.build(download);
+    this.onKey = (event) => this.key(event);
+    document.addEventListener("keydown", this.onKey);
+    this.onResize = () => layHand(this.hand, INDEX_SHOWN);
+    window.addEventListener("resize", this.onResize);
+    this.resize = new ResizeObserver(this.onResize);
+    this.resize.observe(this.hand);
+    document.body.classList.add("at-table");
+    this.draw();
+  }
+
+  close() {
+    document.removeEventListener("keydown", this.onKey);
+    window.removeEventListener("resize", this.onResize);
+    this.resize.disconnect();
+    document.body.classList.remove("at-table");
+  }
+
+  build(download) {
+    this.seats = [0, 1, 2, 3].map((position) => el("section", { class: `seat pos-${position}` }));
+    this.trick = el("div", { class: "trick", role: "group", "aria-label": t("replay.trick") });
+    this.board = el("div", { class: "board" }, ...this.seats, this.trick);
+    this.bindSwipe(this.board);
+    this.status = el("p", { class: "status", role: "status", "aria-live": "polite" });
+    this.hand = el("div", { class: "hand", role: "group" });
+    this.title = el("h1", { class: "table-title" });
+    this.pick = el("select", { class: "deal-pick", "aria-label": t("replay.deal") },
+      ...this.deals.map((_, index) => el("option", { value: String(index), text: t("replay.dealOf", { deal: index + 1, deals: this.deals.length }) })));
+    this.pick.addEventListener("change", () => this.go(Number(this.pick.value), 0));
+    // The record's download, an icon on a phone (its words read out), words too where there is room.
+    download.classList.add("tool", "download");
+    download.title = download.textContent;
+    download.innerHTML = `${iconSvg("download")}<span class="label"></span>`;
+    download.querySelector(".label").textContent = download.title;
+    const step = (className, icon, key, delta) => {
+      const button = el("button", {
+        type: "button", class: `step ${className}`, "aria-label": t(key), title: t(key), onclick: () => this.move(delta),
+      });
+      button.innerHTML = iconSvg(icon);
+      return button;
+    };
+    this.previous = step("previous-trick", "backTrick", "replay.previousTrick", -4);
+    this.back = step("back-card", "back", "replay.backCard", -1);
+    this.forward = step("forward-card", "on", "replay.forwardCard", 1);
+    this.next = step("next-trick", "onTrick", "replay.nextTrick", 4);
+    const home = el("a", { class: "home-link", href: "#/", text: "♠", "aria-label": t("brand"), title: t("brand") });
+    const bar = el("div", { class: "table-bar" }, home, this.title, el("div", { class: "controls" }, this.pick, download));
+    const steps = el("div", { class: "steps", role: "group", "aria-label": t("replay.steps") },
+      el("div", { class: "steps-back" }, this.previous, this.back),
+      el("div", { class: "steps-on" }, this.forward, this.next));
+    this.title.textContent = t("replay.heading", { rules: rulesName(this.table.rules) });
+    this.title.title = this.title.textContent;
+    this.main = el("div", { class: "play-main replay" }, bar, this.board,
+      el("div", { class: "status-box" }, this.status), this.hand, steps);
+    this.view.append(el("div", { class: "play-page replay-page" }, this.main));
+  }
+
+  // --- stepping -------------------------------------------------------------------------------
+
+  /** Every card of a deal in order, with the seat that played it. */
+  plays(deal) {
     const result = [];
     let leader = (deal.dealer + 1) % 4;
     deal.tricks.forEach((trick, number) => {
@@ -67,48 +142,178 @@ export async function render(view, params) {
     return result;
   }
 
-  function move(delta) {
-    const total = plays(deals[dealIndex]).length;
-    if (Math.abs(delta) === 4) {
-      // Jump to the end of the next or previous trick.
-      step = delta > 0 ? Math.min(total, (Math.floor(step / 4) + 1) * 4) : Math.max(0, (Math.ceil(step / 4) - 1) * 4);
-    } else {
-      step = Math.max(0, Math.min(total, step + delta));
-    }
-    draw();
+  go(dealIndex, step) {
+    this.dealIndex = dealIndex;
+    this.step = step;
+    this.draw();
   }
 
-  function draw() {
-    const deal = deals[dealIndex];
-    const all = plays(deal);
-    const shown = all.slice(0, step);
+  /** A card (±1) or a trick (±4) on or back; past a deal's end or start, into the next or the
+   * previous deal. */
+  move(delta) {
+    const total = this.plays(this.deals[this.dealIndex]).length;
+    if (delta > 0 && this.step === total) {
+      if (this.dealIndex + 1 < this.deals.length) this.go(this.dealIndex + 1, 0);
+      return;
+    }
+    if (delta < 0 && this.step === 0) {
+      if (this.dealIndex > 0) this.go(this.dealIndex - 1, this.plays(this.deals[this.dealIndex - 1]).length);
+      return;
+    }
+    let step;
+    if (Math.abs(delta) === 4) {
+      // To the end of the next trick, or back to the end of the one before.
+      step = delta > 0 ? Math.min(total, (Math.floor(this.step / 4) + 1) * 4) : Math.max(0, (Math.ceil(this.step / 4) - 1) * 4);
+    } else {
+      step = Math.max(0, Math.min(total, this.step + delta));
+    }
+    this.go(this.dealIndex, step);
+  }
+
+  key(event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target instanceof Element && event.target.closest("select, input, textarea, dialog")) return;
+    const total = this.plays(this.deals[this.dealIndex]).length;
+    const moves = {
+      ArrowRight: () => this.move(event.shiftKey ? 4 : 1),
+      ArrowLeft: () => this.move(event.shiftKey ? -4 : -1),
+      PageDown: () => this.move(4),
+      PageUp: () => this.move(-4),
+      Home: () => this.go(this.dealIndex, 0),
+      End: () => this.go(this.dealIndex, total),
+    };
+    if (!moves[event.key]) return;
+    event.preventDefault();
+    moves[event.key]();
+  }
+
+  /** A finger (or a mouse) drawn across the board steps a card: to the left goes on. */
+  bindSwipe(board) {
+    let start = null;
+    board.addEventListener("pointerdown", (event) => {
+      start = { x: event.clientX, y: event.clientY, id: event.pointerId };
+    });
+    const end = (event) => {
+      if (!start || event.pointerId !== start.id) return;
+      const dx = event.clientX - start.x;
+      const dy = event.clientY - start.y;
+      start = null;
+      if (Math.abs(dx) >= SWIPE_PX && Math.abs(dx) > 1.5 * Math.abs(dy)) this.move(dx < 0 ? 1 : -1);
+    };
+    board.addEventListener("pointerup", end);
+    // The browser makes no scroll (nor a fling, which would swallow the next tap) of a swipe.
+    board.addEventListener("touchmove", (event) => event.preventDefault(), { passive: false });
+    board.addEventListener("pointercancel", () => { start = null; });
+  }
+
+  // --- drawing --------------------------------------------------------------------------------
+
+  draw() {
+    const deal = this.deals[this.dealIndex];
+    const all = this.plays(deal);
+    const shown = all.slice(0, this.step);
     const played = new Set(shown.map((p) => p.card));
     const won = [0, 0, 0, 0];
-    const complete = Math.floor(step / 4);
+    const complete = Math.floor(this.step / 4);
     for (let trick = 0; trick < complete; trick++) won[deal.winners[trick]] += 1;
-    const trickCards = shown.slice(complete * 4);
-    const lastComplete = step > 0 && step % 4 === 0 ? shown.slice(step - 4) : null;
-    const current = trickCards.length ? trickCards : lastComplete || [];
-    title.textContent = t("replay.heading", { rules: rulesName(rules), deal: dealIndex + 1, deals: deals.length });
-    const hands = deal.hands.map((hand, seat) => el("section", { class: "replay-seat", "aria-label": names[seat] },
-      el("h2", {}, names[seat] + (seat === deal.dealer ? ` (${t("table.dealer")})` : ""),
-        el("span", { class: "line", text: " " + t("replay.line", { call: deal.calls[seat] ?? "–", won: won[seat] }) })),
-      el("div", { class: "replay-hand" }, ...hand.filter((c) => !played.has(c)).map((c) => cardElement(c)))));
-    const trickView = el("div", { class: "replay-trick", role: "group", "aria-label": t("replay.trick") },
-      ...current.map((p) => {
-        const card = cardElement(p.card, { label: t("table.playedBy", { card: cardName(p.card), name: names[p.seat] }) });
-        const trickIndex = Math.floor((step - 1) / 4);
-        if (current.length === 4 && deal.winners[trickIndex] === p.seat) card.classList.add("winner");
-        return el("figure", {}, card, el("figcaption", { text: names[p.seat] }));
-      }));
-    board.replaceChildren(...hands, trickView);
-    const trickNumber = Math.min(13, Math.floor(Math.max(step - 1, 0) / 4) + 1);
-    where.textContent = step === 0 ? t("replay.before")
-      : t(step === all.length ? "replay.whereEnd" : "replay.where", { trick: trickNumber, card: ((step - 1) % 4) + 1 });
-    previous.disabled = back.disabled = step === 0;
-    next.disabled = forward.disabled = step === all.length;
+    // The trick being played, or the one just completed (with its winner).
+    const open = shown.slice(complete * 4);
+    const current = open.length ? open : this.step ? shown.slice(this.step - 4) : [];
+    const trickDone = current.length === 4;
+    const trickNumber = Math.floor((this.step - 1) / 4);
+    const winner = trickDone ? deal.winners[trickNumber] : null;
+    const over = this.step === all.length;
+    // Whose card comes next: the leader of the next trick once one is done.
+    const turn = over ? null : all[this.step].seat;
+    this.pick.value = String(this.dealIndex);
+    for (let seat = 0; seat < 4; seat++) {
+      const held = deal.hands[seat].filter((code) => !played.has(code));
+      this.drawSeat(seat, deal, { won: won[seat], held, turn: turn === seat, over });
+    }
+    this.trick.replaceChildren(...current.map((p) => {
+      const card = cardElement(p.card, { label: t("table.playedBy", { card: cardName(p.card), name: this.names[p.seat] }) });
+      card.classList.add(`slot-${positionOf(this.table, p.seat)}`);
+      if (p.seat === winner) card.classList.add("winner");
+      return card;
+    }));
+    this.drawHand(deal, played);
+    this.drawStatus(deal, { shown, winner, trickNumber, over });
+    const first = this.dealIndex === 0 && this.step === 0;
+    const last = this.dealIndex === this.deals.length - 1 && over;
+    this.previous.disabled = this.back.disabled = first;
+    this.next.disabled = this.forward.disabled = last;
   }
-  draw();
-  return () => view.removeEventListener("keydown", onKey);
+
+  /** A seat's badge as the table draws it (its initial, the dealer's mark, its name, tricks
+   * taken of its call, its total), with the cards it still holds for the three around the
+   * trick. */
+  drawSeat(seat, deal, { won, held, turn, over }) {
+    const position = positionOf(this.table, seat);
+    const box = this.seats[position];
+    const name = this.names[seat];
+    const call = deal.calls[seat];
+    box.className = `seat pos-${position}` + (turn ? " turn" : "") + (seat === this.table.seat ? " mine" : "");
+    box.dataset.seat = String(seat);
+    box.setAttribute("aria-label", name);
+    const avatar = el("div", { class: "avatar", "aria-hidden": "true" }, el("span", { text: initial(name) }));
+    if (seat === deal.dealer) avatar.append(el("b", { class: "mark dealer", text: t("table.dealerMark") }));
+    const who = el("div", { class: "who" }, el("strong", { text: name }),
+      seat === deal.dealer ? el("span", { class: "sr-only", text: t("table.dealer") }) : null);
+    // The total before the deal; once the deal is over, a line with the points it scored.
+    const line = el("div", { class: "line", "aria-label": t("table.line", { won, call }) },
+      el("span", { class: "pill", title: t("table.pillTitle"), text: `${num(won)}/${num(call)}` }),
+      el("span", { class: "total", title: t("replay.totalBefore"), text: score(deal.totals[seat]) }));
+    const points = over && deal.scores
+      ? el("div", { class: "doing points", title: t("replay.points") },
+        el("span", { class: "sr-only", text: `${t("replay.points")}: ` }), signed(deal.scores[seat]))
+      : null;
+    const parts = [avatar, el("div", { class: "badge-text" }, who, line, points)];
+    if (position !== 0) parts.push(heldBySuit(held));
+    box.replaceChildren(...parts);
+  }
+
+  /** The bottom seat's cards where the table has the hand: each in its place for the whole
+   * deal, a played card's place left empty. */
+  drawHand(deal, played) {
+    const seat = this.table.seat;
+    const key = `${this.dealIndex}`;
+    if (this.hand.dataset.deal !== key) {
+      this.hand.dataset.deal = key;
+      this.hand.replaceChildren(...deal.hands[seat].map((code) => cardElement(code)));
+    }
+    this.hand.setAttribute("aria-label", t("replay.handOf", { name: this.names[seat] }));
+    for (const card of this.hand.children) card.classList.toggle("gone", played.has(card.dataset.card));
+    layHand(this.hand, INDEX_SHOWN);
+  }
+
+  drawStatus(deal, { shown, winner, trickNumber, over }) {
+    let text;
+    if (!shown.length) {
+      text = t("replay.before", { name: this.names[(deal.dealer + 1) % 4] });
+    } else if (winner !== null) {
+      text = t(over ? "replay.wonLast" : "replay.won", { name: this.names[winner], trick: trickNumber + 1 });
+    } else {
+      const last = shown[shown.length - 1];
+      text = t("replay.played", { name: this.names[last.seat], card: cardName(last.card), trick: trickNumber + 1 });
+    }
+    this.status.textContent = text;
+  }
 }
 
+/** "+3.2", "−4.0": a deal's points with their sign. */
+function signed(points) {
+  return (points.startsWith("-") ? "" : "+") + score(points);
+}
+
+/** The cards a seat still holds, a line per suit (a suit it holds none of shows a dash), as
+ * card players write a hand down. */
+function heldBySuit(held) {
+  const lines = SUIT_ORDER.map((suit) => {
+    const ranks = held.filter((code) => code[1] === suit).map((code) => (code[0] === "T" ? "10" : code[0]));
+    return el("li", { class: `suit suit-${suit}`, "aria-label": `${suitName(suit)}: ${ranks.join(" ") || "—"}` },
+      el("i", { "aria-hidden": "true", text: SUITS[suit] }),
+      // Each rank a box of its own: a small gap between them, a line broken between ranks.
+      el("span", { class: "ranks", "aria-hidden": "true" }, ...(ranks.length ? ranks : ["—"]).map((rank) => el("b", { text: rank }))));
+  });
+  return el("ul", { class: "held", "aria-label": t("replay.held", { count: held.length }) }, ...lines);
+}

@@ -23,7 +23,7 @@ import {
   backElement, cardElement, cardName, cardText, downloadLink, dutyText, el, heldToken, levelLabel, notHeld,
   placeText, rovingFocus, rulesName, rulesSummary, score, serverText,
 } from "./common.js";
-import { num, seatNames, t } from "./i18n.js";
+import { num, seatNames, t, tn } from "./i18n.js";
 import * as sound from "./sound.js";
 
 const MOVE_MS = 300;
@@ -33,6 +33,8 @@ export const PAUSES = { off: 0, short: 600, normal: 1200, long: 2400 };
 const PAUSE_KEY = "callbreak:pause";
 /** "on": a tap plays a card at once on a touch screen too (else a tap lifts it first). */
 const ONE_TAP_KEY = "callbreak:onetap";
+/** Where this tab keeps the hand's places of the deal it shows (sessionStorage). */
+const LAYOUT_KEY = "callbreak:layout";
 /** How far up (px) a card is dragged to play it. */
 const DRAG_PX = 28;
 /** What each card of the hand shows of itself at least, each way (px): a fingertip. */
@@ -95,7 +97,7 @@ function setOneTap(on) {
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Where a seat sits, from the person's side: 0 bottom, 1 right, 2 top, 3 left. */
-function positionOf(state, seat) {
+export function positionOf(state, seat) {
   // Anticlockwise puts the next player on the right, clockwise on the left. A spectator sees
   // the table from seat 0's side.
   const offset = (seat - (state.seat ?? 0) + 4) % 4;
@@ -109,13 +111,23 @@ const ICONS = {
   scores: '<rect x="3.5" y="4.5" width="17" height="15" rx="2"/><path d="M3.5 9.5h17M3.5 14.5h17M9.5 4.5v15"/>',
   settings: '<path d="M4 7h9M17 7h3M4 12h3M11 12h9M4 17h11M19 17h1"/><circle cx="15" cy="7" r="2"/><circle cx="9" cy="12" r="2"/><circle cx="17" cy="17" r="2"/>',
   stop: '<path d="M6 21V4h11l-2.5 4.5L17 13H6"/>',
+  download: '<path d="M12 4v11M7.5 10.5 12 15l4.5-4.5"/><path d="M5 19.5h14"/>',
+  back: '<path d="M15 5l-7 7 7 7"/>',
+  on: '<path d="M9 5l7 7-7 7"/>',
+  backTrick: '<path d="M12 5l-7 7 7 7M19 5l-7 7 7 7"/>',
+  onTrick: '<path d="M12 5l7 7-7 7M5 5l7 7-7 7"/>',
 };
+
+/** One of the toolbar's icons, as markup. */
+export function iconSvg(icon) {
+  return '<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor"' +
+    ` stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${ICONS[icon]}</svg>`;
+}
 
 /** A toolbar button: its icon, and its words (shown beside it on a wide screen, else read out). */
 function tool(icon, className, onclick) {
   const button = el("button", { type: "button", class: `tool ${className}`, onclick });
-  button.innerHTML = '<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor"' +
-    ` stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${ICONS[icon]}</svg><span class="label"></span>`;
+  button.innerHTML = `${iconSvg(icon)}<span class="label"></span>`;
   return button;
 }
 
@@ -335,6 +347,9 @@ export class TablePage {
     this.peek = el("div", { class: "peek", hidden: true, role: "group" });
     this.hand = el("div", { class: "hand", role: "group" });
     rovingFocus(this.hand, "button.card:not(.gone)");
+    // A drag on the hand is the person's (a card played upwards): the browser makes no scroll
+    // or fling of it, which would swallow the tap that follows.
+    this.hand.addEventListener("touchmove", (event) => event.preventDefault(), { passive: false });
     rovingFocus(this.calling, "button.call");
     this.scores = el("section", { class: "scores panel" });
     // The side column: the scores and the rules, and whatever the page adds (a room's seats).
@@ -789,7 +804,12 @@ export class TablePage {
     const key = `${s.match}:${s.seat}:${s.deal_number}`;
     const relayout = !this.layout || this.layout.key !== key || s.hand.some((code) => !this.layout.codes.includes(code));
     const before = relayout ? rectsOf(this.handCards) : null;
-    if (relayout) this.layout = { key, codes: [...s.hand] };
+    if (relayout) {
+      // A page loaded again mid-deal (a reload, a reconnect) lays the hand out as it was.
+      const kept = keptLayout(key);
+      this.layout = kept && s.hand.every((code) => kept.codes.includes(code)) ? kept : { key, codes: [...s.hand] };
+      keepLayout(this.layout);
+    }
     // A lifted card stays up only on the decision it was lifted for.
     if (this.lifted && (this.lifted.version !== s.version || !legal.has(this.lifted.code))) this.lifted = null;
     const held = new Set(s.hand);
@@ -840,42 +860,8 @@ export class TablePage {
     }
   }
 
-  /** Lay the hand out along the bottom: one overlapped row, or two where a row would show less
-   * than a fingertip of each card, centred. Every card shows its corner and at least
-   * TOUCH_PX × TOUCH_PX of itself; the hand's box is as tall as a full hand needs, so it never
-   * changes size during a deal. */
   placeHand() {
-    const cards = [...this.hand.children];
-    const width = this.hand.clientWidth;
-    if (!width || !cards.length) return;
-    const cardWidth = cards[0].offsetWidth;
-    const cardHeight = cards[0].offsetHeight;
-    if (!cardWidth) return;
-    const style = getComputedStyle(this.hand);
-    const rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
-    const length = (name) => (parseFloat(style.getPropertyValue(name)) || 0) * rem;
-    const lift = length("--lifted"); // room above the cards for one lifted or hovered
-    const raise = length("--raise"); // playable cards rise this much on the person's turn
-    const least = Math.max(TOUCH_PX, cardWidth * 0.5);
-    const perRowMost = Math.max(1, Math.floor((width - cardWidth) / least) + 1);
-    const rowsFor = (count) => (count <= perRowMost ? 1 : 2);
-    const fullRows = rowsFor(13);
-    // The upper row shows a fingertip even under a lifted card of the lower row.
-    const rowGap = Math.max(cardHeight * 0.6, TOUCH_PX + Math.max(raise, lift) + 2);
-    this.hand.style.height = `${Math.round(lift + cardHeight + (fullRows - 1) * rowGap + 2)}px`;
-    const rows = Math.min(rowsFor(cards.length), fullRows);
-    const perRow = Math.ceil(cards.length / rows);
-    // A hand of one row in a box of two sits in the lower row, along the bottom edge.
-    const firstRow = fullRows - rows;
-    cards.forEach((card, index) => {
-      const row = Math.floor(index / perRow);
-      const inRow = row === rows - 1 ? cards.length - perRow * (rows - 1) : perRow;
-      const column = index - row * perRow;
-      const step = inRow > 1 ? Math.min(cardWidth * 0.92, (width - cardWidth) / (inRow - 1)) : 0;
-      const rowWidth = cardWidth + step * (inRow - 1);
-      card.style.left = `${Math.round((width - rowWidth) / 2 + column * step)}px`;
-      card.style.top = `${Math.round(lift + (firstRow + row) * rowGap)}px`;
-    });
+    layHand(this.hand);
   }
 
   /** The person's own card left the hand: its place stays, empty, for the rest of the deal. */
@@ -988,7 +974,8 @@ export class TablePage {
     if (s.paused && !s.match_over) {
       // Nobody from the room is here, so nobody plays: not a clock run out.
       const names = s.paused.seats.map((seat) => name(seat)).join(t("listSeparator"));
-      text = s.paused.reason === "left" ? t("status.pausedLeft") : t("status.pausedAway", { names });
+      text = s.paused.reason === "left" ? t("status.pausedLeft")
+        : tn("status.pausedAway", s.paused.seats.length, { names });
     } else if (s.match_over && watching) {
       const first = s.names.filter((_, seat) => s.places[seat] === 1);
       text = t("status.overWatching", { names: first.join(t("and")) });
@@ -1207,6 +1194,63 @@ export class TablePage {
 
 // --- helpers -----------------------------------------------------------------------------------
 
+/** Lay the hand out along the bottom: one overlapped row, or two where a row would show less
+ * of each card than `px` and a `share` of its width, centred. At the table every card shows its
+ * corner and at least TOUCH_PX × TOUCH_PX of itself (a fingertip); the replay's hand, which
+ * nobody taps, asks less (its corner index). The hand's box is as tall as a full hand needs,
+ * so it never changes size during a deal. */
+export function layHand(hand, { px = TOUCH_PX, share = 0.5 } = {}) {
+  const cards = [...hand.children];
+  const width = hand.clientWidth;
+  if (!width || !cards.length) return;
+  const cardWidth = cards[0].offsetWidth;
+  const cardHeight = cards[0].offsetHeight;
+  if (!cardWidth) return;
+  const style = getComputedStyle(hand);
+  const rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+  const length = (name) => (parseFloat(style.getPropertyValue(name)) || 0) * rem;
+  const lift = length("--lifted"); // room above the cards for one lifted or hovered
+  const raise = length("--raise"); // playable cards rise this much on the person's turn
+  const least = Math.max(px, cardWidth * share);
+  const perRowMost = Math.max(1, Math.floor((width - cardWidth) / least) + 1);
+  const rowsFor = (count) => (count <= perRowMost ? 1 : 2);
+  const fullRows = rowsFor(13);
+  // The upper row shows a fingertip even under a lifted card of the lower row.
+  const rowGap = Math.max(cardHeight * 0.6, TOUCH_PX + Math.max(raise, lift) + 2);
+  hand.style.height = `${Math.round(lift + cardHeight + (fullRows - 1) * rowGap + 2)}px`;
+  const rows = Math.min(rowsFor(cards.length), fullRows);
+  const perRow = Math.ceil(cards.length / rows);
+  // A hand of one row in a box of two sits in the lower row, along the bottom edge.
+  const firstRow = fullRows - rows;
+  cards.forEach((card, index) => {
+    const row = Math.floor(index / perRow);
+    const inRow = row === rows - 1 ? cards.length - perRow * (rows - 1) : perRow;
+    const column = index - row * perRow;
+    const step = inRow > 1 ? Math.min(cardWidth * 0.92, (width - cardWidth) / (inRow - 1)) : 0;
+    const rowWidth = cardWidth + step * (inRow - 1);
+    card.style.left = `${Math.round((width - rowWidth) / 2 + column * step)}px`;
+    card.style.top = `${Math.round(lift + (firstRow + row) * rowGap)}px`;
+  });
+}
+
+/** The hand's places of the deal `key` as this tab last laid them out, or null. */
+function keptLayout(key) {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(LAYOUT_KEY) || "null");
+    return kept && kept.key === key && Array.isArray(kept.codes) ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
+function keepLayout(layout) {
+  try {
+    sessionStorage.setItem(LAYOUT_KEY, JSON.stringify(layout));
+  } catch {
+    // not kept: a reload lays the cards held then out afresh
+  }
+}
+
 function isFreshDeal(state) {
   return state.hand.length === 13 && state.tricks_played === 0 && !state.trick.cards.length &&
     state.calls.every((call) => call === null) && !state.match_over;
@@ -1218,7 +1262,7 @@ function cardsLeft(state, seat) {
   return Math.max(0, 13 - state.tricks_played - played);
 }
 
-function initial(name) {
+export function initial(name) {
   return [...String(name || "?").trim()][0] || "?";
 }
 
