@@ -369,11 +369,11 @@ def test_a_whole_deal_in_nepali_and_hindi(
         ctx.close()
 
 
-@pytest.mark.parametrize("size", ["390x844", "844x390"])
+@pytest.mark.parametrize("size", list(SIZES))
 def test_a_room_deal_by_touch(browser: Any, base_url: str, screens: Path, size: str) -> None:
-    """A room's deal by touch, upright and on its side, under a turn clock, with a friend who
-    never came (the computer plays for them: a badge of the same size, the long words for a
-    screen reader)."""
+    """A room's deal at every size (by touch on the touch screens), under a turn clock, with a
+    friend who never came (the computer plays for them: a badge of the same size, the long
+    words for a screen reader)."""
     ctx = phone_context(browser, size)
     page = ctx.new_page()
     table = Table(page, size, screens)
