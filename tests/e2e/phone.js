@@ -55,9 +55,11 @@
     return problems;
   };
 
+  window.__sockets = [];
   window.WebSocket = class extends Native {
     constructor(...args) {
       super(...args);
+      window.__sockets.push(this);
       this.addEventListener("message", (event) => {
         let message;
         try {

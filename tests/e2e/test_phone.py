@@ -741,3 +741,90 @@ def test_a_reload_mid_deal_keeps_the_hands_places(
         assert not table.problems, table.problems
     finally:
         ctx.close()
+
+
+def test_a_thrown_in_deal_is_said(browser: Any, base_url: str, screens: Path) -> None:
+    """Calls that total less than the rules allow throw the deal in: the page says so and deals
+    the new hand, rather than the calls vanishing with no word."""
+    ctx = phone_context(browser, "390x844")
+    page = ctx.new_page()
+    try:
+        # 52: no four calls reach it unless all call 13, so the deal is thrown in.
+        match = new_match(page, base_url, rules="strict(deals=1, min_total_calls=52)")
+        page.goto(f"{base_url}/#/play/{match}")
+        page.locator(".calling:not([hidden]) button.call").first.wait_for()
+        page.locator(".calling:not([hidden]) button.call").first.tap()
+        note = page.locator(".note.info:not([hidden])")
+        note.wait_for()
+        assert "thrown in and dealt again" in note.inner_text()
+        page.screenshot(path=str(screens / "phone-390x844-thrown-in.png"))
+        page.locator(".calling:not([hidden]) button.call").first.wait_for()
+        assert page.locator(".hand .card:not(.gone)").count() == 13
+        assert page.evaluate("window.__sync.latest.thrown_in") == ["min_total_calls"]
+    finally:
+        ctx.close()
+
+
+def test_the_keyboard_stays_in_the_hand(browser: Any, base_url: str) -> None:
+    """After a call or a card made from the keyboard, the focus is on a card still held (never
+    lost to the page), so that the arrow keys go on working."""
+    ctx = phone_context(browser, "1366x768")
+    page = ctx.new_page()
+    try:
+        match = new_match(page, base_url, rules="strict(deals=1)")
+        page.goto(f"{base_url}/#/play/{match}")
+        call = page.locator(".calling:not([hidden]) button.call").first
+        call.wait_for()
+        call.focus()
+        page.keyboard.press("Enter")
+        focused = "() => document.activeElement.matches('.hand button.card:not(.gone)')"
+        page.wait_for_function(focused)
+        page.locator(".hand.active .card.playable").first.wait_for()
+        page.locator(".hand.active .card.playable").first.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelectorAll('.hand .card.gone').length === 1")
+        assert page.evaluate(focused)
+    finally:
+        ctx.close()
+
+
+def test_an_error_while_a_card_travels_leaves_it_played(browser: Any, base_url: str) -> None:
+    """An error that arrives while the person's card is still on its way to the trick (a
+    refusal of something else, "too many messages") does not put the card back in the hand."""
+    width, height, _touch = SIZES["390x844"]
+    ctx = browser.new_context(
+        viewport={"width": width, "height": height}, has_touch=True, is_mobile=True
+    )  # with motion: the card travels
+    ctx.add_init_script("localStorage.setItem('callbreak:lang', 'en');")
+    ctx.add_init_script("localStorage.setItem('callbreak:onetap', 'on');")
+    ctx.add_init_script(CHECKS)
+    ctx.set_default_timeout(20_000)
+    page = ctx.new_page()
+    try:
+        match = new_match(page, base_url, rules="strict(deals=1)")
+        page.goto(f"{base_url}/#/play/{match}")
+        for _ in range(600):
+            now = asks(page)
+            if now == "play":
+                break
+            if now == "call":
+                page.locator(".calling:not([hidden]) button.call").first.tap()
+            page.wait_for_timeout(20)
+        card = page.locator(".hand.active .card.playable").first
+        code = card.get_attribute("data-card")
+        page.evaluate(
+            """() => { const socket = window.__sockets[window.__sockets.length - 1];
+              socket.addEventListener('message', (event) => {
+                const message = JSON.parse(event.data);
+                if (message.type !== 'state' || window.__errored) return;
+                window.__errored = true;
+                setTimeout(() => socket.dispatchEvent(new MessageEvent('message',
+                  { data: JSON.stringify({ type: 'error', message: 'too many messages' }) })), 40);
+              }); }"""
+        )
+        card.tap()
+        page.wait_for_function("() => window.__errored === true")
+        page.wait_for_timeout(120)  # the error has come, the card still on its way
+        assert page.locator(f".hand .card[data-card='{code}']:not(.gone)").count() == 0
+    finally:
+        ctx.close()

@@ -126,6 +126,9 @@ def test_reload_mid_deal_resumes(page: Any, base_url: str) -> None:
         "() => document.querySelectorAll('.hand .card:not(.gone)').length === 12"
     )
     assert my_turn(page) == "play"
+    # The hand is ready for the lead while the finished trick still stays up: the table is
+    # read once that trick has gone to its winner.
+    page.wait_for_function("() => !document.querySelector('.trick .card.winner')")
     hand = page.locator(".hand .card:not(.gone)").evaluate_all(
         "cards => cards.map(c => c.dataset.card)"
     )

@@ -174,7 +174,7 @@ def test_four_people_play_a_room_through_the_invite_link(
     for page, name in ((bikash, "Bikash"), (chandra, "Chandra"), (dipa, XSS)):
         seats[join(page, base_url, code, name)] = page
     assert sorted(seats) == [0, 1, 2, 3] and seats[3] is dipa
-    asha.wait_for_function("document.querySelectorAll('.seat-row .tag-here').length === 4")
+    asha.wait_for_function("() => document.querySelectorAll('.seat-row .tag-here').length === 4")
     # The name made of markup is text: in every lobby, as typed, and no image was made of it.
     for page in seats.values():
         assert page.locator(".seat-row[data-seat='3'] strong").inner_text() == XSS
@@ -217,7 +217,9 @@ def test_four_people_play_a_room_through_the_invite_link(
         if not acted:
             asha.wait_for_timeout(30)
     assert table.match.is_over
-    watcher.wait_for_function("/Match over/.test(document.querySelector('.status').textContent)")
+    watcher.wait_for_function(
+        "() => /Match over/.test(document.querySelector('.status').textContent)"
+    )
 
     for seat, page in seats.items():
         assert_fair(table, people.frames[page], seat)
@@ -260,7 +262,7 @@ def test_a_person_who_closes_the_browser_is_covered_and_comes_back(
     asha.goto(f"{base_url}/#/room/{code}")
     bikash = people.open()
     assert join(bikash, base_url, code, "Bikash") == 1
-    asha.wait_for_function("document.querySelectorAll('.seat-row .tag-here').length === 2")
+    asha.wait_for_function("() => document.querySelectorAll('.seat-row .tag-here').length === 2")
     asha.click("text=Start the match")
     table = server["app"].state.tables.live[code]
     token = stored(bikash, code)["token"]

@@ -84,7 +84,7 @@ def test_every_page_keeps_to_the_content_security_policy(
     asha = watched.page(motion=True)
     watched.visit(asha, base_url, "#/", "#name")
     asha.select_option("#lang", "ne")
-    asha.wait_for_function("document.documentElement.lang === 'ne'")
+    asha.wait_for_function("() => document.documentElement.lang === 'ne'")
     asha.select_option("#lang", "en")
     asha.fill("#name", "Asha")
     for index in range(3):
@@ -181,7 +181,7 @@ def test_a_page_that_breaks_the_policy_is_caught(watched: Watched, base_url: str
           document.body.append(script);
         }"""
     )
-    page.wait_for_function("window.__violations.length >= 2")
+    page.wait_for_function("() => window.__violations.length >= 2")
     assert page.evaluate("window.__ran") is None
     breaches = watched.close()
     assert any(b.startswith("style-src") for b in breaches), breaches

@@ -17,13 +17,15 @@ import os
 import secrets
 import socket
 import sqlite3
-from collections.abc import AsyncIterator
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol, TypeVar
 
 from callbreak.web.model import TableData
 from callbreak.web.store import Store
 
-__all__ = ["OWNER", "Backend", "LocalBackend"]
+__all__ = ["OWNER", "STORE_RETRY", "Backend", "LocalBackend", "retried"]
+
+T = TypeVar("T")
 
 OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 """This process, as the other processes serving the same rooms know it."""
@@ -83,8 +85,34 @@ class Backend(Protocol):
         """Take or renew the lease to run the table's computers and clock; False when another
         process holds it."""
 
+    async def restore(self, data: TableData) -> bool:
+        """Write back a process's copy of a table the store lost (all of it, or its last
+        actions or lobby change: a Redis restarted without them): only when the stored table
+        is missing, or is the copy's beginning on the same lobby revision. Whether it did."""
+
+    async def ping(self) -> None:
+        """Return once the store answers; raise one of ``failures`` when it does not."""
+
     async def close(self) -> None:
         """Let go of connections and files."""
+
+
+STORE_RETRY = (0.1, 0.2, 0.4, 0.8, 1.5, 2.0)
+"""Pauses between the tries of a store operation that failed (the store out of reach for a
+moment: Redis restarting or failing over): about five seconds in all, as long as a person
+waits for a card to land before thinking the click was lost."""
+
+
+async def retried(backend: Backend, work: Callable[[], Awaitable[T]]) -> T:
+    """``work()``, tried again after each pause of STORE_RETRY while the store fails; the last
+    failure is raised. Only for work that may be done twice (a read, or a write the store checks
+    against a version, which refuses the second)."""
+    for pause in STORE_RETRY:
+        try:
+            return await work()
+        except backend.failures:
+            await asyncio.sleep(pause)
+    return await work()
 
 
 class LocalBackend:
@@ -148,6 +176,12 @@ class LocalBackend:
 
     async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
         return True
+
+    async def restore(self, data: TableData) -> bool:
+        return False  # one process owns the file: nothing is lost behind its back
+
+    async def ping(self) -> None:
+        self.store.ping()
 
     async def close(self) -> None:
         self.store.close()

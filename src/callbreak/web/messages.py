@@ -162,6 +162,10 @@ async def handle(table: Table, socket: WebSocket, text: str, hints: Hints) -> No
         stored = isinstance(error, table.backend.failures)
         words, code = (COULD_NOT_SAVE, "store") if stored else (COULD_NOT, "internal")
         await table.send({"type": "error", "message": words, "code": code}, socket)
+        if table.status != LOBBY:
+            # The table as this copy has it, nothing of the refused action in it: the page
+            # draws what is true rather than a card that never landed.
+            await table.send({"type": "state", "state": table.view(table.seat_of(socket))}, socket)
 
 
 def read_message(text: str) -> dict[str, Any]:

@@ -36,6 +36,10 @@ CONNECTIONS = 64
 """Connections to Redis a process keeps at most; a command waits for a free one (up to
 CONNECTION_WAIT seconds) rather than failing, which under load stopped tables' drivers."""
 CONNECTION_WAIT = 20.0
+COMMAND_SECONDS = 2.0
+"""A command Redis has not answered in this long fails (and is tried again by the caller,
+:func:`~callbreak.web.backend.retried`): a paused or unreachable Redis must not hold a person's
+click, or a table's driver, for ever."""
 
 # Lobby change on a revision: fails (0) when the stored revision differs.
 _SAVE = """
@@ -54,6 +58,34 @@ if tonumber(redis.call('HGET', KEYS[3], 'rev')) ~= tonumber(ARGV[7]) then return
 redis.call('RPUSH', KEYS[1], ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) end
 redis.call('HSET', KEYS[3], 'status', ARGV[4], 'deadline', ARGV[5], 'updated', ARGV[6])
+return 1
+"""
+
+# Write back a copy of a table the store lost (Redis restarted without persistence, or with
+# its last second of writes gone): when the table is missing, or when the stored actions are
+# the copy's first ones on the copy's lobby revision. Fails (0) otherwise: the store then holds
+# a newer or another table, which the copy takes instead.
+_RESTORE = """
+local copy = cjson.decode(ARGV[1])
+local actions = copy.actions
+local stored = redis.call('LLEN', KEYS[3])
+if redis.call('EXISTS', KEYS[1]) == 1 and redis.call('EXISTS', KEYS[2]) == 1 then
+  if tonumber(redis.call('HGET', KEYS[2], 'rev')) ~= tonumber(copy.rev) then return 0 end
+  if stored >= #actions then return 0 end
+  local have = redis.call('LRANGE', KEYS[3], 0, -1)
+  for i = 1, stored do
+    if have[i] ~= actions[i] then return 0 end
+  end
+else
+  redis.call('DEL', KEYS[3], KEYS[4])
+  stored = 0
+  redis.call('SET', KEYS[1], copy.data)
+  redis.call('ZADD', KEYS[5], copy.created, copy.id)
+end
+for i = stored + 1, #actions do redis.call('RPUSH', KEYS[3], actions[i]) end
+for index, text in pairs(copy.faults) do redis.call('HSET', KEYS[4], index, text) end
+redis.call('HSET', KEYS[2], 'rev', copy.rev, 'status', copy.status, 'deadline', copy.deadline,
+           'updated', copy.updated)
 return 1
 """
 
@@ -84,12 +116,18 @@ class RedisBackend:
 
     def __init__(self, url: str) -> None:
         pool = redis.BlockingConnectionPool.from_url(
-            url, max_connections=CONNECTIONS, timeout=CONNECTION_WAIT, decode_responses=True
+            url,
+            max_connections=CONNECTIONS,
+            timeout=CONNECTION_WAIT,
+            decode_responses=True,
+            socket_timeout=COMMAND_SECONDS,
+            socket_connect_timeout=COMMAND_SECONDS,
         )
         self.client = redis.Redis.from_pool(pool)  # owns the pool: closed with the client
         self._save = self.client.register_script(_SAVE)
         self._append = self.client.register_script(_APPEND)
         self._lease = self.client.register_script(_LEASE)
+        self._restore = self.client.register_script(_RESTORE)
         self._listeners: dict[str, set[asyncio.Queue[Event]]] = {}
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
@@ -124,10 +162,13 @@ class RedisBackend:
             # Actions are only ever appended, so the known ones are the stored list's start.
             async with self.client.pipeline(transaction=True) as pipe:
                 pipe.hgetall(_key(table_id, "state"))
+                pipe.llen(_key(table_id, "actions"))
                 pipe.lrange(_key(table_id, "actions"), len(known.actions), -1)
                 pipe.hgetall(_key(table_id, "faults"))
-                state, added, faults = await pipe.execute()
-            if state and int(state["rev"]) == known.rev:
+                state, length, added, faults = await pipe.execute()
+            # A list shorter than the known actions is a store that lost some (it never
+            # shortens a list itself): read it whole, for the caller to see it behind.
+            if state and int(state["rev"]) == known.rev and length >= len(known.actions):
                 return dataclasses.replace(
                     known,
                     actions=known.actions + added,
@@ -142,8 +183,8 @@ class RedisBackend:
             pipe.lrange(_key(table_id, "actions"), 0, -1)
             pipe.hgetall(_key(table_id, "faults"))
             raw, state, actions, faults = await pipe.execute()
-        if raw is None:
-            return None
+        if raw is None or not state:
+            return None  # never stored, or lost (a part of a table is no table)
         data = json.loads(raw)
         data.update(
             rev=int(state["rev"]),
@@ -236,8 +277,10 @@ class RedisBackend:
         while True:
             try:
                 message = await self._pubsub.get_message(timeout=1.0)
-            except (ConnectionError, redis.ConnectionError):
-                await asyncio.sleep(0.5)  # Redis restarting: the tables catch up when it is back
+            except (redis.RedisError, OSError):
+                # Redis restarting or paused: the tables catch up when it is back (each reads
+                # its table again every few seconds), so no message missed meanwhile matters.
+                await asyncio.sleep(0.5)
                 continue
             if message is None or message.get("type") != "pmessage":
                 continue
@@ -280,6 +323,25 @@ class RedisBackend:
     async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
         held = await self._lease(keys=[_key(table_id, "lease")], args=[owner, int(seconds * 1000)])
         return bool(held)
+
+    async def restore(self, data: TableData) -> bool:
+        copy = {
+            "id": data.id,
+            "data": json.dumps(data.to_json()),
+            "rev": data.rev,
+            "status": data.status,
+            "deadline": "" if data.deadline is None else repr(data.deadline),
+            "updated": repr(data.updated),
+            "created": data.created,
+            "actions": data.actions,
+            # cjson makes an empty JSON object an empty Lua table, as it makes an empty list.
+            "faults": {str(index): json.dumps(notes) for index, notes in data.faults.items()},
+        }
+        keys = [_key(data.id, part) for part in ("data", "state", "actions", "faults")]
+        restored = await self._restore(
+            keys=[*keys, f"cb:index:{data.kind}"], args=[json.dumps(copy)]
+        )
+        return bool(restored)
 
     async def close(self) -> None:
         if self._reader is not None:

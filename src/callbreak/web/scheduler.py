@@ -87,6 +87,15 @@ def _spawn(work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
 
 
 async def _listen(table: Table) -> None:
+    while True:
+        try:
+            await _hear(table)
+        except table.backend.failures:  # the store out of reach as the listening started
+            LOG.warning("table %s could not listen: the store does not answer", table.id)
+            await until_store_answers(table)
+
+
+async def _hear(table: Table) -> None:
     loop = asyncio.get_running_loop()
     refreshed = loop.time()
     async with table.backend.events(table.id) as events:
@@ -110,10 +119,13 @@ async def _listen(table: Table) -> None:
                     table.driver = _spawn(_drive(table))
             if event is None or event.get("origin") == OWNER:
                 continue
-            if event.get("type") in ("action", "lobby"):
-                await table.catch_up()  # read from the store, not from the message
-            else:
-                await table.hear(event)
+            try:
+                if event.get("type") in ("action", "lobby"):
+                    await table.catch_up()  # read from the store, not from the message
+                else:
+                    await table.hear(event)
+            except table.backend.failures:  # read again at the next refresh
+                LOG.warning("table %s could not catch up: the store does not answer", table.id)
 
 
 async def _wait(table: Table, seconds: float) -> None:
@@ -122,53 +134,75 @@ async def _wait(table: Table, seconds: float) -> None:
         await asyncio.wait_for(table.changed.wait(), max(seconds, 0.0))
 
 
+async def until_store_answers(table: Table) -> None:
+    """Return as soon as the store answers again (asked a few times a second), or once nobody
+    is connected to the table here."""
+    pause = 0.1
+    while table.connections:
+        try:
+            await table.backend.ping()
+            return
+        except table.backend.failures:
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, 1.0)
+
+
 async def _drive(table: Table) -> None:
     loop = asyncio.get_running_loop()
-    renew = LEASE_SECONDS / 3
     leased_at = -LEASE_SECONDS
     while table.connections:
-        table.changed.clear()
-        if loop.time() - leased_at >= renew:  # renewed a few times a lease, not every turn
-            if not await table.backend.lease(table.id, OWNER, LEASE_SECONDS):
-                await _wait(table, renew)
-                continue
-            leased_at = loop.time()
-            await table.catch_up()  # just leased: this copy may be behind the last holder's
-        match, data = table.match, table.data
-        if data.status != PLAYING or match.is_over:
-            await _wait(table, renew)
-            continue
-        deal = match.deal
-        seat = deal.turn
-        assert seat is not None
-        version = table.version
-        delay = SPEEDS[table.settings.get("speed") or "normal"]
-        if not deal.trick.cards and (deal.tricks or (len(match.deals) > 1 and not deal.tricks)):
-            delay *= TRICK_PAUSE  # let the finished trick be seen
         try:
-            computer = data.seats[seat].kind == COMPUTER
-            reason, wait = (None, 0.0) if computer else await _cover_reason(table, seat)
-            if computer or reason is not None:
-                # A computer does not start the next deal under a summary people still read.
-                summary = _summary_wait(table, loop)
-                if summary > 0:
-                    await _wait(table, min(summary, renew))
-                    continue
-            if computer:
-                await _computer(table, seat, version, delay, loop)
-                continue
-            if reason is not None:
-                await _cover(table, seat, version, reason, delay, loop)
-                continue
-            legal = deal.legal_cards()
-            if table.settings.get("auto_forced") and len(legal) == 1:
-                await asyncio.sleep(delay)
-                if table.version == version:
-                    await table.act(seat, Play(next(iter(legal))), version)
-                continue
-            await _wait(table, min(wait, renew))
+            leased_at = await _step(table, loop, leased_at)
         except StaleAction:
             continue  # a person (or another process) moved first: look again
+        except table.backend.failures:
+            # The store out of reach past its retries: the table goes on as soon as it
+            # answers (leased and read again first), not when a clock runs out.
+            LOG.warning("table %s waits for the store to answer", table.id)
+            await until_store_answers(table)
+            leased_at = -LEASE_SECONDS
+
+
+async def _step(table: Table, loop: asyncio.AbstractEventLoop, leased_at: float) -> float:
+    """One decision of the driver, or a wait for one; when the lease was last taken."""
+    renew = LEASE_SECONDS / 3
+    table.changed.clear()
+    if loop.time() - leased_at >= renew:  # renewed a few times a lease, not every turn
+        if not await table.backend.lease(table.id, OWNER, LEASE_SECONDS):
+            await _wait(table, renew)
+            return leased_at
+        leased_at = loop.time()
+        await table.catch_up()  # just leased: this copy may be behind the last holder's
+    match, data = table.match, table.data
+    if data.status != PLAYING or match.is_over:
+        await _wait(table, renew)
+        return leased_at
+    deal = match.deal
+    seat = deal.turn
+    assert seat is not None
+    version = table.version
+    delay = SPEEDS[table.settings.get("speed") or "normal"]
+    if not deal.trick.cards and (deal.tricks or (len(match.deals) > 1 and not deal.tricks)):
+        delay *= TRICK_PAUSE  # let the finished trick be seen
+    computer = data.seats[seat].kind == COMPUTER
+    reason, wait = (None, 0.0) if computer else await _cover_reason(table, seat)
+    if computer or reason is not None:
+        # A computer does not start the next deal under a summary people still read.
+        summary = _summary_wait(table, loop)
+        if summary > 0:
+            await _wait(table, min(summary, renew))
+            return leased_at
+    if computer:
+        await _computer(table, seat, version, delay, loop)
+    elif reason is not None:
+        await _cover(table, seat, version, reason, delay, loop)
+    elif table.settings.get("auto_forced") and len(legal := deal.legal_cards()) == 1:
+        await asyncio.sleep(delay)
+        if table.version == version:
+            await table.act(seat, Play(next(iter(legal))), version)
+    else:
+        await _wait(table, min(wait, renew))
+    return leased_at
 
 
 def _summary_wait(table: Table, loop: asyncio.AbstractEventLoop) -> float:

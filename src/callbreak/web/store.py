@@ -95,6 +95,11 @@ class Store:
         """Close the database."""
         self._connection.close()
 
+    def ping(self) -> None:
+        """Return once the database answers a query; raise sqlite3.Error when it does not."""
+        with self.transaction() as db:
+            db.execute("SELECT 1").fetchone()
+
     # --- matches and rooms -----------------------------------------------------------------
 
     def create(self, data: TableData) -> None:

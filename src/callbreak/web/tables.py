@@ -30,9 +30,10 @@ from callbreak.seating import PlayerSpec, Seating, close, derive_seed
 from callbreak.warmup import STAND_IN
 from callbreak.web import scheduler
 from callbreak.web.actions import STOP, decode, encode
-from callbreak.web.backend import OWNER, Backend
+from callbreak.web.backend import OWNER, Backend, retried
 from callbreak.web.export import record_data
 from callbreak.web.hints import Hints
+from callbreak.web.http import LOG
 from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.model import (
     COMPUTER,
@@ -277,24 +278,86 @@ class Table:
                 )
             self._check(seat, action)
             status, deadline = self._after(action)
-            stored = await self.backend.append(
-                self.id, version, self.data.rev, encode(action), list(faults), status, deadline
-            )
-            if not stored:  # another process got there first: take its state instead
-                fresh = await self.backend.load(self.id)
-                if fresh is not None:
-                    self._rebuild(fresh)
-                    await self._reseat()
-                raise StaleAction("the table moved on before that arrived: nothing was played")
-            # Only now, with the action stored, does this copy take it: nothing shown while
-            # the backend was asked may mix the new state with the old version.
-            self._apply_code(encode(action), faults)
-            self.data.actions.append(encode(action))
-            if faults:
-                self.data.faults[version] = list(faults)
-            self.data.status, self.data.deadline = status, deadline
+            code = encode(action)
+            if await self._append(version, code, list(faults), status, deadline):
+                # Only now, with the action stored, does this copy take it: nothing shown
+                # while the backend was asked may mix the new state with the old version.
+                self._apply_code(code, faults)
+                self.data.actions.append(code)
+                if faults:
+                    self.data.faults[version] = list(faults)
+                self.data.status, self.data.deadline = status, deadline
             self.thinking = None
         await self.notify({"type": "action", "version": self.version})
+
+    async def _append(
+        self,
+        version: int,
+        code: str,
+        faults: list[dict[str, Any]],
+        status: str,
+        deadline: float | None,
+    ) -> bool:
+        """Store an action on ``version``: True when stored (for this copy to take it), False
+        when the store holds it already and this copy was rebuilt from there; StaleAction when
+        another action or lobby change came first (this copy then takes the store's table)."""
+
+        async def append() -> bool:
+            return await self.backend.append(
+                self.id, version, self.data.rev, code, faults, status, deadline
+            )
+
+        async def load() -> TableData | None:
+            return await self.backend.load(self.id)
+
+        # A store out of reach for a moment (Redis restarting) is tried again for a few
+        # seconds; past that its failure goes to the caller, who says so and sends the table as
+        # it is. Trying again is safe: the store checks the version, so an append stored on the
+        # first try whose answer was lost is refused the second time, and found below.
+        if await retried(self.backend, append):
+            return True
+        fresh = await retried(self.backend, load)
+        if await self._restore_if_lost(fresh):
+            if await retried(self.backend, append):  # on the copy written back
+                return True
+            fresh = await retried(self.backend, load)
+        if fresh is not None:
+            ours = (
+                fresh.rev == self.data.rev
+                and fresh.actions[version : version + 1] == [code]
+                and fresh.faults.get(version, []) == faults
+            )
+            self._rebuild(fresh)
+            if ours:
+                await self._reseat()
+                return False  # shown by the caller, as an action of its own
+            # Another action came first (another process's): every connection here is shown
+            # the table it now is, not only the one whose action was refused. (The event of
+            # that action finds this copy up to date, and shows nothing.)
+            await self._show_anew()
+        raise StaleAction("the table moved on before that arrived: nothing was played")
+
+    async def _restore_if_lost(self, fresh: TableData | None) -> bool:
+        """When the store lost this table, or the end of it (Redis restarted without its data,
+        or without its last writes), write this copy back, and say so in the log; whether it
+        did. A copy is never ahead of the store otherwise: it takes an action only once the
+        store has it. A stored table that is not this copy's beginning is another table's
+        truth (another process restored a longer copy first): it is taken, never overwritten."""
+        if not self.backend.shared:
+            return False
+        if fresh is not None:
+            behind = fresh.version < self.version or fresh.rev < self.data.rev
+            if not behind or fresh.actions != self.data.actions[: fresh.version]:
+                return False
+        restored = await retried(self.backend, lambda: self.backend.restore(self.data))
+        if restored:
+            LOG.warning(
+                "table %s was lost by the store (%s): written back at version %d",
+                self.id,
+                "all of it" if fresh is None else f"stored at version {fresh.version}",
+                self.version,
+            )
+        return restored
 
     def _check(self, seat: int, action: Action | str) -> None:
         match = self.match
@@ -345,12 +408,15 @@ class Table:
         caller needs); retried on the newest copy when another change was stored first."""
         async with self.lock:
             for _ in range(5):
-                fresh = await self.backend.load(self.id)
+                await self._catch_up()  # a room the store lost is written back first
+                fresh = await retried(self.backend, lambda: self.backend.load(self.id))
                 if fresh is None:
                     raise RoomError("no such room", 404)
                 result = change(fresh)
                 if fresh.status == PLAYING and not fresh.actions:  # the start: the first clock
                     fresh.deadline = next_deadline(fresh, Match(fresh.rules, seed=fresh.seed))
+                # Not tried again on a failure: a save stored although its answer was lost would
+                # look like a change made meanwhile, and be made a second time.
                 if await self.backend.save(fresh):
                     self._rebuild(fresh)
                     break
@@ -364,19 +430,32 @@ class Table:
         to this process's connections (whether or not an event announced them)."""
         async with self.lock:
             moved = await self._catch_up()
-        if moved and self.connections:
-            self.changed.set()
-            if self.is_room:
-                await self._reseat()  # a lobby change stored by another process
-                await self.send({"type": "room", "room": self.lobby()})
-            if self.status != LOBBY:
-                await self.broadcast()
+        if moved:
+            await self._show_anew()
+
+    async def _show_anew(self) -> None:
+        """Show this process's connections a copy of the table taken from the store."""
+        if not self.connections:
+            return
+        self.changed.set()
+        if self.is_room:
+            await self._reseat()  # a lobby change stored by another process
+            await self.send({"type": "room", "room": self.lobby()})
+        if self.status != LOBBY:
+            await self.broadcast()
 
     async def _catch_up(self) -> bool:
-        """Bring this copy up to the stored table; whether anything changed."""
+        """Bring this copy up to the stored table; whether anything changed. A table the store
+        lost (or lost the end of) is written back from this copy first."""
         if not self.backend.shared:
             return False  # one process: this copy is the only writer
-        fresh = await self.backend.load(self.id, known=self.data)
+        fresh = await retried(self.backend, lambda: self.backend.load(self.id, known=self.data))
+        if await self._restore_if_lost(fresh):
+            return False  # the store holds this copy again
+        if fresh is None or fresh.version < self.version or fresh.rev < self.data.rev:
+            # Lost, and written back first by another process with a longer copy, or not at
+            # all (restore refused): the store's table as it is now decides.
+            fresh = await retried(self.backend, lambda: self.backend.load(self.id))
         if fresh is None or (fresh.version, fresh.rev) == (self.version, self.data.rev):
             return False
         mine = self.data.actions

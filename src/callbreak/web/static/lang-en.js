@@ -277,6 +277,8 @@ export default {
   "table.callFirst": "Make your call first.",
   "table.hintOwnTurn": "Hints are for your own turn.",
   "table.hintWorking": "Working out a hint…",
+  "table.thrownIn.min_total_calls": "The calls totalled less than these rules allow: the deal is thrown in and dealt again.",
+  "table.thrownIn.spadeless": "A player with no spade asked for a new deal: the cards are dealt again.",
   "table.dealerMark": "D",
   "table.toCall": "to call",
   "table.coveredShort": "computer",

@@ -278,6 +278,8 @@ export default {
   "table.callFirst": "पहले कॉल करें।",
   "table.hintOwnTurn": "सलाह सिर्फ़ अपनी बारी पर मिलती है।",
   "table.hintWorking": "सलाह तैयार हो रही है…",
+  "table.thrownIn.min_total_calls": "कॉल का जोड़ इन नियमों की सीमा से कम रहा: बाजी रद्द हुई, पत्ते फिर से बँटेंगे।",
+  "table.thrownIn.spadeless": "जिस खिलाड़ी के पास हुकुम नहीं था उसने नई बाजी माँगी: पत्ते फिर से बँटेंगे।",
   "table.dealerMark": "बाँ",
   "table.toCall": "कॉल की बारी",
   "table.coveredShort": "कंप्यूटर",

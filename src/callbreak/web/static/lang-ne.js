@@ -278,6 +278,8 @@ export default {
   "table.callFirst": "पहिले कल गर्नुहोस्।",
   "table.hintOwnTurn": "सल्लाह आफ्नो पालोमा मात्र पाइन्छ।",
   "table.hintWorking": "सल्लाह तयार हुँदैछ…",
+  "table.thrownIn.min_total_calls": "कलको जम्मा यी नियमले दिनेभन्दा कम भयो: बाजी रद्द भयो, फेरि बाँडिन्छ।",
+  "table.thrownIn.spadeless": "हुकुम नभएको खेलाडीले नयाँ बाजी माग्यो: पत्ता फेरि बाँडिन्छ।",
   "table.dealerMark": "बाँ",
   "table.toCall": "कलको पालो",
   "table.coveredShort": "कम्प्युटर",

@@ -13,10 +13,11 @@
 // the totals): nothing of the rules is worked out again here.
 
 import {
-  api, cardElement, cardName, downloadLink, el, heldToken, notHeld, roomEntry, rulesName, score, serverText, SUITS,
+  api, cardElement, cardName, cardText, downloadLink, el, heldToken, notHeld, roomEntry, rulesName, score, serverText,
+  SUITS,
 } from "./common.js";
-import { num, seatNames, suitName, t } from "./i18n.js";
-import { iconSvg, initial, layHand, positionOf } from "./table.js";
+import { seatNames, suitName, t } from "./i18n.js";
+import { avatarOf, iconSvg, layHand, oneFinger, positionOf, tricksLine } from "./table.js";
 
 /** What each card of the bottom seat's hand shows of itself at least (px, and a share of its
  * width): its corner index; nobody taps it. */
@@ -28,7 +29,7 @@ const SUIT_ORDER = ["S", "H", "C", "D"];
 
 export async function render(view, params) {
   const room = params.length === 2;
-  const id = room ? params[1] : params[0];
+  const id = room ? params[1].toUpperCase() : params[0];
   const base = room ? `/api/rooms/${id}` : `/api/matches/${id}`;
   // A match opens with its token; a room's record is its players' and watchers' alike.
   const token = room ? null : heldToken("match", id);
@@ -46,7 +47,7 @@ export async function render(view, params) {
   const { record, rules } = data;
   const deals = record.deals
     .map((deal, index) => ({
-      ...deal, number: index, hands: data.hands[index], winners: data.winners[index],
+      ...deal, hands: data.hands[index], winners: data.winners[index],
       scores: data.scores[index], totals: data.totals[index],
     }))
     .filter((deal) => !deal.thrown_in);
@@ -201,8 +202,7 @@ class ReplayPage {
       if (Math.abs(dx) >= SWIPE_PX && Math.abs(dx) > 1.5 * Math.abs(dy)) this.move(dx < 0 ? 1 : -1);
     };
     board.addEventListener("pointerup", end);
-    // The browser makes no scroll (nor a fling, which would swallow the next tap) of a swipe.
-    board.addEventListener("touchmove", (event) => event.preventDefault(), { passive: false });
+    board.addEventListener("touchmove", oneFinger, { passive: false });
     board.addEventListener("pointercancel", () => { start = null; });
   }
 
@@ -240,8 +240,11 @@ class ReplayPage {
     this.drawStatus(deal, { shown, winner, trickNumber, over });
     const first = this.dealIndex === 0 && this.step === 0;
     const last = this.dealIndex === this.deals.length - 1 && over;
+    // A button about to be disabled under the keyboard gives its focus to the other way.
+    const focused = document.activeElement;
     this.previous.disabled = this.back.disabled = first;
     this.next.disabled = this.forward.disabled = last;
+    if (focused && focused.disabled) (first ? this.forward : this.back).focus();
   }
 
   /** A seat's badge as the table draws it (its initial, the dealer's mark, its name, tricks
@@ -255,14 +258,11 @@ class ReplayPage {
     box.className = `seat pos-${position}` + (turn ? " turn" : "") + (seat === this.table.seat ? " mine" : "");
     box.dataset.seat = String(seat);
     box.setAttribute("aria-label", name);
-    const avatar = el("div", { class: "avatar", "aria-hidden": "true" }, el("span", { text: initial(name) }));
-    if (seat === deal.dealer) avatar.append(el("b", { class: "mark dealer", text: t("table.dealerMark") }));
+    const avatar = avatarOf(name, seat === deal.dealer);
     const who = el("div", { class: "who" }, el("strong", { text: name }),
       seat === deal.dealer ? el("span", { class: "sr-only", text: t("table.dealer") }) : null);
     // The total before the deal; once the deal is over, a line with the points it scored.
-    const line = el("div", { class: "line", "aria-label": t("table.line", { won, call }) },
-      el("span", { class: "pill", title: t("table.pillTitle"), text: `${num(won)}/${num(call)}` }),
-      el("span", { class: "total", title: t("replay.totalBefore"), text: score(deal.totals[seat]) }));
+    const line = tricksLine(won, call, score(deal.totals[seat]), t("replay.totalBefore"));
     const points = over && deal.scores
       ? el("div", { class: "doing points", title: t("replay.points") },
         el("span", { class: "sr-only", text: `${t("replay.points")}: ` }), signed(deal.scores[seat]))
@@ -309,7 +309,7 @@ function signed(points) {
  * card players write a hand down. */
 function heldBySuit(held) {
   const lines = SUIT_ORDER.map((suit) => {
-    const ranks = held.filter((code) => code[1] === suit).map((code) => (code[0] === "T" ? "10" : code[0]));
+    const ranks = held.filter((code) => code[1] === suit).map((code) => cardText(code).slice(0, -1));
     return el("li", { class: `suit suit-${suit}`, "aria-label": `${suitName(suit)}: ${ranks.join(" ") || "—"}` },
       el("i", { "aria-hidden": "true", text: SUITS[suit] }),
       // Each rank a box of its own: a small gap between them, a line broken between ranks.

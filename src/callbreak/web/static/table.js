@@ -64,13 +64,27 @@ export function motion() {
   return !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
-export function pauseSetting() {
+/** What this browser keeps under `key`, or null (a browser that keeps nothing: null too). */
+function readStored(key) {
   try {
-    const value = localStorage.getItem(PAUSE_KEY);
-    return value in PAUSES ? value : "normal";
+    return localStorage.getItem(key);
   } catch {
-    return "normal";
+    return null;
   }
+}
+
+/** Keep `value` under `key`; where the browser keeps nothing, it holds until the page is left. */
+function keepStored(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // not remembered
+  }
+}
+
+export function pauseSetting() {
+  const value = readStored(PAUSE_KEY);
+  return value in PAUSES ? value : "normal";
 }
 
 /** Whether this device's main pointer is a finger: a tap then lifts a card before it plays. */
@@ -79,19 +93,11 @@ export function coarse() {
 }
 
 export function oneTap() {
-  try {
-    return localStorage.getItem(ONE_TAP_KEY) === "on";
-  } catch {
-    return false;
-  }
+  return readStored(ONE_TAP_KEY) === "on";
 }
 
 function setOneTap(on) {
-  try {
-    localStorage.setItem(ONE_TAP_KEY, on ? "on" : "off");
-  } catch {
-    // not remembered, still used until the page is left
-  }
+  keepStored(ONE_TAP_KEY, on ? "on" : "off");
 }
 
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -117,6 +123,12 @@ const ICONS = {
   backTrick: '<path d="M12 5l-7 7 7 7M19 5l-7 7 7 7"/>',
   onTrick: '<path d="M12 5l7 7-7 7M5 5l7 7-7 7"/>',
 };
+
+/** A one-finger drag is the page's (no scroll, no fling that would swallow the next tap); two
+ * fingers still pinch to zoom. */
+export function oneFinger(event) {
+  if (event.touches.length === 1) event.preventDefault();
+}
 
 /** One of the toolbar's icons, as markup. */
 export function iconSvg(icon) {
@@ -281,8 +293,10 @@ export class TablePage {
     } else if (message.type === "error") {
       this.pending = false;
       this.unchoose();
-      if (this.state) {
-        // What was refused may be chosen again.
+      if (this.state && this.state === this.latest && !this.busy) {
+        // What was refused may be chosen again. (While newer states are still being shown,
+        // the next one drawn does it: drawn now, an older state would put back in the hand a
+        // card that is on its way to the trick.)
         this.drawCalling();
         this.drawHand();
       }
@@ -349,7 +363,7 @@ export class TablePage {
     rovingFocus(this.hand, "button.card:not(.gone)");
     // A drag on the hand is the person's (a card played upwards): the browser makes no scroll
     // or fling of it, which would swallow the tap that follows.
-    this.hand.addEventListener("touchmove", (event) => event.preventDefault(), { passive: false });
+    this.hand.addEventListener("touchmove", oneFinger, { passive: false });
     rovingFocus(this.calling, "button.call");
     this.scores = el("section", { class: "scores panel" });
     // The side column: the scores and the rules, and whatever the page adds (a room's seats).
@@ -433,6 +447,14 @@ export class TablePage {
 
   async transition(prev, next) {
     const sameTable = prev && prev.match === next.match && prev.seat === next.seat;
+    if (sameTable && next.thrown_in.length > prev.thrown_in.length) {
+      // The deal was thrown in (the calls too low, or a spadeless hand's claim): said, and
+      // the new hand dealt out, rather than the calls vanishing with no word.
+      this.note(t(`table.thrownIn.${next.thrown_in[next.thrown_in.length - 1]}`), "info");
+      this.show(next);
+      if (isFreshDeal(next)) await this.dealOut();
+      return;
+    }
     if (!sameTable || next.version <= prev.version || next.version > prev.version + 1) {
       const fresh = !sameTable || next.version !== prev.version;
       this.show(next);
@@ -470,6 +492,7 @@ export class TablePage {
 
   /** Draw `state` at once, everything in its place. */
   show(state) {
+    if (this.closed) return; // the page was left while a card travelled: nothing more is drawn
     const previous = this.state;
     this.state = state;
     this.draw();
@@ -480,6 +503,7 @@ export class TablePage {
   /** Lay the cards of `trick` from index `from` on the table, each travelling from its seat. */
   async layCards(trick, from, state) {
     for (let index = from; index < trick.cards.length; index++) {
+      if (this.closed) return;
       const code = trick.cards[index];
       const seat = (trick.leader + index) % 4;
       const card = this.trickCard(code, seat, state);
@@ -513,6 +537,7 @@ export class TablePage {
     sound.play(trick.winner === state.seat ? "won" : "trick");
     const pause = PAUSES[pauseSetting()];
     if (pause && !this.hurried()) await this.pauseFor(pause);
+    if (this.closed) return;
     if (motion()) {
       const target = this.seats[positionOf(state, trick.winner)].getBoundingClientRect();
       const ms = this.hurried() ? QUICK_MS : MOVE_MS;
@@ -529,7 +554,7 @@ export class TablePage {
 
   /** The new deal's cards come to the hand from the middle of the table, one by one. */
   async dealOut() {
-    if (!motion() || this.hurried()) return;
+    if (!motion() || this.hurried() || this.closed) return;
     const from = this.trick.getBoundingClientRect();
     const cards = this.state.hand.map((code) => this.handCards.get(code)).filter(Boolean);
     const backs = [...this.board.querySelectorAll(".fan .card")];
@@ -577,6 +602,9 @@ export class TablePage {
     this.drawSeats(state);
     this.drawStatus(state);
     this.tick();
+    // A finished trick still up and the person's lead next: the hand is ready for it (its
+    // playable cards raised), as the status line says.
+    if (state !== this.state && this.state && state.deal_number === this.state.deal_number) this.drawHand(state);
   }
 
   drawSeats(s) {
@@ -595,23 +623,18 @@ export class TablePage {
       // Everything a badge says fits its fixed size: one short line each, the rest as marks on
       // the initial (the dealer, a computer playing the seat) and words for a screen reader.
       const clocked = turn && !s.paused && s.clock && s.clock.seat === seat;
-      const avatar = el("div", { class: "avatar" + (clocked ? " clocked" : ""), "aria-hidden": "true" },
-        el("span", { text: initial(name) }));
-      if (clocked) avatar.dataset.deadline = String(s.clock.deadline);
-      if (seat === s.dealer) avatar.append(el("b", { class: "mark dealer", text: t("table.dealerMark") }));
+      const avatar = avatarOf(name, seat === s.dealer);
+      if (clocked) {
+        avatar.classList.add("clocked");
+        avatar.dataset.deadline = String(s.clock.deadline);
+      }
       if (presence && presence.kind !== "away") avatar.append(el("b", { class: "mark stand-in", text: "⚙" }));
       const tags = [];
       if (mine && !isDefaultName(name)) tags.push(el("span", { class: "you", text: t("table.you") }));
       if (!mine && s.levels[seat]) tags.push(el("span", { class: "level", text: levelLabel(s.levels[seat]) }));
       if (seat === s.dealer) tags.push(el("span", { class: "sr-only dealer", text: t("table.dealer") }));
       const who = el("div", { class: "who" }, el("strong", { text: name }), ...tags);
-      const pill = el("span", {
-        class: "pill", title: t("table.pillTitle"),
-        text: `${num(s.won[seat])}/${call === null ? "–" : num(call)}`,
-      });
-      const line = el("div", { class: "line", "aria-label": call === null
-        ? t("table.lineNoCall", { won: s.won[seat] }) : t("table.line", { won: s.won[seat], call }) },
-        pill, el("span", { class: "total", text: score(s.totals[seat]) }));
+      const line = tricksLine(s.won[seat], call, score(s.totals[seat]));
       let doing = "";
       let kind = "";
       if (turn && s.paused) [doing, kind] = [t("table.pausedShort"), "paused"];
@@ -670,7 +693,7 @@ export class TablePage {
     for (const avatar of this.view.querySelectorAll(".seat .avatar.clocked")) {
       const share = cap ? left(avatar.dataset.deadline) / (cap * 1000) : 1;
       avatar.style.setProperty("--left", String(Math.max(0, Math.min(1, share))));
-      avatar.classList.toggle("low", share * (cap || 0) <= 5);
+      avatar.classList.toggle("low", left(avatar.dataset.deadline) <= 5000);
     }
     const mine = s && !s.paused && s.clock && s.seat !== null && s.clock.seat === s.seat && s.turn === s.seat &&
       !s.match_over;
@@ -775,12 +798,15 @@ export class TablePage {
       return;
     }
     this.calling.hidden = false;
+    // Drawn again (a hint came, someone joined): the keyboard keeps its place.
+    const focused = this.calling.contains(document.activeElement) ? document.activeElement : null;
+    const refocus = focused && (focused.dataset.call || focused.className.split(" ")[0]);
     const suggested = this.hint && this.hint.kind === "call" && this.hint.version === s.version
       ? this.hint.options[0].action : null;
     const buttons = s.legal_calls.map((value, index) => el("button", {
       type: "button", class: "call" + (value === suggested ? " suggested" : ""), text: num(value),
       "aria-label": t("table.callButton", { call: value }), tabindex: index === 0 ? "0" : "-1",
-      onclick: () => this.call(value),
+      "data-call": String(value), onclick: () => this.call(value),
     }));
     const hint = el("button", { type: "button", class: "hint-call", text: t("table.hint"), onclick: () => this.askHint() });
     this.calling.replaceChildren(
@@ -789,10 +815,16 @@ export class TablePage {
       el("div", { class: "call-extra" }, hint, s.may_claim_redeal ? el("button", {
         type: "button", class: "redeal", text: t("table.redeal"), onclick: () => this.act({ type: "redeal" }),
       }) : null));
+    if (refocus) {
+      const again = this.calling.querySelector(`[data-call="${refocus}"]`) || this.calling.querySelector(`.${refocus}`);
+      if (again) {
+        for (const button of buttons) button.setAttribute("tabindex", button === again ? "0" : "-1");
+        again.focus();
+      }
+    }
   }
 
-  drawHand() {
-    const s = this.state;
+  drawHand(s = this.state) {
     const focused = document.activeElement && this.hand.contains(document.activeElement)
       ? document.activeElement.dataset.card : null;
     const legal = new Set(s.legal);
@@ -870,9 +902,19 @@ export class TablePage {
     // Nothing in the hand is playable until the next state says so.
     this.hand.classList.remove("active");
     if (card) {
+      const focused = document.activeElement === card;
       card.classList.add("gone");
       card.classList.remove("chosen", "playable", "lifted");
-      if (document.activeElement === card) this.hand.focus?.();
+      // The keyboard stays in the hand: on the next card still held (or the one before).
+      if (focused) {
+        const live = [...this.hand.querySelectorAll("button.card:not(.gone)")];
+        const next = live.find((other) => other.compareDocumentPosition(card) & Node.DOCUMENT_POSITION_PRECEDING) ||
+          live[live.length - 1];
+        if (next) {
+          for (const other of live) other.setAttribute("tabindex", other === next ? "0" : "-1");
+          next.focus();
+        }
+      }
     }
   }
 
@@ -1033,7 +1075,7 @@ export class TablePage {
   // --- results between deals ------------------------------------------------------------
 
   seen() {
-    return Number(localStorage.getItem(this.seenKey) || "0");
+    return Number(readStored(this.seenKey) || "0");
   }
 
   maybeShowResult() {
@@ -1053,7 +1095,7 @@ export class TablePage {
     this.showing = { count, final };
     const result = s.results[count - 1];
     if (result && s.seat !== null) {
-      const made = this.madeCall(result, s.seat);
+      const made = madeCall(s.rules, result, s.seat);
       sound.play(made ? "made" : "broken");
     }
     const title = final ? t("result.over") : t("result.deal", { deal: count });
@@ -1073,20 +1115,13 @@ export class TablePage {
     close.focus();
   }
 
-  madeCall(result, seat) {
-    const options = this.state.rules.options || {};
-    const call = result.calls[seat];
-    const won = result.won[seat];
-    return options.exact_scoring ? won === call || won === call + 1 : won >= call;
-  }
-
   /** The summary was closed: say so, and the computers go on with the next deal. */
   closedResult() {
     const showing = this.showing;
     this.showing = null;
     if (!showing) return;
     const seen = showing.final ? showing.count + 1 : showing.count;
-    localStorage.setItem(this.seenKey, String(Math.max(this.seen(), seen)));
+    keepStored(this.seenKey, String(Math.max(this.seen(), seen)));
     this.send({ type: "seen", deals: showing.count });
     if (this.state) this.maybeShowResult();
   }
@@ -1112,7 +1147,7 @@ export class TablePage {
     const pause = el("select", { id: "set-pause" },
       ...Object.keys(PAUSES).map((value) => el("option", { value, text: t(`pause.${value}`) })));
     pause.value = pauseSetting();
-    pause.addEventListener("change", () => localStorage.setItem(PAUSE_KEY, pause.value));
+    pause.addEventListener("change", () => keepStored(PAUSE_KEY, pause.value));
     const noise = el("input", { type: "checkbox", id: "set-sound" });
     noise.checked = sound.enabled();
     noise.addEventListener("change", () => sound.setEnabled(noise.checked));
@@ -1164,7 +1199,12 @@ export class TablePage {
 
   call(value) {
     // The calls go at once: a second tap cannot send another.
-    if (this.act({ type: "call", value })) this.calling.hidden = true;
+    if (this.act({ type: "call", value })) {
+      const focused = this.calling.contains(document.activeElement);
+      this.calling.hidden = true;
+      // The keyboard goes on to the hand rather than to nowhere.
+      if (focused) this.hand.querySelector('button.card[tabindex="0"]')?.focus();
+    }
   }
 
   play(code) {
@@ -1215,8 +1255,8 @@ export function layHand(hand, { px = TOUCH_PX, share = 0.5 } = {}) {
   const perRowMost = Math.max(1, Math.floor((width - cardWidth) / least) + 1);
   const rowsFor = (count) => (count <= perRowMost ? 1 : 2);
   const fullRows = rowsFor(13);
-  // The upper row shows a fingertip even under a lifted card of the lower row.
-  const rowGap = Math.max(cardHeight * 0.6, TOUCH_PX + Math.max(raise, lift) + 2);
+  // The upper row shows `px` of each card even under a lifted card of the lower row.
+  const rowGap = Math.max(cardHeight * 0.6, px + Math.max(raise, lift) + 2);
   hand.style.height = `${Math.round(lift + cardHeight + (fullRows - 1) * rowGap + 2)}px`;
   const rows = Math.min(rowsFor(cards.length), fullRows);
   const perRow = Math.ceil(cards.length / rows);
@@ -1262,8 +1302,24 @@ function cardsLeft(state, seat) {
   return Math.max(0, 13 - state.tricks_played - played);
 }
 
-export function initial(name) {
+function initial(name) {
   return [...String(name || "?").trim()][0] || "?";
+}
+
+/** A badge's round initial, with the dealer's mark on it (the table and the replay). */
+export function avatarOf(name, dealer) {
+  const avatar = el("div", { class: "avatar", "aria-hidden": "true" }, el("span", { text: initial(name) }));
+  if (dealer) avatar.append(el("b", { class: "mark dealer", text: t("table.dealerMark") }));
+  return avatar;
+}
+
+/** A badge's line: tricks taken of the call, as a pill, and a total (`totalTitle` says which);
+ * in words for a screen reader. */
+export function tricksLine(won, call, total, totalTitle = null) {
+  const words = call === null ? t("table.lineNoCall", { won }) : t("table.line", { won, call });
+  return el("div", { class: "line" }, el("span", { class: "sr-only", text: words }),
+    el("span", { class: "pill", title: t("table.pillTitle"), "aria-hidden": "true", text: `${num(won)}/${call === null ? "–" : num(call)}` }),
+    el("span", { class: "total", title: totalTitle, text: total }));
 }
 
 /** The default name of a person who gave none, in any language ("You"): no "you" tag then. */
@@ -1296,17 +1352,20 @@ function travel(element, from, to, ms, delay = 0) {
   return animation.finished.catch(() => {});
 }
 
+/** Whether `seat` made its call in a deal's `result`, under `rules` (exact scoring: the call
+ * or one more). */
+function madeCall(rules, result, seat) {
+  const call = result.calls[seat];
+  const won = result.won[seat];
+  return (rules.options || {}).exact_scoring ? won === call || won === call + 1 : won >= call;
+}
+
 /** The score table: per deal each player's call/tricks and points, and the totals. */
 export function scoreTable(state, highlight = null) {
   const s = state;
   const head = el("tr", {}, el("th", { scope: "col", text: t("scores.deal") }),
     ...s.names.map((name) => el("th", { scope: "col", title: name }, el("span", { class: "name", text: name }))));
-  const made = (result, seat) => {
-    const o = s.rules.options || {};
-    const call = result.calls[seat];
-    const won = result.won[seat];
-    return o.exact_scoring ? won === call || won === call + 1 : won >= call;
-  };
+  const made = (result, seat) => madeCall(s.rules, result, seat);
   const rows = s.results.map((result) => el("tr", { class: result.number === highlight ? "latest" : null },
     el("th", { scope: "row", text: num(result.number) }),
     ...result.scores.map((points, seat) => el("td", {
