@@ -369,6 +369,30 @@ def test_a_whole_deal_in_nepali_and_hindi(
         ctx.close()
 
 
+def room_with_bikash(page: Any, base_url: str, turn_seconds: int) -> tuple[str, dict[str, str]]:
+    """A started room of one deal: Asha (its creator, the page's context), Bikash who joined
+    (but never opens it), and two computers; its code and the two people's tokens."""
+    code, token = create_room(
+        base_url,
+        page,
+        rules="strict(deals=1)",
+        seats=[None, "random", "random"],
+        turn_seconds=turn_seconds,
+        speed="instant",
+    )
+    joined = page.request.post(
+        f"{base_url}/api/rooms/{code}/join",
+        data=json.dumps({"name": "Bikash"}),
+        headers={"content-type": "application/json"},
+    )
+    assert joined.ok, joined.text()
+    started = page.request.post(
+        f"{base_url}/api/rooms/{code}/start", headers={"authorization": f"Bearer {token}"}
+    )
+    assert started.ok, started.text()
+    return code, {"Asha": token, "Bikash": joined.json()["token"]}
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_room_deal_by_touch(browser: Any, base_url: str, screens: Path, size: str) -> None:
     """A room's deal at every size (by touch on the touch screens), under a turn clock, with a
@@ -379,24 +403,7 @@ def test_a_room_deal_by_touch(browser: Any, base_url: str, screens: Path, size: 
     table = Table(page, size, screens)
     table.prefix = "room-"
     try:
-        code, token = create_room(
-            base_url,
-            page,
-            rules="strict(deals=1)",
-            seats=[None, "random", "random"],
-            turn_seconds=60,
-            speed="instant",
-        )
-        joined = page.request.post(
-            f"{base_url}/api/rooms/{code}/join",
-            data=json.dumps({"name": "Bikash"}),
-            headers={"content-type": "application/json"},
-        )
-        assert joined.ok, joined.text()
-        started = page.request.post(
-            f"{base_url}/api/rooms/{code}/start", headers={"authorization": f"Bearer {token}"}
-        )
-        assert started.ok, started.text()
+        code, _tokens = room_with_bikash(page, base_url, turn_seconds=60)
         page.goto(f"{base_url}/#/room/{code}")
         page.locator(".hand .card").first.wait_for()
         covered = page.locator(".seat[data-seat='1']")
@@ -453,25 +460,7 @@ def test_a_room_everyone_left_says_nobody_can_go_on(
     ctx = phone_context(browser, "390x844")
     page = ctx.new_page()
     try:
-        code, token = create_room(
-            base_url,
-            page,
-            rules="strict(deals=1)",
-            seats=[None, "random", "random"],
-            turn_seconds=15,
-            speed="instant",
-        )
-        joined = page.request.post(
-            f"{base_url}/api/rooms/{code}/join",
-            data=json.dumps({"name": "Bikash"}),
-            headers={"content-type": "application/json"},
-        )
-        assert joined.ok, joined.text()
-        seated = {"Asha": token, "Bikash": joined.json()["token"]}
-        answer = page.request.post(
-            f"{base_url}/api/rooms/{code}/start", headers={"authorization": f"Bearer {token}"}
-        )
-        assert answer.ok, answer.text()
+        code, seated = room_with_bikash(page, base_url, turn_seconds=15)
         for name, held in seated.items():
             left = page.request.post(
                 f"{base_url}/api/rooms/{code}/leave", headers={"authorization": f"Bearer {held}"}
