@@ -83,6 +83,13 @@ class Backend(Protocol):
         """Take or renew the lease to run the table's computers and clock; False when another
         process holds it."""
 
+    async def release(self, table_id: str, owner: str) -> None:
+        """Give up the lease if ``owner`` holds it (a process shutting down), so that another
+        process takes the table over at once rather than when the lease runs out."""
+
+    async def ping(self) -> None:
+        """Raise unless the store answers (readiness: ``web.health``)."""
+
     async def close(self) -> None:
         """Let go of connections and files."""
 
@@ -148,6 +155,16 @@ class LocalBackend:
 
     async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
         return True
+
+    async def release(self, table_id: str, owner: str) -> None:
+        return None  # one process: nobody else would take the table over
+
+    async def ping(self) -> None:
+        def query() -> None:
+            with self.store.transaction() as db:
+                db.execute("SELECT 1").fetchone()
+
+        await asyncio.to_thread(query)
 
     async def close(self) -> None:
         self.store.close()
