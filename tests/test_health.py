@@ -98,9 +98,9 @@ def test_a_draining_process_takes_nothing_new(client: TestClient) -> None:
             "code": "restarting",
         }
         assert answer.headers["retry-after"] and answer.headers["x-frame-options"] == "DENY"
-    with client.websocket_connect(f"/ws/matches/{made.json()['id']}") as socket:
-        with pytest.raises(WebSocketDisconnect) as closed:
-            socket.receive_json()
+    address = f"/ws/matches/{made.json()['id']}"
+    with client.websocket_connect(address) as socket, pytest.raises(WebSocketDisconnect) as closed:
+        socket.receive_json()
     assert closed.value.code == RESTARTING
     assert client.get("/healthz").status_code == 200
     assert client.get("/api/profiles").status_code == 200
