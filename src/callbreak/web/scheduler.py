@@ -268,6 +268,7 @@ async def _cover(
     observation = table.match.observation(seat)
     if not await run_in_threadpool(ready, observation, player):  # a searching cover, compiling
         player = await run_in_threadpool(table.stand_in, seat)
+        table.metrics.stand_ins.inc()
     detail = "the turn clock ran out" if reason == TIMEOUT else "not at the table"
     decision, fault = await _helped(table, player, observation, reason, detail)
     action = decision.action
