@@ -80,6 +80,11 @@ def test_readiness_follows_redis_and_health_never_asks_it(tmp_path: Path) -> Non
             finally:
                 os.kill(server.pid, signal.SIGCONT)
             _poll(client, lambda a: a.status_code == 200)  # back with Redis
+            server.terminate()  # and gone: refused connections, not silence
+            server.wait(10)
+            answer = _poll(client, lambda a: a.status_code == 503)
+            assert answer.json()["reason"] == "the store does not answer"
+            assert client.get("/healthz").status_code == 200
 
 
 def test_a_draining_process_takes_nothing_new(client: TestClient) -> None:

@@ -99,8 +99,15 @@ class Logged:
                 status = int(message["status"])
             await send(message)
 
+        async def hearing() -> Message:
+            nonlocal status
+            message = await receive()
+            if message["type"] == "websocket.disconnect" and status is None:
+                status = int(message.get("code", 1005))  # the client closed it
+            return message
+
         try:
-            await self.app(scope, receive, noting)
+            await self.app(scope, hearing if kind == "websocket" else receive, noting)
         finally:
             route = route_of(self.routes, scope)
             method = str(scope.get("method", "GET")) if kind == "http" else "WS"
