@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
 import time
 from collections.abc import Callable, Iterable
@@ -31,6 +32,8 @@ from prometheus_client import (
 from starlette.requests import Request
 from starlette.responses import Response
 
+from callbreak.errors import CallbreakError
+from callbreak.game import Call, ClaimRedeal, Play
 from callbreak.seating import PlayerSpec
 from callbreak.web.accesslog import room_event
 from callbreak.web.actions import STOP
@@ -143,18 +146,23 @@ def action_kind(action: object) -> str:
     """call, play, redeal or stop."""
     if action == STOP:
         return "stop"
-    name = type(action).__name__
-    return {"Call": "call", "Play": "play", "ClaimRedeal": "redeal"}.get(name, "other")
+    if isinstance(action, Call):
+        return "call"
+    if isinstance(action, Play):
+        return "play"
+    return "redeal" if isinstance(action, ClaimRedeal) else "other"
 
 
+@functools.lru_cache(maxsize=256)
 def level_label(level: str | None) -> str:
     """A computer's level as a label: the level's name, "remote" for any remote bot (whose
-    address is the operator's allowed list, not a figure), "other" for what cannot be read."""
+    address is the operator's allowed list, not a figure), "other" for what cannot be read.
+    Kept for the specs seen last: read once per decision otherwise."""
     if level is None:
         return "other"
     try:
         spec = PlayerSpec.parse(level)
-    except Exception:
+    except CallbreakError:
         return "other"
     return "remote" if spec.remote else spec.name
 
