@@ -32,8 +32,11 @@ DRAIN_SECONDS = 10.0
 """``callbreak serve --drain-seconds``: how long a shutdown may take."""
 PING_SECONDS = 5.0
 """``callbreak serve --ping-seconds`` (``web.messages.PING_SECONDS``, not imported at start)."""
-PROTOCOL_PING_SECONDS = 10.0
-"""uvicorn's WebSocket pings: a client that answers none for this long after one is dropped."""
+PROTOCOL_PING_SECONDS = 20.0
+"""uvicorn's WebSocket pings: one every this many seconds, and a client that answers none for as
+long after it is dropped. Not shorter: uvicorn reads no frame (a pong included) while the app
+is still handling a socket's last message (a hint waiting for the busy pool, a slow store), and
+a client that is merely slow must not be dropped for it."""
 
 
 class _Parser(argparse.ArgumentParser):
