@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -50,6 +51,8 @@ def serve(url: str, folder: Path, name: str, *options: str) -> tuple[subprocess.
             *options,
         ],
         stdout=(folder / f"{name}.out").open("wb"),
+        # A process that dies of a signal of its own (a crash) says where, in its log.
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
         stderr=(folder / f"{name}.log").open("wb"),  # kept for a failing run's report
     )
     base = f"http://127.0.0.1:{port}"
