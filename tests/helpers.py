@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -163,6 +165,13 @@ def running(app: Any, port: int | None = None) -> Iterator[str]:
 def redis_server() -> Iterator[str]:
     """A real redis-server (Debian's package; ``.ci/run`` installs it) on a free loopback
     port, with nothing saved to disk; yields its URL."""
+    with redis_process() as (_process, url):
+        yield url
+
+
+@contextlib.contextmanager
+def redis_process() -> Iterator[tuple[Any, str]]:
+    """:func:`redis_server`, yielding its process too (to stop it, or pause it)."""
     import shutil
     import subprocess
     import tempfile
@@ -188,8 +197,11 @@ def redis_server() -> Iterator[str]:
                     pass
                 assert time.monotonic() < deadline, "redis-server did not start"
                 time.sleep(0.05)
-            yield f"redis://127.0.0.1:{port}/0"
+            yield process, f"redis://127.0.0.1:{port}/0"
         finally:
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process.pid, signal.SIGCONT)  # a test may have paused it
             process.terminate()
             process.wait(10)
 

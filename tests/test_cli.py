@@ -177,12 +177,30 @@ def test_serve_takes_the_bots_it_may_call(monkeypatch: pytest.MonkeyPatch) -> No
     from callbreak.web.limits import Limits
 
     given: list[Limits] = []
-    monkeypatch.setattr(cli, "run_serve", lambda *args: given.append(args[4]) or 0)
+    monkeypatch.setattr(cli, "run_serve", lambda *args, **_options: given.append(args[4]) or 0)
     assert cli.main(["serve", "--bots", "http://Bots.example:7000, 10.0.0.0/8,::1/128"]) == 0
     bots = given[0].bots
     assert str(bots) == "http://bots.example:7000, 10.0.0.0/8, ::1/128"
     assert cli.main(["serve"]) == 0
     assert not given[1].bots  # none unless the operator says so
+
+
+@pytest.mark.parametrize(
+    ("option", "words"),
+    [
+        (["--metrics", "10.0.0.0/8,nonsense"], "--metrics takes addresses or networks"),
+        (["--drain-seconds", "0"], "--drain-seconds must be above 0"),
+        (["--ping-seconds", "-1"], "--ping-seconds above 0"),
+        (["--drain-seconds", "soon"], "invalid float value"),
+    ],
+)
+def test_serve_refuses_bad_operations_options_in_one_line(
+    option: list[str], words: str, tmp_path: Path
+) -> None:
+    result = run("serve", "--db", str(tmp_path / "db.sqlite"), "--port", "1", *option)
+    assert result.returncode == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr and words in lines[0], lines
 
 
 def test_rules_lists_profiles() -> None:

@@ -308,6 +308,9 @@ async def test_a_searching_cover_has_the_stand_in_while_its_search_compiles(
     table = app.state.tables.live[code]
     assert [f["fault"] for f in table.data.faults[version]] == ["timeout"]
     assert list(table.stand_ins) == [0]  # the stand-in, not the expert cover, decided
+    figures = app.state.metrics.registry
+    assert figures.get_sample_value("callbreak_stand_in_decisions_total") >= 1
+    assert figures.get_sample_value("callbreak_cover_decisions_total", {"reason": "timeout"}) >= 1
     assert_fair(app, code, asha)
     await asha.close()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -32,7 +33,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def serve(url: str, folder: Path, name: str) -> tuple[subprocess.Popen[bytes], str]:
+def serve(url: str, folder: Path, name: str, *options: str) -> tuple[subprocess.Popen[bytes], str]:
     """A `callbreak serve` process on a free port, kept in Redis at ``url``."""
     port = free_port()
     process = subprocess.Popen(
@@ -47,8 +48,11 @@ def serve(url: str, folder: Path, name: str) -> tuple[subprocess.Popen[bytes], s
             str(folder / f"{name}.db"),
             "--redis",
             url,
+            *options,
         ],
-        stdout=subprocess.DEVNULL,
+        stdout=(folder / f"{name}.out").open("wb"),
+        # A process that dies of a signal of its own (a crash) says where, in its log.
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
         stderr=(folder / f"{name}.log").open("wb"),  # kept for a failing run's report
     )
     base = f"http://127.0.0.1:{port}"
@@ -397,3 +401,147 @@ async def test_an_action_from_a_seat_given_away_meanwhile_is_not_stored() -> Non
             )
         finally:
             await backend.close()
+
+
+# --- a process that hangs, and one that is stopped (issue 32, item 3) --------------------------
+
+
+async def test_a_stopped_process_is_noticed_through_its_pings(tmp_path: Path) -> None:
+    """A process frozen with SIGSTOP closes nothing: its clients learn it is gone only because
+    its pings stop. Asha, on A, hears pings while the table is quiet and is not taken in by the
+    quiet; A is stopped; she notices the silence within a few intervals (on a generous
+    deadline), reconnects to B and finishes the match there with Bikash."""
+    with redis_server() as url:
+        first, a = serve(url, tmp_path, "a", "--ping-seconds", "1")
+        second, b = serve(url, tmp_path, "b", "--ping-seconds", "1")
+        try:
+            code, creator = _room(a, [None, "random", "random"], rules="strict(deals=1)")
+            status, bikash_seat = http("POST", f"{b}/api/rooms/{code}/join", {"name": "Bikash"})
+            assert status == 200
+            assert http("POST", f"{b}/api/rooms/{code}/start", token=creator)[0] == 200
+            asha = await Client.open(a, code, creator, watch=True)
+            bikash = await Client.open(b, code, bikash_seat["token"], watch=True)
+            # Nothing happens at the table for a while (Bikash and Asha wait): pings only.
+            with contextlib.suppress(TimeoutError):
+                await asha.until(lambda _m: False, timeout=4)
+            assert asha.pings >= 2  # a quiet server is heard, not taken for dead
+            bikash_plays = asyncio.get_running_loop().create_task(_finish(bikash))
+            while (state := await asha.my_turn(timeout=60)) is not None:
+                await asha.act(state)
+                if state["version"] >= 10:
+                    break
+            first.send_signal(signal.SIGSTOP)
+            stopped = time.monotonic()
+            with pytest.raises(TimeoutError):
+                await asha.until(lambda _m: False, timeout=60)
+            # Silent for 2.5 pings of 1 s: noticed well before the websockets library's own
+            # keepalive (20 s and 20 s) or any turn's wait would have given up.
+            assert time.monotonic() - stopped < 15
+            again = await Client.open(b, code, creator, watch=True)
+            assert again.seat == 0
+            finals = await asyncio.gather(_finish(again), bikash_plays)
+            assert all(final["match_over"] for final in finals)
+            assert len({tuple(final["totals"]) for final in finals}) == 1
+        finally:
+            first.send_signal(signal.SIGCONT)
+            for process in (first, second):
+                process.terminate()
+                process.wait(20)
+
+
+async def test_sigterm_hands_the_room_over_within_the_bound(tmp_path: Path) -> None:
+    """SIGTERM to A mid-deal: A gives up its lease on the room (so B drives it at once, not
+    when the lease would run out), closes every socket with 1012 ("restarting: reconnect"),
+    and exits within --drain-seconds (on a generous deadline). Its people reconnect to B and
+    finish there, every action kept. A's JSON log lines hold none of the tokens."""
+    import redis
+
+    with redis_server() as url:
+        first, a = serve(url, tmp_path, "a", "--drain-seconds", "5", "--log-json")
+        second, b = serve(url, tmp_path, "b", "--log-json")
+        store = redis.Redis.from_url(url, decode_responses=True)
+        try:
+            code, creator = _room(a, [None, None, "random"], rules="strict(deals=2)")
+            _, bikash = http("POST", f"{a}/api/rooms/{code}/join", {"name": "Bikash"})
+            _, chandra = http("POST", f"{a}/api/rooms/{code}/join", {"name": "Chandra"})
+            assert http("POST", f"{a}/api/rooms/{code}/start", token=creator)[0] == 200
+            tokens = [creator, bikash["token"], chandra["token"]]
+            closed: list[int | None] = []
+            terminated = asyncio.Event()
+            lease: list[str | None] = []
+
+            async def person(token: str) -> dict[str, Any]:
+                client = await Client.open(a, code, token)
+                try:
+                    while (state := await client.my_turn(timeout=60)) is not None:
+                        await client.act(state)
+                        if state["version"] >= 12 and not terminated.is_set():
+                            terminated.set()
+                            lease.append(store.get(f"cb:{{{code}}}:lease"))
+                            first.send_signal(signal.SIGTERM)
+                except ConnectionClosed as gone:
+                    closed.append(gone.rcvd.code if gone.rcvd else None)
+                    client = await Client.open(b, code, token)  # the load balancer: to B
+                return await _finish(client)
+
+            finals = await asyncio.gather(*(person(token) for token in tokens))
+            deadline = time.monotonic() + 30  # --drain-seconds 5, on a generous deadline
+            while first.poll() is None:
+                assert time.monotonic() < deadline, "A did not stop within its bound"
+                await asyncio.sleep(0.1)
+            # Read as soon as A is gone: a lease not given up would still be A's here.
+            after = store.get(f"cb:{{{code}}}:lease")
+            # uvicorn raises the signal again once its shutdown is done: dying of SIGTERM is the
+            # end of a graceful stop too (its words in a.out say the drain ran).
+            assert first.returncode in (0, -signal.SIGTERM)
+            assert lease and lease[0] is not None and lease[0].split(":")[1] == str(first.pid)
+            assert after is None or after.split(":")[1] == str(second.pid)
+            assert closed == [1012, 1012, 1012]
+            assert all(final["match_over"] for final in finals)
+            assert len({tuple(final["totals"]) for final in finals}) == 1
+            status, record = http("GET", f"{b}/api/rooms/{code}/record")
+            assert status == 200 and check(from_data(record)).valid
+            assert "Stopping: handing the rooms over" in (tmp_path / "a.out").read_text()
+            for name in ("a", "b"):
+                for line in (tmp_path / f"{name}.log").read_text().splitlines():
+                    entry = json.loads(line)  # every line is one JSON object
+                    assert not any(token in line for token in tokens), entry
+        finally:
+            store.close()
+            for process in (first, second):
+                if process.poll() is None:
+                    process.terminate()
+                process.wait(20)
+
+
+async def test_the_pubsub_reader_starts_only_once_subscribed() -> None:
+    """Many tables opening at once on a fresh process: the reader of Redis' pub/sub must start
+    after the subscription, once. It used to start on a pub/sub still being subscribed
+    ("RuntimeError: pubsub connection not set"), a task that died with nobody to hear it
+    ("Task exception was never retrieved")."""
+    import gc
+
+    loop = asyncio.get_running_loop()
+    problems: list[dict[str, Any]] = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _loop, context: problems.append(context))
+    try:
+        with redis_server() as url:
+            for _ in range(3):
+                backend = RedisBackend(url)
+                try:
+                    async with contextlib.AsyncExitStack() as stack:
+                        queues = await asyncio.gather(
+                            *(stack.enter_async_context(backend.events(f"T{i}")) for i in range(8))
+                        )
+                        await backend.publish("T5", {"type": "action"})
+                        assert await asyncio.wait_for(queues[5].get(), 10) == {"type": "action"}
+                        await asyncio.sleep(0.2)
+                finally:
+                    await backend.close()
+                del backend
+                gc.collect()
+                await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(previous)
+    assert problems == []

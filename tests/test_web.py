@@ -42,7 +42,9 @@ CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 
 @pytest.fixture
 def client(tmp_path: Path) -> TestClient:
-    return TestClient(create_app(tmp_path / "db.sqlite", limits=FAST))
+    # No pings (web.messages): these tests read a socket's messages in their exact order;
+    # tests/test_health.py and test_rooms_processes.py hear the pings.
+    return TestClient(create_app(tmp_path / "db.sqlite", limits=FAST, ping_seconds=3600))
 
 
 def new_match(client: TestClient, **body: Any) -> tuple[str, str]:

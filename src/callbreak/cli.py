@@ -28,6 +28,15 @@ if TYPE_CHECKING:  # rich is imported by the commands that draw, not at start
     from rich.progress import Progress
 
 EXIT_OK, EXIT_BROKEN, EXIT_UNREADABLE = 0, 1, 2
+DRAIN_SECONDS = 10.0
+"""``callbreak serve --drain-seconds``: how long a shutdown may take."""
+PING_SECONDS = 5.0
+"""``callbreak serve --ping-seconds`` (``web.messages.PING_SECONDS``, not imported at start)."""
+PROTOCOL_PING_SECONDS = 20.0
+"""uvicorn's WebSocket pings: one every this many seconds, and a client that answers none for as
+long after it is dropped. Not shorter: uvicorn reads no frame (a pong included) while the app
+is still handling a socket's last message (a hint waiting for the busy pool, a slow store), and
+a client that is merely slow must not be dropped for it."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -184,6 +193,35 @@ def build_parser() -> argparse.ArgumentParser:
         help="addresses (or networks, 10.0.0.0/8) of reverse proxies whose X-Forwarded-For "
         "names the client (default none: the limits count the direct peer)",
     )
+    serve.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=DRAIN_SECONDS,
+        metavar="S",
+        help="on SIGTERM, hand the rooms over and close every socket (code 1012: reconnect) "
+        "within S seconds (default %(default)g)",
+    )
+    serve.add_argument(
+        "--metrics",
+        metavar="ADDRESS,...",
+        default="",
+        help="addresses or networks (127.0.0.1, 10.0.0.0/8) that may read the Prometheus "
+        "metrics at /metrics (default none: /metrics answers 404)",
+    )
+    serve.add_argument(
+        "--log-json",
+        action="store_true",
+        help="write an access log (each request, socket and room event) and the server's "
+        "errors to stderr as one JSON object a line",
+    )
+    serve.add_argument(
+        "--ping-seconds",
+        type=float,
+        default=PING_SECONDS,
+        metavar="S",
+        help="seconds between the pings each socket hears, by which a page finds a frozen "
+        "server (default %(default)g)",
+    )
 
     adopt = commands.add_parser(
         "adopt",
@@ -247,7 +285,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 message_burst=max(60.0, 3 * args.message_rate),
             )
             proxies = [item.strip() for item in args.proxies.split(",") if item.strip()]
-            return run_serve(args.host, args.port, args.db, args.redis, limits, proxies)
+            metrics = [item.strip() for item in args.metrics.split(",") if item.strip()]
+            return run_serve(
+                args.host,
+                args.port,
+                args.db,
+                args.redis,
+                limits,
+                proxies,
+                drain_seconds=args.drain_seconds,
+                metrics_from=metrics,
+                log_json=args.log_json,
+                ping_seconds=args.ping_seconds,
+            )
     except KeyboardInterrupt:
         print("callbreak: interrupted", file=sys.stderr)
         return 130
@@ -575,9 +625,15 @@ def run_serve(
     redis_url: str | None = None,
     limits: Limits | None = None,
     proxies: Sequence[str] = (),
+    *,
+    drain_seconds: float = DRAIN_SECONDS,
+    metrics_from: Sequence[str] = (),
+    log_json: bool = False,
+    ping_seconds: float = PING_SECONDS,
 ) -> int:
     """Serve the web app until interrupted; ``proxies`` are the addresses whose
-    X-Forwarded-For is believed."""
+    X-Forwarded-For is believed, ``metrics_from`` those that may read /metrics. SIGTERM drains
+    the server within ``drain_seconds``; sockets hear a ping every ``ping_seconds``."""
     import sqlite3
 
     from callbreak.web.app import create_app
@@ -597,6 +653,23 @@ def run_serve(
             file=sys.stderr,
         )
         return EXIT_UNREADABLE
+    if not (0 < drain_seconds <= 600 and 0 < ping_seconds <= 300):
+        print(
+            "callbreak serve: --drain-seconds must be above 0 and at most 600, --ping-seconds "
+            "above 0 and at most 300",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
+    for network in metrics_from:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError:
+            print(
+                "callbreak serve: --metrics takes addresses or networks such as 127.0.0.1 or "
+                f"10.0.0.0/8, not {network!r}",
+                file=sys.stderr,
+            )
+            return EXIT_UNREADABLE
     trusted: list[str] = []
     for proxy in proxies:
         try:  # uvicorn would take a mistyped address as a name that never matches
@@ -629,43 +702,84 @@ def run_serve(
         return EXIT_UNREADABLE
     with listener:
         try:
-            app = create_app(path, redis_url, limits or Limits())
+            app = create_app(
+                path,
+                redis_url,
+                limits or Limits(),
+                metrics_from=metrics_from,
+                ping_seconds=ping_seconds,
+            )
         except (OSError, sqlite3.Error) as error:
             print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)
             return EXIT_UNREADABLE
-        return _serve_on(listener, app, host, port, path, redis_url, trusted)
+        served = _Served(host, port, path, redis_url, trusted, drain_seconds, log_json)
+        return _serve_on(listener, app, served)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Served:
+    """How ``callbreak serve`` runs the app."""
+
+    host: str
+    port: int
+    path: str
+    redis_url: str | None
+    trusted: list[str]
+    drain_seconds: float
+    log_json: bool
 
 
 def _serve_on(
     listener: socket.socket,
     app: Any,  # the web app (an ASGI app: cli names no starlette type, docs/architecture.md)
-    host: str,
-    port: int,
-    path: str,
-    redis_url: str | None,
-    trusted: list[str],
+    served: _Served,
 ) -> int:
     """Serve ``app`` on the socket already bound to ``host:port`` until interrupted."""
+    import asyncio
     import logging
+    import math
     import threading
+    import time
 
     import uvicorn
 
+    from callbreak.web.accesslog import ACCESS, JsonLines
     from callbreak.web.messages import MAX_FRAME_BYTES
     from callbreak.web.transport import BoundedWebSocket
 
-    kept = f"matches and rooms in Redis at {redis_url}" if redis_url else f"matches kept in {path}"
+    host, port, redis_url, trusted = served.host, served.port, served.redis_url, served.trusted
+    kept = (
+        f"matches and rooms in Redis at {redis_url}"
+        if redis_url
+        else f"matches kept in {served.path}"
+    )
     print(f"Call Break is at http://{host}:{port}/ ({kept}); Ctrl-C stops it", flush=True)
     # The computer players' compiled kernel loads in the background, so the first match does
     # not stall on it (on a fresh install it is compiled once, which takes a while).
     threading.Thread(target=_announced_warm_up, name="warm-up", daemon=True).start()
     # What failed inside the server (logger callbreak.web) goes to stderr, never to a client.
-    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if served.log_json:
+        # Every line one JSON object, uvicorn's own included (log_config=None lets its loggers
+        # pass to this handler); the access log is written only then.
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(JsonLines())
+        logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
+        ACCESS.setLevel(logging.INFO)
+    else:
+        logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level="warning",
+        log_config=None if served.log_json else uvicorn.config.LOGGING_CONFIG,
+        access_log=False,  # the app's own (web.accesslog), with --log-json
+        # The protocol's pings find the clients that went away without closing (a phone out
+        # of reach); the app's own pings (web.messages) let the pages find a frozen server.
+        ws_ping_interval=PROTOCOL_PING_SECONDS,
+        ws_ping_timeout=PROTOCOL_PING_SECONDS,
+        # Past the drain (_DrainingServer.shutdown), what is left of the bound.
+        timeout_graceful_shutdown=math.ceil(served.drain_seconds),
         # A frame over this closes its socket as it arrives, unread: uvicorn would
         # otherwise hold up to 16 MiB of it before the app's own 4 kB check.
         ws_max_size=MAX_FRAME_BYTES,
@@ -677,7 +791,33 @@ def _serve_on(
         forwarded_allow_ips=trusted or None,
         server_header=False,
     )
-    uvicorn.Server(config).run(sockets=[listener])
+
+    class DrainingServer(uvicorn.Server):
+        """uvicorn's server; its shutdown (SIGTERM, Ctrl-C) stops listening, hands the tables
+        over and then lets uvicorn close the sockets (1012) and the app, all within the
+        drain's bound."""
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            started = time.monotonic()
+            seconds = served.drain_seconds
+            print(f"Stopping: handing the rooms over (at most {seconds:g} s)", flush=True)
+            for server in self.servers:  # no new connection from here on
+                server.close()
+            for listening in sockets or []:
+                listening.close()
+            try:
+                # At most half the bound: a store out of reach must leave the rest for the
+                # sockets to be closed and the requests in flight to end.
+                async with asyncio.timeout(seconds / 2):
+                    await app.state.drain.start()
+            except TimeoutError:
+                print("callbreak serve: the store did not answer; leases left to run out")
+            left = seconds - (time.monotonic() - started)
+            # A second is kept for the app's own shutdown (closing the store) after uvicorn's.
+            self.config.timeout_graceful_shutdown = max(0, int(left - 1.0))
+            await super().shutdown(sockets)
+
+    DrainingServer(config).run(sockets=[listener])
     return EXIT_OK
 
 

@@ -36,12 +36,20 @@ them from the cache of an earlier start takes about a second, compiling them hal
 
 _warming = threading.Event()
 _compiling = threading.Event()  # a wait in ready() ran out: the kernel is compiled, not loaded
+_stand_in_ready = threading.Event()  # the warm-up has made the stand-in's call and first card
 
 
 def preparing() -> bool:
     """Whether this process is loading (or, on a fresh install, compiling) the kernel now
     (then :func:`ready` may let a stand-in decide)."""
     return _warming.is_set()
+
+
+def serving() -> bool:
+    """Whether every computer can decide now without a wait for the compiler: no warm-up runs,
+    or the stand-in that decides for the searching levels meanwhile is ready (a server's
+    readiness, ``web.health``)."""
+    return not preparing() or _stand_in_ready.is_set()
 
 
 def warm_up() -> float:
@@ -72,6 +80,7 @@ def _play_warm_up() -> float:
     while match.deal.legal_calls():
         match.call(advanced.call(match.observation(match.deal.turn or 0)))
     advanced.play(match.observation(match.deal.turn or 0))
+    _stand_in_ready.set()
     match = Match("strict(deals=1)", seed="warm-up")
     # In the order a first match against the browser's default opponents (three experts) needs
     # them: the default expert calls first and leads the first trick, so its calls' search and

@@ -466,6 +466,64 @@ def test_connection_lost_is_cleared_on_reconnecting(browser: Any, base_url: str)
         ctx.close()
 
 
+def test_a_silent_server_is_left_and_a_restart_reconnects_quietly(
+    browser: Any, base_url: str
+) -> None:
+    """The page hears the server's pings: once a server falls silent (frozen, not closed: the
+    socket stays open) for 2.5 intervals it lets the socket go, says "Connection lost" and
+    connects again. A socket closed with 1012 (the server restarting) is connected again at
+    once, with nothing said."""
+    ctx = context(browser, "1366")
+    page = ctx.new_page()
+    sockets: list[Any] = []
+    frozen: set[int] = set()
+
+    def route(ws: Any) -> None:
+        sockets.append(ws)
+        number = len(sockets)
+        server = ws.connect_to_server()
+
+        def to_page(message: Any) -> None:
+            if number not in frozen:
+                ws.send(message)
+
+        server.on_message(to_page)
+
+    def wait_for_socket(count: int) -> None:
+        for _ in range(400):
+            if len(sockets) >= count:
+                return
+            page.wait_for_timeout(25)
+        raise AssertionError(f"the page did not connect again ({len(sockets)} sockets)")
+
+    try:
+        page.route_web_socket(re.compile(r"/ws/matches/"), route)
+        match = new_match(page, base_url)
+        page.goto(f"{base_url}/#/play/{match}")
+        page.wait_for_selector(".hand .card")
+        # The server says it pings every second, then sends nothing more.
+        sockets[0].send(json.dumps({"type": "ping", "every": 1}))
+        frozen.add(1)
+        lost = page.locator(".status-box .note:not([hidden])", has_text="Connection lost")
+        lost.wait_for(timeout=10_000)  # 2.5 s of silence, on a generous deadline
+        wait_for_socket(2)
+        page.wait_for_selector(".hand .card")
+        lost.wait_for(state="detached", timeout=10_000)  # connected again: the note goes
+
+        sockets[1].close(code=1012, reason="restart")
+        seen = []
+        for _ in range(400):
+            seen.append(lost.count())
+            if len(sockets) >= 3:
+                break
+            page.wait_for_timeout(10)
+        wait_for_socket(3)
+        page.wait_for_selector(".hand .card")
+        assert not any(seen) and lost.count() == 0, "a restart was shown as a lost connection"
+    finally:
+        ctx.close()
+
+
 @pytest.mark.parametrize("lang", ["ne", "hi"])
 def test_room_pages_in_nepali_and_hindi_show_no_english(
     browser: Any, base_url: str, screens: Path, lang: str

@@ -9,11 +9,12 @@ processes (``redis_url``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +30,15 @@ from callbreak.errors import CallbreakError
 from callbreak.players import DESCRIPTIONS, MENU
 from callbreak.rules import PROFILES, Rules, format_tenths
 from callbreak.web import messages, rooms, sheets
+from callbreak.web.accesslog import Logged
 from callbreak.web.backend import Backend, LocalBackend
+from callbreak.web.drain import Drain, Draining
 from callbreak.web.export import replay_data
+from callbreak.web.health import Health
 from callbreak.web.http import BadRequest, Guarded, answered, bearer, check_bots, error, read_json
 from callbreak.web.limits import DEFAULT, Limits, RateLimits
+from callbreak.web.messages import PING_SECONDS
+from callbreak.web.metrics import Metered, Metrics, Networks, endpoint
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.owners import held_matches, held_rooms, read_held
 from callbreak.web.stats import figures, game_of, replay
@@ -43,6 +49,8 @@ from callbreak.web.view import level_name, rules_json
 __all__ = ["create_app"]
 
 STATIC = Path(__file__).parent / "static"
+CLOSE_SECONDS = 1.0
+"""How long the app's shutdown waits for the store to close its connections."""
 NOT_SHELL = frozenset({"index.html", "manifest.webmanifest", "sw.js"})
 """The static files the service worker does not keep: the page (always from the network, the
 offline page when it cannot be reached), the manifest (the browser's own to fetch) and itself;
@@ -51,20 +59,33 @@ pages show ``icon.svg``, kept)."""
 
 
 def create_app(
-    db_path: str | os.PathLike[str], redis_url: str | None = None, limits: Limits = DEFAULT
+    db_path: str | os.PathLike[str],
+    redis_url: str | None = None,
+    limits: Limits = DEFAULT,
+    *,
+    metrics_from: Sequence[str] = (),
+    ping_seconds: float = PING_SECONDS,
 ) -> Starlette:
     """The ASGI app. Scoresheets (and, without ``redis_url``, matches and rooms) are kept in
     the SQLite file ``db_path``; with ``redis_url`` matches and rooms are kept in Redis, shared
     with every server process that uses the same Redis. ``limits`` bound what one address or
     connection may ask (``web.limits``); every answer carries the security headers of
-    ``web.http``."""
+    ``web.http``. ``/metrics`` answers only the addresses of the networks ``metrics_from``
+    (``web.metrics``); every socket hears a ping every ``ping_seconds`` (``web.messages``).
+    ``app.state.drain`` hands the tables over at shutdown (``web.drain``)."""
+    allowed = Networks(metrics_from)  # a bad network raises ValueError before anything opens
     store = Store(db_path)
-    backend: Backend = LocalBackend(store)
+    metrics = Metrics()
+    stored: Backend = LocalBackend(store)
     if redis_url is not None:
         from callbreak.web.redis_backend import RedisBackend
 
-        backend = RedisBackend(redis_url)
-    tables = Tables(backend, limits)
+        stored = RedisBackend(redis_url)
+    backend = Metered(stored, metrics)
+    tables = Tables(backend, limits, metrics)
+    metrics.count_tables(lambda: [t.data.kind for t in list(tables.live.values()) if t.connections])
+    drain = Drain(tables)
+    health = Health(backend, store, lambda: drain.draining, metrics)
 
     async def index(_request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -188,21 +209,28 @@ def create_app(
         return JSONResponse(await tables.work.run(work))  # Busy (503) when the pool is full
 
     async def match_socket(socket: WebSocket) -> None:
-        await messages.connect(tables, socket, socket.path_params["id"], MATCH, limits)
+        table_id = socket.path_params["id"]
+        await messages.connect(tables, socket, table_id, MATCH, limits, ping_seconds, drain)
 
     async def room_socket(socket: WebSocket) -> None:
-        await messages.connect(tables, socket, socket.path_params["code"].upper(), ROOM, limits)
+        code = socket.path_params["code"].upper()
+        await messages.connect(tables, socket, code, ROOM, limits, ping_seconds, drain)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         yield
         tables.work.close()
-        await backend.close()
+        # Bounded: a store out of reach must not hold up a shutdown past its drain.
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(CLOSE_SECONDS):
+                await backend.close()
 
     routes = [
         Route("/", index),
         Route("/manifest.webmanifest", manifest),
         Route("/sw.js", service_worker),
+        *health.routes(),
+        Route("/metrics", endpoint(metrics, allowed)),
         Route("/api/profiles", profiles),
         Route("/api/levels", levels),
         Route("/api/matches", new_match, methods=["POST"]),
@@ -216,12 +244,20 @@ def create_app(
         *sheets.routes(store),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    # Outermost first: even a refusal of the limits carries the headers.
-    middleware = [Middleware(Guarded), Middleware(RateLimits, limits=limits)]
+    # Outermost first: every answer is counted and logged, a refusal of the limits or of a
+    # draining process included, and each carries the headers.
+    middleware = [
+        Middleware(Logged, metrics=metrics, routes=routes),
+        Middleware(Guarded),
+        Middleware(Draining, drain=drain),
+        Middleware(RateLimits, limits=limits),
+    ]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.store = store
     app.state.backend = backend
     app.state.tables = tables
+    app.state.metrics = metrics
+    app.state.drain = drain
     return app
 
 

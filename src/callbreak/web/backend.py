@@ -90,8 +90,13 @@ class Backend(Protocol):
         actions or lobby change: a Redis restarted without them): only when the stored table
         is missing, or is the copy's beginning on the same lobby revision. Whether it did."""
 
+    async def release(self, table_id: str, owner: str) -> None:
+        """Give up the lease if ``owner`` holds it (a process shutting down), so that another
+        process takes the table over at once rather than when the lease runs out."""
+
     async def ping(self) -> None:
-        """Return once the store answers; raise one of ``failures`` when it does not."""
+        """Return once the store answers; raise one of ``failures`` when it does not
+        (readiness: ``web.health``; a table's driver waiting for the store)."""
 
     async def close(self) -> None:
         """Let go of connections and files."""
@@ -180,8 +185,11 @@ class LocalBackend:
     async def restore(self, data: TableData) -> bool:
         return False  # one process owns the file: nothing is lost behind its back
 
+    async def release(self, table_id: str, owner: str) -> None:
+        return None  # one process: nobody else would take the table over
+
     async def ping(self) -> None:
-        self.store.ping()
+        await asyncio.to_thread(self.store.ping)
 
     async def close(self) -> None:
         self.store.close()

@@ -16,7 +16,13 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-__all__ = ["Client", "http"]
+__all__ = ["PING_SECONDS", "SILENT_PINGS", "Client", "http"]
+
+PING_SECONDS = 5.0
+"""The server's pings' interval until one says otherwise (``web.messages.PING_SECONDS``)."""
+SILENT_PINGS = 2.5
+"""Intervals of silence after which a server counts as gone (``static/table.js``): one ping
+late or lost is not enough."""
 
 
 def http(method: str, url: str, body: object = None, token: str | None = None) -> tuple[int, Any]:
@@ -43,15 +49,28 @@ class Client:
         self.state: dict[str, Any] | None = None
         self.room: dict[str, Any] | None = None
         self.received: list[str] = []
+        self.pings = 0
+        """The server's pings heard (``{"type": "ping"}``, docs/web.md)."""
+        self.watch = False
+        """Whether a silence of :data:`SILENT_PINGS` pings counts as a dead server (as the
+        browser's pages count it): :meth:`next` then raises TimeoutError at once."""
+        self.every = PING_SECONDS
 
     @classmethod
     async def open(
-        cls, base: str, code: str, token: str | None = None, kind: str = "rooms"
+        cls,
+        base: str,
+        code: str,
+        token: str | None = None,
+        kind: str = "rooms",
+        watch: bool = False,
     ) -> Client:
         """Connect to room ``code`` (or, with ``kind`` "matches", the match of that id) at
-        ``base`` (http://host:port) and say hello."""
+        ``base`` (http://host:port) and say hello; with ``watch``, a server silent for a few
+        pings counts as gone (:attr:`watch`)."""
         address = base.replace("http://", "ws://") + f"/ws/{kind}/{code}"
         client = cls(await connect(address, max_size=2**20))
+        client.watch = watch
         hello: dict[str, Any] = {"type": "hello"}
         if token is not None:
             hello["token"] = token
@@ -65,11 +84,22 @@ class Client:
         await self.socket.send(json.dumps(message))
 
     async def next(self, timeout: float = 20.0) -> dict[str, Any]:
-        """The next message (kept), within ``timeout`` seconds."""
-        text = await asyncio.wait_for(self.socket.recv(), timeout)
-        assert isinstance(text, str)
-        self.received.append(text)
-        message: dict[str, Any] = json.loads(text)
+        """The next message (kept), within ``timeout`` seconds; the server's pings are counted
+        (``pings``) and passed over."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            wait = max(0.0, deadline - loop.time())
+            if self.watch:
+                wait = min(wait, SILENT_PINGS * self.every)
+            text = await asyncio.wait_for(self.socket.recv(), wait)
+            assert isinstance(text, str)
+            self.received.append(text)
+            message: dict[str, Any] = json.loads(text)
+            if message["type"] != "ping":
+                break
+            self.pings += 1
+            self.every = float(message.get("every") or self.every)
         if message["type"] == "state":
             self.state = message["state"]
         elif message["type"] == "room":

@@ -6,7 +6,11 @@ Every request and every socket is counted against the address it comes from, in 
 - **lookups**: anything that names a room, a match or a scoresheet by its code or id (a room's
   lobby, record and replay, a socket opened to a table): slows anyone trying codes;
 - **creations**: matches, rooms and scoresheets created, and joins of rooms;
-- **requests**: everything else (the page, static files, lists, figures).
+- **requests**: everything else (the page, static files, lists, figures);
+- **probes**: ``/healthz``, ``/readyz`` and ``/metrics``, which a load balancer and Prometheus
+  poll: a class of their own, so that polling never uses up the requests of the people behind
+  the same address, nor people's requests make a process look down; still limited, as anyone can
+  reach them (``/readyz`` asks the store at most once a second however often it is asked).
 
 Each class is a token bucket per address (``rate`` a second, at most ``burst`` saved up); a
 request over its class's rate is answered 429 with ``Retry-After``. An address also has at most
@@ -37,6 +41,7 @@ __all__ = [
     "CREATION",
     "DEFAULT",
     "LOOKUP",
+    "PROBE",
     "REQUEST",
     "Bucket",
     "Limits",
@@ -72,6 +77,10 @@ class Limits:
     requests_per_minute: float = 600.0
     """Every other request (pages, static files, lists), per address."""
     request_burst: float = 300.0
+    probes_per_minute: float = 240.0
+    """Health, readiness and metrics requests per address: a load balancer polling every
+    second, with a second one and Prometheus behind the same address, stays under it."""
+    probe_burst: float = 60.0
     sockets: int = 20
     """Sockets open at once per address."""
     messages_per_second: float = 20.0
@@ -83,7 +92,8 @@ class Limits:
 
 DEFAULT = Limits()
 
-LOOKUP, CREATION, REQUEST = "lookup", "creation", "request"
+LOOKUP, CREATION, REQUEST, PROBE = "lookup", "creation", "request", "probe"
+PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
 CREATIONS = re.compile(r"/api/(matches|rooms|sheets)|/api/rooms/[^/]+/join")
 LOOKUPS = re.compile(r"/(api|ws)/(rooms|matches|sheets)/[^/]+(/.*)?")
 TOO_MANY = "too many requests from this address: try again in {} s"
@@ -163,6 +173,8 @@ def address_of(scope: Scope) -> str:
 def kind_of(scope: Scope) -> str:
     """The class of limits a request or socket is counted in."""
     path = str(scope.get("path", ""))
+    if path in PROBES:
+        return PROBE
     if scope["type"] == "http" and scope.get("method") == "POST" and CREATIONS.fullmatch(path):
         return CREATION
     if LOOKUPS.fullmatch(path):
@@ -179,6 +191,7 @@ class RateLimits:
             LOOKUP: PerAddress(limits.lookups_per_minute / 60, limits.lookup_burst),
             CREATION: PerAddress(limits.creations_per_minute / 60, limits.creation_burst),
             REQUEST: PerAddress(limits.requests_per_minute / 60, limits.request_burst),
+            PROBE: PerAddress(limits.probes_per_minute / 60, limits.probe_burst),
         }
         self.sockets: dict[str, int] = {}
 

@@ -6,6 +6,12 @@ it (nobody watches a match). A room's socket (``/ws/rooms/CODE``) plays the seat
 or watches with no token. Every message is a JSON object with a ``type``; anything malformed or
 refused gets one ``error`` back and the table goes on. A connection only ever receives its own
 seat's view (see ``docs/web.md`` and ``docs/rooms.md``).
+
+Every :data:`PING_SECONDS` the server sends each connection ``{"type": "ping", "every": S}``:
+a browser cannot see the WebSocket protocol's own pings, and a process that froze (stopped, a
+machine out of memory) sends nothing, so a page that has heard nothing for a few intervals
+knows the server is gone, closes the socket and reconnects (``static/table.js``). The
+protocol's pings, which uvicorn sends (``callbreak serve``), find the clients that are gone.
 """
 
 from __future__ import annotations
@@ -21,31 +27,57 @@ from callbreak.cards import parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Play
 from callbreak.web.actions import STOP
+from callbreak.web.drain import RESTARTING, Drain
 from callbreak.web.hints import Hints
 from callbreak.web.http import COULD_NOT, COULD_NOT_SAVE, LOG
 from callbreak.web.limits import CLOSED, DEFAULT, Bucket, Limits
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
 from callbreak.web.tables import Table, Tables
 
-__all__ = ["MAX_FRAME_BYTES", "MAX_MESSAGE_BYTES", "connect", "handle"]
+__all__ = ["MAX_FRAME_BYTES", "MAX_MESSAGE_BYTES", "PING_SECONDS", "connect", "handle"]
 
 MAX_MESSAGE_BYTES = 4_000
 MAX_FRAME_BYTES = 16_384
 """The largest frame the server reads (``callbreak serve``): a message of 4,000 characters of up
 to 4 bytes each; a larger frame closes its socket (1009) before it is read."""
 HELLO_SECONDS = 10.0
+PING_SECONDS = 5.0
+"""How often a connection hears from the server, whatever else happens at its table."""
 ACTIONS = ("call", "play", "redeal", "stop")
 
 
 async def connect(
-    tables: Tables, socket: WebSocket, table_id: str, kind: str, limits: Limits = DEFAULT
+    tables: Tables,
+    socket: WebSocket,
+    table_id: str,
+    kind: str,
+    limits: Limits = DEFAULT,
+    every: float = PING_SECONDS,
+    drain: Drain | None = None,
 ) -> None:
-    """Serve one connection to a match (``kind`` 'match') or a room until it goes away."""
+    """Serve one connection to a match (``kind`` 'match') or a room until it goes away, with a
+    ping every ``every`` seconds; none is taken to a table once ``drain`` has begun."""
     origin = socket.headers.get("origin")
     if origin and urllib.parse.urlsplit(origin).netloc != socket.headers.get("host"):
         await socket.close(code=4403)  # another site's page may not play here
         return
     await socket.accept()
+    tables.metrics.sockets.inc()
+    try:
+        await _serve(tables, socket, table_id, kind, limits, every, drain)
+    finally:
+        tables.metrics.sockets.dec()
+
+
+async def _serve(
+    tables: Tables,
+    socket: WebSocket,
+    table_id: str,
+    kind: str,
+    limits: Limits,
+    every: float,
+    drain: Drain | None,
+) -> None:
     token: object = None
     if kind == MATCH:
         # The token before the match: an unknown id and a wrong token get the same answer.
@@ -62,6 +94,11 @@ async def connect(
     bucket = Bucket(limits.messages_per_second, limits.message_burst)
     if kind == ROOM:
         token = await _hello(table, socket)
+    if drain is not None and drain.draining:
+        # Shutting down since the socket came: joining now would start the table's driver
+        # here again, with its lease, which the drain has just given up.
+        await socket.close(code=RESTARTING)
+        return
     # The seat is looked up and the connection taken in one step, with no await between: a
     # client that holds up its own welcome (a full socket) must not keep a seat its token lost
     # meanwhile (from then on, every copy of the room re-seats the connections it holds).
@@ -69,6 +106,7 @@ async def connect(
     if kind == ROOM and token is not None and seat is None:
         message = "that seat token is not one of this room's: watching"
         await table.send({"type": "error", "message": message}, socket)
+    beat = asyncio.get_running_loop().create_task(_beat(table, socket, every))
     try:
         strikes = 0
         while True:
@@ -87,7 +125,17 @@ async def connect(
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
+        beat.cancel()
         await table.part(socket)
+
+
+async def _beat(table: Table, socket: WebSocket, every: float) -> None:
+    """A ping on the connection's own queue now and then: behind its other messages, so a
+    connection that is merely slow is not taken for dead."""
+    ping = {"type": "ping", "every": every}
+    while True:
+        await asyncio.sleep(every)
+        await table.send(ping, socket)
 
 
 async def _receive(socket: WebSocket) -> str | None:

@@ -26,6 +26,7 @@ from typing import Any
 import redis.asyncio as redis
 
 from callbreak.web.backend import Event
+from callbreak.web.http import LOG
 from callbreak.web.model import TableData
 
 __all__ = ["RedisBackend"]
@@ -103,6 +104,12 @@ end
 return 0
 """
 
+# Give up the lease only when ours: another process may have taken it since it ran out.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 
 def _key(table_id: str, part: str) -> str:
     return f"cb:{{{table_id}}}:{part}"
@@ -128,9 +135,11 @@ class RedisBackend:
         self._append = self.client.register_script(_APPEND)
         self._lease = self.client.register_script(_LEASE)
         self._restore = self.client.register_script(_RESTORE)
+        self._release = self.client.register_script(_RELEASE)
         self._listeners: dict[str, set[asyncio.Queue[Event]]] = {}
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
+        self._starting = asyncio.Lock()
 
     async def ping(self) -> None:
         """Raise unless Redis answers (a clear error at start, not at the first request)."""
@@ -266,12 +275,24 @@ class RedisBackend:
             self._listeners[table_id].discard(queue)
 
     async def _start_reader(self) -> None:
-        if self._reader is not None and not self._reader.done():
-            return
-        if self._pubsub is None:
-            self._pubsub = self.client.pubsub(ignore_subscribe_messages=True)
-            await self._pubsub.psubscribe("cb:{*}:events")
-        self._reader = asyncio.get_running_loop().create_task(self._read())
+        # Under a lock, and the reader started only once the subscription is made: two tables
+        # opening at once used to start a reader on a pub/sub whose subscription (and
+        # connection) the other was still making ("pubsub connection not set"), a task that
+        # died with nobody to hear it.
+        async with self._starting:
+            if self._reader is not None and not self._reader.done():
+                return
+            if self._pubsub is None:
+                pubsub: Any = self.client.pubsub(ignore_subscribe_messages=True)
+                try:
+                    await pubsub.psubscribe("cb:{*}:events")
+                except BaseException:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()
+                    raise  # Redis out of reach: the next table's listener tries again
+                self._pubsub = pubsub
+            self._reader = asyncio.get_running_loop().create_task(self._read())
+            self._reader.add_done_callback(_reader_ended)
 
     async def _read(self) -> None:
         while True:
@@ -343,6 +364,9 @@ class RedisBackend:
         )
         return bool(restored)
 
+    async def release(self, table_id: str, owner: str) -> None:
+        await self._release(keys=[_key(table_id, "lease")], args=[owner])
+
     async def close(self) -> None:
         if self._reader is not None:
             self._reader.cancel()
@@ -350,3 +374,10 @@ class RedisBackend:
             with contextlib.suppress(Exception):
                 await self._pubsub.aclose()
         await self.client.aclose()
+
+
+def _reader_ended(task: asyncio.Task[None]) -> None:
+    """Hear how the pub/sub reader ended (cancelled at close, or a failure for the log): a
+    task's exception nobody retrieves is only reported when it is collected, if ever."""
+    if not task.cancelled() and task.exception() is not None:
+        LOG.error("the Redis pub/sub reader stopped", exc_info=task.exception())

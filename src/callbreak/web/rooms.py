@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from callbreak.web.accesslog import room_event
 from callbreak.web.export import replay_data
 from callbreak.web.http import BadRequest, answered, bearer, check_bots, read_json
 from callbreak.web.limits import DEFAULT, Limits
@@ -87,6 +88,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
             cover=cover,
             speed=body.get("speed", "normal"),
         )
+        room_event(table.id, "created", seat=0)
         return JSONResponse({"room": table.id, "seat": 0, "token": token}, 201)
 
     async def lobby(request: Request) -> Response:
@@ -98,6 +100,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         table = await room(request)
         name = (await body_of(request)).get("name")
         seat, token = await table.change(lambda data: join(data, name))
+        room_event(table.id, "joined", seat=seat)
         return JSONResponse({"seat": seat, "token": token})
 
     async def seat_change(request: Request) -> Response:
@@ -126,6 +129,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
     async def start_room(request: Request) -> Response:
         table = await room(request)
         await table.change(as_creator(request, start))
+        room_event(table.id, "started")
         return JSONResponse(table.lobby())
 
     async def leave_room(request: Request) -> Response:
@@ -133,7 +137,8 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         token = bearer(request, "your seat token")
         # The seat is looked up in the copy the change is made on: a move in between must not
         # make another person leave.
-        await table.change(lambda data: leave(data, _holder(data, token)))
+        seat = await table.change(lambda data: _left(data, token))
+        room_event(table.id, "left", seat=seat)
         return JSONResponse(table.lobby())
 
     async def record(request: Request) -> Response:
@@ -160,6 +165,13 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         Route("/api/rooms/{code}/record", answered(record), methods=["GET"]),
         Route("/api/rooms/{code}/replay", answered(replay), methods=["GET"]),
     ]
+
+
+def _left(data: TableData, token: str) -> int:
+    """The token's holder leaves this copy of the room; the seat they left."""
+    seat = _holder(data, token)
+    leave(data, seat)
+    return seat
 
 
 def _holder(data: TableData, token: str) -> int:

@@ -40,6 +40,7 @@ from callbreak.players.base import (
 )
 from callbreak.seating import Decision
 from callbreak.warmup import STAND_IN, ready
+from callbreak.web.accesslog import room_event
 from callbreak.web.backend import OWNER
 from callbreak.web.http import LOG
 from callbreak.web.model import (
@@ -239,11 +240,14 @@ async def _computer(
     await table.notify({"type": "thinking", "seat": seat, "preparing": not prepared})
     if prepared:
         decision = await run_in_threadpool(table.seating.decide, observation)
+        table.metrics.decided(table.levels[seat], decision.seconds)
     else:  # a first start still compiles this player's search: the stand-in decides
         stand_in = await run_in_threadpool(table.stand_in, seat)
         detail = f"its search was still being prepared; the {STAND_IN} level decided"
         decision, stood_in = await _helped(table, stand_in, observation, PREPARING, detail)
         decision = dataclasses.replace(decision, faults=(*decision.faults, stood_in))
+        table.metrics.stand_ins.inc()
+        table.metrics.decided(STAND_IN, decision.seconds)
     faults = [_public(fault) for fault in decision.faults]
     for fault in faults:
         if fault.fault != PREPARING:  # the page's status says that the search is being prepared
@@ -298,6 +302,7 @@ async def _cover(
     observation = table.match.observation(seat)
     if not await run_in_threadpool(ready, observation, player):  # a searching cover, compiling
         player = await run_in_threadpool(table.stand_in, seat)
+        table.metrics.stand_ins.inc()
     detail = "the turn clock ran out" if reason == TIMEOUT else "not at the table"
     decision, fault = await _helped(table, player, observation, reason, detail)
     action = decision.action
@@ -305,6 +310,8 @@ async def _cover(
     if table.version != version:
         return
     await table.act(seat, action, version, [fault.to_json()])
+    table.metrics.covers.labels(reason).inc()
+    room_event(table.id, "covered", seat=seat, reason=reason)
     cover = {"seat": seat, "reason": reason, "kind": fault.action, "action": fault.substitute}
     await table.notify(
         {

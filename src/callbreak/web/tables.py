@@ -35,6 +35,7 @@ from callbreak.web.export import record_data
 from callbreak.web.hints import Hints
 from callbreak.web.http import LOG
 from callbreak.web.limits import DEFAULT, Limits
+from callbreak.web.metrics import DETACHED, Metrics
 from callbreak.web.model import (
     COMPUTER,
     FINISHED,
@@ -110,8 +111,16 @@ class Connection:
 class Table:
     """One process's live copy of a match or a room."""
 
-    def __init__(self, data: TableData, backend: Backend, bots: BotAddresses = NO_BOTS) -> None:
+    def __init__(
+        self,
+        data: TableData,
+        backend: Backend,
+        bots: BotAddresses = NO_BOTS,
+        metrics: Metrics = DETACHED,
+    ) -> None:
         self.backend = backend
+        self.metrics = metrics
+        """The app's figures (``web.metrics``): actions, their latency, computers' decisions."""
         self.bots = bots
         """The remote bots this process may call: a stored spec of another is never called."""
         self.connections: dict[WebSocket, Connection] = {}
@@ -262,6 +271,7 @@ class Table:
         CallbreakError saying why when it may not be taken, StaleAction when the table has
         moved on since that version. ``by`` is the connection that sent it: the action is
         taken only while its token holds ``seat`` in this copy."""
+        started = time.perf_counter()
         async with self.lock:
             # No reading of the store first: the append below refuses an action on a version
             # or a lobby revision another process has moved past, and this copy then catches
@@ -289,6 +299,7 @@ class Table:
                 self.data.status, self.data.deadline = status, deadline
             self.thinking = None
         await self.notify({"type": "action", "version": self.version})
+        self.metrics.acted(action, started, self.id, self.status)
 
     async def _append(
         self,
@@ -662,8 +673,11 @@ class Table:
 class Tables:
     """The live tables of a server process, loaded from the backend on first use."""
 
-    def __init__(self, backend: Backend, limits: Limits = DEFAULT) -> None:
+    def __init__(
+        self, backend: Backend, limits: Limits = DEFAULT, metrics: Metrics = DETACHED
+    ) -> None:
         self.backend = backend
+        self.metrics = metrics
         self.live: dict[str, Table] = {}
         self.bots = limits.bots
         self.work = Work(limits.search_threads, limits.search_queue)
@@ -677,7 +691,9 @@ class Tables:
             data = await self.backend.load(table_id)
             if data is None:
                 return None
-            table = self.live.setdefault(table_id, Table(data, self.backend, self.bots))
+            table = self.live.setdefault(
+                table_id, Table(data, self.backend, self.bots, self.metrics)
+            )
         return table
 
     async def create_match(
@@ -696,7 +712,7 @@ class Tables:
         """
         data = new_match(rules, name, opponents, seed, settings)
         token = claim(data, 0)
-        table = Table(data, self.backend, self.bots)
+        table = Table(data, self.backend, self.bots, self.metrics)
         await _build_computers(table)
         await self.backend.create(table.data)
         self.live[table.id] = table
@@ -708,7 +724,7 @@ class Tables:
         """A new room in its lobby, and the creator's seat token."""
         data = new_room(rules, name, seats, **settings)
         token = claim(data, 0)
-        table = Table(data, self.backend, self.bots)
+        table = Table(data, self.backend, self.bots, self.metrics)
         await _build_computers(table)
         await self.backend.create(data)
         self.live[table.id] = table

@@ -234,23 +234,48 @@ export class TablePage {
     const socket = new WebSocket(`${scheme}://${location.host}${this.options.socketPath}`);
     this.socket = socket;
     this.greeted = false;
+    // The server pings every few seconds ({"type": "ping", "every": S}); a page cannot see the
+    // protocol's own pings, and a frozen server closes nothing: silence for 2.5 intervals
+    // means it is gone, so the page lets the socket go and connects again.
+    let heard = Date.now();
+    let every = 5;
+    let gone = false;
+    const lost = (code) => {
+      if (gone) return;
+      gone = true;
+      clearInterval(watch);
+      if (socket !== this.socket || this.closed || this.missing) return;
+      // 4429: over the server's limits (its error said so): trying again at once would only
+      // be refused again. 1012: the server is restarting; another takes over (behind a load
+      // balancer): back at once, and nothing to tell the person unless that fails too.
+      const limited = code === 4429;
+      const restarting = code === 1012;
+      if (!limited && !restarting) this.note(t("table.connectionLost"), "offline");
+      this.retry = restarting ? 0 : Math.min(this.retry + 1, 5);
+      const wait = limited ? 15_000 : restarting ? 100 + Math.random() * 400 : 300 * this.retry;
+      setTimeout(() => { if (!this.closed && socket === this.socket) this.connect(); }, wait);
+    };
+    const watch = setInterval(() => {
+      if (Date.now() - heard < 2.5 * every * 1000) return;
+      lost(4000); // not waiting for a closing handshake a frozen server would never answer
+      socket.close();
+    }, 1000);
     socket.addEventListener("open", () => {
       this.retry = 0;
+      heard = Date.now();
       if (this.noteState && this.noteState.kind === "offline") this.clearNote();
       if (this.options.hello) socket.send(JSON.stringify(this.options.hello()));
     });
     socket.addEventListener("message", (event) => {
-      if (socket === this.socket) this.receive(JSON.parse(event.data));
+      heard = Date.now();
+      const message = JSON.parse(event.data);
+      if (message.type === "ping") {
+        every = message.every || every;
+        return;
+      }
+      if (socket === this.socket) this.receive(message);
     });
-    socket.addEventListener("close", (event) => {
-      if (socket !== this.socket || this.closed || this.missing) return;
-      // 4429: over the server's limits (its error said so): trying again at once would only
-      // be refused again.
-      const limited = event.code === 4429;
-      if (!limited) this.note(t("table.connectionLost"), "offline");
-      this.retry = Math.min(this.retry + 1, 5);
-      setTimeout(() => { if (!this.closed && socket === this.socket) this.connect(); }, limited ? 15_000 : 300 * this.retry);
-    });
+    socket.addEventListener("close", (event) => lost(event.code));
   }
 
   /** Connect again at once, saying hello anew (a room's seat token changed). */

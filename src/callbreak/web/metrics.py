@@ -1,0 +1,285 @@
+"""What the server does, for Prometheus: ``GET /metrics`` in its text format.
+
+Each app has its own :class:`Metrics` with its own registry (never ``prometheus_client``'s
+global one), so that a test or a benchmark can make several apps in one process and read each
+alone. Labels take only values from small fixed sets (a route's template, never its path; a
+level's name, never a remote bot's address; a store operation's name), so that no visitor can
+make the server keep a new series per request.
+
+Who may read it: nobody unless ``callbreak serve --metrics NETWORKS`` names the scraper's
+address (docs/deploy.md, *Metrics*): the figures say how busy the server is and which levels
+people choose, which is the operator's business, and the page is served on the public port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import ipaddress
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from starlette.requests import Request
+from starlette.responses import Response
+
+from callbreak.errors import CallbreakError
+from callbreak.game import Call, ClaimRedeal, Play
+from callbreak.seating import PlayerSpec
+from callbreak.web.accesslog import room_event
+from callbreak.web.actions import STOP
+from callbreak.web.backend import Backend, Event
+from callbreak.web.model import FINISHED, STOPPED, TableData
+
+if TYPE_CHECKING:
+    from starlette.types import Scope
+
+__all__ = [
+    "DETACHED",
+    "Metered",
+    "Metrics",
+    "Networks",
+    "action_kind",
+    "endpoint",
+    "level_label",
+]
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+"""An action to every state queued: milliseconds on one process, tens of them on Redis."""
+DECISION_BUCKETS = (0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
+"""A computer's decision: the casual levels in milliseconds, the expert up to its 2 s."""
+
+
+class Metrics:
+    """The app's figures, in a registry of their own."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.sockets = Gauge("callbreak_sockets_open", "WebSockets open now", registry=r)
+        self.tables = Gauge(
+            "callbreak_tables_live",
+            "Matches and rooms with a connection in this process",
+            ["kind"],
+            registry=r,
+        )
+        self.actions = Counter(
+            "callbreak_actions", "Actions stored and applied, by kind", ["kind"], registry=r
+        )
+        self.latency = Histogram(
+            "callbreak_action_broadcast_seconds",
+            "From an action taken to every connection's new state queued",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.store_errors = Counter(
+            "callbreak_store_errors",
+            "Failures of the store (SQLite or Redis), by operation",
+            ["operation"],
+            registry=r,
+        )
+        self.decisions = Histogram(
+            "callbreak_computer_decision_seconds",
+            "Computer players' decisions, by level",
+            ["level"],
+            buckets=DECISION_BUCKETS,
+            registry=r,
+        )
+        self.stand_ins = Counter(
+            "callbreak_stand_in_decisions",
+            "Decisions the stand-in made for a searching computer still being compiled",
+            registry=r,
+        )
+        self.covers = Counter(
+            "callbreak_cover_decisions",
+            "Decisions the cover made for a person, by reason (away, timeout)",
+            ["reason"],
+            registry=r,
+        )
+        self.requests = Counter(
+            "callbreak_http_requests",
+            "HTTP requests answered, by route template, method and status",
+            ["route", "method", "status"],
+            registry=r,
+        )
+
+    def count_tables(self, kinds: Callable[[], Iterable[str]]) -> None:
+        """Read the live tables' kinds (``"match"``, ``"room"``) from ``kinds`` at each
+        scrape: nothing to keep in step as tables come and go."""
+        for kind in ("match", "room"):
+            self.tables.labels(kind).set_function(
+                lambda kind=kind: float(sum(1 for k in kinds() if k == kind))  # type: ignore[misc]
+            )
+
+    def acted(self, action: object, started: float, table_id: str, status: str) -> None:
+        """An action was stored and every connection's state queued (``started``: when it was
+        taken, ``time.perf_counter``), leaving its table in ``status``: the access log hears
+        of the match it ended."""
+        self.actions.labels(action_kind(action)).inc()
+        self.latency.observe(time.perf_counter() - started)
+        if status in (FINISHED, STOPPED):
+            room_event(table_id, "finished", status=status)
+
+    def decided(self, level: str | None, seconds: float) -> None:
+        """A computer of ``level`` (its spec) decided in ``seconds``."""
+        self.decisions.labels(level_label(level)).observe(seconds)
+
+    def text(self) -> bytes:
+        """The figures in Prometheus' text format."""
+        return generate_latest(self.registry)
+
+
+DETACHED = Metrics()
+"""Figures nobody reads: for a table made outside an app (tests, scripts)."""
+
+
+def action_kind(action: object) -> str:
+    """call, play, redeal or stop."""
+    if action == STOP:
+        return "stop"
+    if isinstance(action, Call):
+        return "call"
+    if isinstance(action, Play):
+        return "play"
+    return "redeal" if isinstance(action, ClaimRedeal) else "other"
+
+
+@functools.lru_cache(maxsize=256)
+def level_label(level: str | None) -> str:
+    """A computer's level as a label: the level's name, "remote" for any remote bot (whose
+    address is the operator's allowed list, not a figure), "other" for what cannot be read.
+    Kept for the specs seen last: read once per decision otherwise."""
+    if level is None:
+        return "other"
+    try:
+        spec = PlayerSpec.parse(level)
+    except CallbreakError:
+        return "other"
+    return "remote" if spec.remote else spec.name
+
+
+class Networks:
+    """The addresses allowed to read ``/metrics`` (``callbreak serve --metrics``)."""
+
+    def __init__(self, networks: Iterable[str] = ()) -> None:
+        self.networks = [ipaddress.ip_network(text.strip(), strict=False) for text in networks]
+
+    def __bool__(self) -> bool:
+        return bool(self.networks)
+
+    def allow(self, scope: Scope) -> bool:
+        """Whether the request's client (as the limits count it: the peer, or the client a
+        trusted proxy names) is in one of the networks."""
+        client = scope.get("client")
+        if not client:
+            return False
+        try:
+            address = ipaddress.ip_address(str(client[0]))
+        except ValueError:
+            return False
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in network for network in self.networks)
+
+
+def endpoint(metrics: Metrics, allowed: Networks) -> Callable[[Request], Any]:
+    """``GET /metrics``: the figures for an allowed address, 404 for anyone else (the same
+    answer as a server without metrics: nothing to learn by asking)."""
+
+    async def serve(request: Request) -> Response:
+        if not allowed.allow(request.scope):
+            return Response('{"error": "not found"}', 404, media_type="application/json")
+        return Response(metrics.text(), media_type=CONTENT_TYPE_LATEST)
+
+    return serve
+
+
+class Metered:
+    """A backend that counts its failures by operation, doing nothing else differently."""
+
+    def __init__(self, backend: Backend, metrics: Metrics) -> None:
+        self.inner = backend
+        self.metrics = metrics
+        self.shared = backend.shared
+        self.failures = backend.failures
+
+    async def _counted(self, operation: str, call: Callable[[], Any]) -> Any:
+        try:
+            return await call()
+        except self.failures:
+            self.metrics.store_errors.labels(operation).inc()
+            raise
+
+    async def create(self, data: TableData) -> None:
+        await self._counted("create", lambda: self.inner.create(data))
+
+    async def load(self, table_id: str, known: TableData | None = None) -> TableData | None:
+        found: TableData | None = await self._counted(
+            "load", lambda: self.inner.load(table_id, known)
+        )
+        return found
+
+    async def save(self, data: TableData) -> bool:
+        return bool(await self._counted("save", lambda: self.inner.save(data)))
+
+    async def append(
+        self,
+        table_id: str,
+        version: int,
+        rev: int,
+        code: str,
+        faults: list[dict[str, Any]],
+        status: str,
+        deadline: float | None,
+    ) -> bool:
+        return bool(
+            await self._counted(
+                "append",
+                lambda: self.inner.append(table_id, version, rev, code, faults, status, deadline),
+            )
+        )
+
+    async def tables(self, kind: str | None = None) -> list[TableData]:
+        found: list[TableData] = await self._counted("tables", lambda: self.inner.tables(kind))
+        return found
+
+    async def publish(self, table_id: str, event: Event) -> None:
+        await self._counted("publish", lambda: self.inner.publish(table_id, event))
+
+    def events(self, table_id: str) -> contextlib.AbstractAsyncContextManager[asyncio.Queue[Event]]:
+        return self.inner.events(table_id)
+
+    async def set_presence(self, table_id: str, seat: int, owner: str, count: int) -> None:
+        await self._counted(
+            "presence", lambda: self.inner.set_presence(table_id, seat, owner, count)
+        )
+
+    async def presence(self, table_id: str) -> set[int]:
+        seats: set[int] = await self._counted("presence", lambda: self.inner.presence(table_id))
+        return seats
+
+    async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
+        return bool(
+            await self._counted("lease", lambda: self.inner.lease(table_id, owner, seconds))
+        )
+
+    async def release(self, table_id: str, owner: str) -> None:
+        await self._counted("lease", lambda: self.inner.release(table_id, owner))
+
+    async def restore(self, data: TableData) -> bool:
+        return bool(await self._counted("restore", lambda: self.inner.restore(data)))
+
+    async def ping(self) -> None:
+        await self._counted("ping", self.inner.ping)
+
+    async def close(self) -> None:
+        await self.inner.close()
