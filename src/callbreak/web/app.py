@@ -9,6 +9,7 @@ processes (``redis_url``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -35,6 +36,7 @@ from callbreak.web.http import BadRequest, Guarded, answered, bearer, check_bots
 from callbreak.web.limits import DEFAULT, Limits, RateLimits
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.owners import held_matches, held_rooms, read_held
+from callbreak.web.retention import DEFAULT_RETENTION, Retention, upkeep
 from callbreak.web.stats import figures, game_of, replay
 from callbreak.web.store import Store
 from callbreak.web.tables import Table, Tables
@@ -51,19 +53,23 @@ pages show ``icon.svg``, kept)."""
 
 
 def create_app(
-    db_path: str | os.PathLike[str], redis_url: str | None = None, limits: Limits = DEFAULT
+    db_path: str | os.PathLike[str],
+    redis_url: str | None = None,
+    limits: Limits = DEFAULT,
+    retention: Retention = DEFAULT_RETENTION,
 ) -> Starlette:
     """The ASGI app. Scoresheets (and, without ``redis_url``, matches and rooms) are kept in
     the SQLite file ``db_path``; with ``redis_url`` matches and rooms are kept in Redis, shared
     with every server process that uses the same Redis. ``limits`` bound what one address or
     connection may ask (``web.limits``); every answer carries the security headers of
-    ``web.http``."""
+    ``web.http``. While it runs, idle tables leave memory and data past ``retention`` leaves
+    the store (``web.retention``)."""
     store = Store(db_path)
     backend: Backend = LocalBackend(store)
     if redis_url is not None:
         from callbreak.web.redis_backend import RedisBackend
 
-        backend = RedisBackend(redis_url)
+        backend = RedisBackend(redis_url, retention)
     tables = Tables(backend, limits)
 
     async def index(_request: Request) -> Response:
@@ -195,7 +201,9 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        tending = asyncio.get_running_loop().create_task(upkeep(tables, store, retention))
         yield
+        tending.cancel()
         tables.work.close()
         await backend.close()
 
@@ -222,6 +230,7 @@ def create_app(
     app.state.store = store
     app.state.backend = backend
     app.state.tables = tables
+    app.state.retention = retention
     return app
 
 
