@@ -200,10 +200,14 @@ def create_app(
         await messages.connect(tables, socket, socket.path_params["code"].upper(), ROOM, limits)
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        tending = asyncio.get_running_loop().create_task(upkeep(tables, store, retention))
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # Kept on the app: the task (and through it the loop the tables live on) for whoever
+        # looks in from outside the loop, as the tests do.
+        app.state.upkeep = asyncio.get_running_loop().create_task(
+            upkeep(tables, store, retention)
+        )
         yield
-        tending.cancel()
+        app.state.upkeep.cancel()
         tables.work.close()
         await backend.close()
 
