@@ -8,12 +8,10 @@ its own event loop (:func:`on_server`), and its clock is a number the test moves
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import gc
 import weakref
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -21,10 +19,9 @@ from callbreak.record import check, from_data
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
 from callbreak.web.tables import IDLE_FINISHED, IDLE_UNFINISHED, Table
-from tests.helpers import FAST, redis_server, running
+from tests.helpers import FAST, on_server, redis_server, running
 
 pytestmark = pytest.mark.anyio
-T = TypeVar("T")
 
 
 @pytest.fixture
@@ -67,24 +64,6 @@ def served(tmp_path: Path) -> Any:
     app.state.tables.clock = clock
     with running(app) as base:
         yield app, base, clock
-
-
-def on_server(app: Any, work: Callable[[], T] | Coroutine[Any, Any, T]) -> T:
-    """Run ``work`` (a function, or a coroutine) on the server's event loop; its result."""
-    loop = app.state.upkeep.get_loop()
-    if asyncio.iscoroutine(work):
-        return asyncio.run_coroutine_threadsafe(work, loop).result(10)
-    assert callable(work)
-    done: concurrent.futures.Future[T] = concurrent.futures.Future()
-
-    def call() -> None:
-        try:
-            done.set_result(work())
-        except BaseException as error:  # handed to the test
-            done.set_exception(error)
-
-    loop.call_soon_threadsafe(call)
-    return done.result(10)
 
 
 async def settle(app: Any, table_id: str) -> Table:
