@@ -207,6 +207,12 @@ async def test_redis_keys_live_for_their_retention_from_each_write(redis_url: st
     await backend.set_presence(lobby.id, 0, "here", 1)
     assert all(DAY - 60 < ttl <= DAY for ttl in await lifetimes(lobby.id))
     assert 0 < await client.ttl(f"cb:{{{lobby.id}}}:presence") <= 30
+    # So does a driver (a match against the computer has no presence; its driver a lease).
+    match = new_match("strict", None, ["random"] * 3, None, {})
+    await backend.create(match)
+    await client.expire(f"cb:{{{match.id}}}:data", 60)
+    assert await backend.lease(match.id, "here", 9.0)
+    assert all(6 * DAY < ttl <= 7 * DAY for ttl in await lifetimes(match.id))
 
     # Tables stored before keys had lifetimes get theirs from the sweep, from their last
     # change; a table whose keys expired leaves the index.
@@ -220,7 +226,7 @@ async def test_redis_keys_live_for_their_retention_from_each_write(redis_url: st
     assert await backend.expire(retention.cutoffs(time.time())) == []
     assert all(19 * DAY < ttl <= 20 * DAY + 1 for ttl in await lifetimes(old.id))
     assert vanished.id not in await client.zrange("cb:index:match", 0, -1)
-    assert {data.id for data in await backend.tables()} == {room.id, lobby.id, old.id}
+    assert {data.id for data in await backend.tables()} == {room.id, lobby.id, match.id, old.id}
 
     forever = RedisBackend(redis_url, Retention(finished=None))
     again = new_match("strict", None, ["random"] * 3, None, {})

@@ -203,9 +203,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # Kept on the app: the task (and through it the loop the tables live on) for whoever
         # looks in from outside the loop, as the tests do.
-        app.state.upkeep = asyncio.get_running_loop().create_task(
-            upkeep(tables, store, retention)
-        )
+        app.state.upkeep = asyncio.get_running_loop().create_task(upkeep(tables, store, retention))
         yield
         app.state.upkeep.cancel()
         tables.work.close()

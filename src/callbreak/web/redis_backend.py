@@ -86,17 +86,30 @@ return 1
 """
 )
 
-# Someone is connected: the table's keys live at least their retention from now (GT: never
-# shortened, and keys kept for ever stay so). ARGV: status, seconds, status, seconds, ...
-_PRESENT = """
-local status = redis.call('HGET', KEYS[1], 'status')
-for i = 1, #ARGV, 2 do
-  if ARGV[i] == status and tonumber(ARGV[i + 1]) > 0 then
-    for k = 1, #KEYS do redis.call('EXPIRE', KEYS[k], ARGV[i + 1], 'GT') end
+# Someone is here: the table's keys (KEYS[2..5], its state first) live at least their retention
+# from now (GT: never shortened, and keys kept for ever stay so). ARGV[3..]: status, seconds, ...
+_EXTEND = """
+local function extend()
+  local status = redis.call('HGET', KEYS[2], 'status')
+  for i = 3, #ARGV, 2 do
+    if ARGV[i] == status and tonumber(ARGV[i + 1]) > 0 then
+      for k = 2, #KEYS do redis.call('EXPIRE', KEYS[k], ARGV[i + 1], 'GT') end
+    end
   end
 end
+"""
+
+# A connection for a seat (ARGV[1]: the field, ARGV[2]: until when); the hash goes with the last
+# process that refreshed it, so that a process killed leaves no field behind for ever.
+_PRESENT = (
+    _EXTEND
+    + f"""
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], {math.ceil(2 * PRESENCE_SECONDS)})
+extend()
 return 1
 """
+)
 
 # A sweep's look at one table: delete it when its status has a cutoff and its last change came
 # before it, unless a connection (presence) or a driver (lease) is on it now; 1 when deleted,
@@ -124,19 +137,25 @@ end
 return 0
 """
 
-# Take the lease when free, or renew it when ours.
-_LEASE = """
+# Take the lease when free, or renew it when ours; a driver runs only where someone is
+# connected (a match against the computer has no presence), so the table lives on meanwhile.
+_LEASE = (
+    _EXTEND
+    + """
 local holder = redis.call('GET', KEYS[1])
 if holder == false then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  extend()
   return 1
 end
 if holder == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  extend()
   return 1
 end
 return 0
 """
+)
 
 
 def _key(table_id: str, part: str) -> str:
@@ -351,18 +370,11 @@ class RedisBackend:
     async def set_presence(self, table_id: str, seat: int, owner: str, count: int) -> None:
         field = f"{seat}|{owner}"
         if count:
-            async with self.client.pipeline(transaction=False) as pipe:  # one round trip
-                pipe.hset(_key(table_id, "presence"), field, repr(time.time() + PRESENCE_SECONDS))
-                # The hash goes with the last process that refreshed it (a process killed
-                # leaves no field behind for ever); the table lives on while someone is here.
-                pipe.expire(_key(table_id, "presence"), math.ceil(2 * PRESENCE_SECONDS))
-                lifetimes = [(s, self._lifetime(s)) for s in STATUSES]
-                await self._present(
-                    keys=_stored(table_id),
-                    args=[item for pair in lifetimes for item in pair],
-                    client=pipe,
-                )
-                await pipe.execute()
+            until = repr(time.time() + PRESENCE_SECONDS)
+            await self._present(
+                keys=[_key(table_id, "presence"), *_stored(table_id)],
+                args=[field, until, *self._lifetimes()],
+            )
         else:
             await self.client.hdel(_key(table_id, "presence"), field)
 
@@ -380,8 +392,15 @@ class RedisBackend:
         return seats
 
     async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
-        held = await self._lease(keys=[_key(table_id, "lease")], args=[owner, int(seconds * 1000)])
+        held = await self._lease(
+            keys=[_key(table_id, "lease"), *_stored(table_id)],
+            args=[owner, int(seconds * 1000), *self._lifetimes()],
+        )
         return bool(held)
+
+    def _lifetimes(self) -> list[str | int]:
+        """Each status and the seconds its tables live after a write (0: for ever)."""
+        return [item for status in STATUSES for item in (status, self._lifetime(status))]
 
     async def expire(self, cutoffs: dict[str, float], keep: Collection[str] = ()) -> list[str]:
         # Every table's keys expire on their own (their lifetime is set with every write): the
