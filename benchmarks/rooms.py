@@ -6,9 +6,12 @@ The server runs as `callbreak serve` subprocesses (and a `redis-server` for ``--
 the scripted people are socket clients in this process (``callbreak.web.client``). For each
 action, the time from sending it to the moment each person at the table has the state it made
 is one sample; the report gives the median, 95th percentile and maximum, the actions per second
-in all, and the servers' memory per room (resident size after the rooms start, less before).
-People wait ``--think`` seconds before each of their actions (a person takes seconds; 0 plays
-at machine speed and finds where the server saturates).
+in all, and the servers' memory: resident size before the rooms, once they are played and
+every socket is closed, and once the servers have let go of the finished tables
+(``web.tables.IDLE_FINISHED`` after the last socket, looked for every ``EVICT_EVERY``), per
+room and against the size before them. People wait ``--think`` seconds before each of their
+actions (a person takes seconds; 0 plays at machine speed and finds where the server
+saturates).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from callbreak.web.client import Client, http
+from callbreak.web.retention import EVICT_EVERY
+from callbreak.web.tables import IDLE_FINISHED
 
 
 def free_port() -> int:
@@ -100,11 +105,11 @@ def start_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 def settled(processes: list[subprocess.Popen[bytes]]) -> int:
-    """The processes' resident memory once it has not grown for two seconds (30 s at most)."""
+    """The processes' resident memory once it has not moved for two seconds (30 s at most)."""
     last, stable_since, deadline = -1, time.monotonic(), time.monotonic() + 30
     while time.monotonic() < deadline:
         now = sum(resident_kb(p.pid) for p in processes)
-        if now > last + 512:
+        if abs(now - last) > 512:
             last, stable_since = now, time.monotonic()
         elif time.monotonic() - stable_since >= 2:
             break
@@ -247,6 +252,12 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=1, help="deals per room's match")
     parser.add_argument("--seconds", type=float, default=120.0, help="stop after this long")
     parser.add_argument("--keep", metavar="DIR", help="keep the servers' logs and files here")
+    parser.add_argument(
+        "--no-evict",
+        dest="evict",
+        action="store_false",
+        help="do not wait for the servers to let go of the finished tables",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         folder = Path(args.keep or name)
@@ -272,8 +283,21 @@ def main() -> None:
                 timing, elapsed = asyncio.run(
                     rooms_load(bases, args.rooms, args.think, args.deals, args.seconds)
                 )
-            after = sum(resident_kb(p.pid) for p in processes)
-            memory = f"servers' memory {(after - before) / args.rooms:.0f} kB per room"
+            after = settled(processes)
+            memory = (
+                f"servers' memory {before / 1024:.0f} MB before, {after / 1024:.0f} MB after "
+                f"with every socket closed ({(after - before) / args.rooms:.0f} kB per room)"
+            )
+            if args.evict:
+                # The finished tables go IDLE_FINISHED after their last socket, at the next
+                # look (every EVICT_EVERY): wait for both, then for the memory to settle.
+                time.sleep(IDLE_FINISHED + 2 * EVICT_EVERY)
+                evicted = settled(processes)
+                memory += (
+                    f", {evicted / 1024:.0f} MB once the tables are let go of "
+                    f"({(evicted - before) / args.rooms:.0f} kB per room, "
+                    f"{100 * (evicted - before) / before:+.1f}% on before)"
+                )
             if redis_url:
                 import redis
 

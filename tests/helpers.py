@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import os
 import signal
@@ -10,9 +12,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import uvicorn
 
@@ -20,6 +22,8 @@ from callbreak.cards import Card, CardSet, Suit, full_deck, parse_cards
 from callbreak.game import Deal
 from callbreak.rules import Rules
 from callbreak.web.limits import Limits
+
+T = TypeVar("T")
 
 FAST = Limits(
     creations_per_minute=60_000,
@@ -290,3 +294,21 @@ def callbreak_serve(folder: Path, *options: str) -> Iterator[tuple[subprocess.Po
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
+
+
+def on_server(app: Any, work: Callable[[], T] | Coroutine[Any, Any, T]) -> T:
+    """Run ``work`` (a function, or a coroutine) on the server's event loop; its result."""
+    loop = app.state.upkeep.get_loop()
+    if asyncio.iscoroutine(work):
+        return asyncio.run_coroutine_threadsafe(work, loop).result(10)
+    assert callable(work)
+    done: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def call() -> None:
+        try:
+            done.set_result(work())
+        except BaseException as error:  # handed to the test
+            done.set_exception(error)
+
+    loop.call_soon_threadsafe(call)
+    return done.result(10)

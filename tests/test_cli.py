@@ -203,6 +203,22 @@ def test_serve_refuses_bad_operations_options_in_one_line(
     assert len(lines) == 1 and "Traceback" not in result.stderr and words in lines[0], lines
 
 
+def test_serve_keeps_data_as_long_as_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    from callbreak import cli
+    from callbreak.web.retention import DAY, Retention
+
+    given: list[Retention] = []
+    monkeypatch.setattr(
+        cli, "run_serve", lambda *_args, **options: given.append(options["retention"]) or 0
+    )
+    assert cli.main(["serve"]) == 0
+    assert given[0] == Retention()  # the parser's defaults are the retention's own
+    assert given[0] == Retention(finished=30 * DAY, lobbies=DAY, unfinished=7 * DAY)
+    options = ["--keep-finished", "never", "--keep-lobbies", "12h", "--keep-unfinished", "2w"]
+    assert cli.main(["serve", *options]) == 0
+    assert given[1] == Retention(finished=None, lobbies=DAY / 2, unfinished=14 * DAY)
+
+
 def test_rules_lists_profiles() -> None:
     result = run("rules")
     assert result.returncode == 0
@@ -384,6 +400,9 @@ def test_a_client_that_pings_and_never_reads_is_dropped(tmp_path: Path) -> None:
         (["--proxies", "127.0.0.1,10.0.0.0/33"], "not '10.0.0.0/33'"),
         (["--sockets", "0"], "must be above 0"),
         (["--lookup-rate", "-1"], "must be above 0"),
+        (["--keep-finished", "soon"], "--keep-finished: a duration is a number and a unit"),
+        (["--keep-lobbies", "0d"], "such as 30d or 12h, or never; not '0d'"),
+        (["--keep-unfinished", "7 days"], "--keep-unfinished"),
     ],
 )
 def test_serve_refuses_bad_limits_and_proxies_in_one_line(

@@ -1199,6 +1199,16 @@ def test_addresses_whose_buckets_filled_up_again_are_forgotten() -> None:
     assert len(limit._buckets) <= 20_000
 
 
+def test_active_addresses_are_bounded_too() -> None:
+    """Past its bound a class forgets the least recently active addresses, even those whose
+    buckets have not filled up again; the most recent ones are still counted."""
+    limit = PerAddress(rate=1e-9, burst=1, most=1_000)  # no bucket ever fills up again
+    for number in range(5_000):
+        assert limit.allow(f"10.1.{number // 256}.{number % 256}")
+    assert len(limit._buckets) <= 1_000
+    assert not limit.allow("10.1.19.135")  # the last one (4999): remembered, still refused
+
+
 def test_a_failing_store_is_told_as_such_without_its_detail(
     client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -22,6 +22,7 @@ from callbreak.record import CheckResult, check, load
 from callbreak.rules import PROFILES, format_tenths
 from callbreak.web.limits import DEFAULT as DEFAULT_LIMITS
 from callbreak.web.limits import Limits
+from callbreak.web.retention import Retention, parse_duration
 
 if TYPE_CHECKING:  # rich is imported by the commands that draw, not at start
     from rich.console import Console
@@ -186,6 +187,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="remote bots that rooms and matches may seat: exact http://HOST:PORT addresses "
         "and networks such as 10.0.0.0/8 (default: none, since the server calls them)",
     )
+    for option, kept, default in (
+        ("--keep-finished", "finished matches and rooms, and scoresheets", "30d"),
+        ("--keep-lobbies", "rooms never started", "1d"),
+        ("--keep-unfinished", "matches and rooms left unfinished", "7d"),
+    ):
+        serve.add_argument(
+            option,
+            metavar="TIME",
+            default=default,
+            help=f"how long {kept} are kept after their last change: 30d, 12h, 90m or never "
+            "(default %(default)s)",
+        )
     serve.add_argument(
         "--proxies",
         metavar="ADDRESS,...",
@@ -285,6 +298,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 message_burst=max(60.0, 3 * args.message_rate),
             )
             proxies = [item.strip() for item in args.proxies.split(",") if item.strip()]
+            retention = _retention(args)
+            if retention is None:
+                return EXIT_UNREADABLE
             metrics = [item.strip() for item in args.metrics.split(",") if item.strip()]
             return run_serve(
                 args.host,
@@ -293,6 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.redis,
                 limits,
                 proxies,
+                retention=retention,
                 drain_seconds=args.drain_seconds,
                 metrics_from=metrics,
                 log_json=args.log_json,
@@ -302,6 +319,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("callbreak: interrupted", file=sys.stderr)
         return 130
     raise AssertionError(f"unhandled command {args.command}")
+
+
+def _retention(args: argparse.Namespace) -> Retention | None:
+    """The ``--keep-*`` settings; None, with one line said, when one cannot be read."""
+    times: dict[str, float | None] = {}
+    for name in ("finished", "lobbies", "unfinished"):
+        try:
+            times[name] = parse_duration(getattr(args, f"keep_{name}"))
+        except ValueError as error:
+            print(f"callbreak serve: --keep-{name}: {error}", file=sys.stderr)
+            return None
+    return Retention(**times)
 
 
 def _stop_on_terminate() -> None:
@@ -626,14 +655,16 @@ def run_serve(
     limits: Limits | None = None,
     proxies: Sequence[str] = (),
     *,
+    retention: Retention | None = None,
     drain_seconds: float = DRAIN_SECONDS,
     metrics_from: Sequence[str] = (),
     log_json: bool = False,
     ping_seconds: float = PING_SECONDS,
 ) -> int:
     """Serve the web app until interrupted; ``proxies`` are the addresses whose
-    X-Forwarded-For is believed, ``metrics_from`` those that may read /metrics. SIGTERM drains
-    the server within ``drain_seconds``; sockets hear a ping every ``ping_seconds``."""
+    X-Forwarded-For is believed, ``retention`` how long stored tables are kept,
+    ``metrics_from`` those that may read /metrics. SIGTERM drains the server within
+    ``drain_seconds``; sockets hear a ping every ``ping_seconds``."""
     import sqlite3
 
     from callbreak.web.app import create_app
@@ -706,6 +737,7 @@ def run_serve(
                 path,
                 redis_url,
                 limits or Limits(),
+                retention or Retention(),
                 metrics_from=metrics_from,
                 ping_seconds=ping_seconds,
             )

@@ -46,6 +46,8 @@ __all__ = [
 HAND_SPREAD = 0.95
 """The residual spread of ``hand_strength`` around the tricks a hand takes, from
 benchmarks/calibrate_hand.py: how sure a sound count of the hand is."""
+RULES_KEPT = 64
+"""Rules whose call tables a process keeps at once (each a few kB)."""
 
 
 def _ranks(hand: int, suit: int) -> list[int]:
@@ -184,7 +186,9 @@ def _best_of(table: Sequence[tuple[int, float]]) -> int:
     return max(table, key=lambda item: (round(item[1], 9), -item[0]))[0]
 
 
-@functools.cache
+# Kept per rules, and a room may name rules with any parameters (``classic(deals=N)``): the
+# least recently used go past RULES_KEPT, to be computed again if asked for.
+@functools.lru_cache(maxsize=RULES_KEPT)
 def call_lookup(rules: Rules) -> np.ndarray:
     """The call a hand of strength ``i / 20`` makes when called soundly (as ``casual`` calls):
     the other seats' calls are read as sound ones."""
@@ -195,7 +199,7 @@ def call_lookup(rules: Rules) -> np.ndarray:
     return np.array(calls, dtype=np.int64)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=RULES_KEPT)
 def call_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """For each call 0-13, the hand strengths ``[low, high)`` a sound caller makes it with (by
     :func:`call_lookup`, whose call never falls as the strength rises): the lowest call the

@@ -41,6 +41,7 @@ from callbreak.web.messages import PING_SECONDS
 from callbreak.web.metrics import Metered, Metrics, Networks, endpoint
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.owners import held_matches, held_rooms, read_held
+from callbreak.web.retention import DEFAULT_RETENTION, Retention, upkeep
 from callbreak.web.stats import figures, game_of, replay
 from callbreak.web.store import Store
 from callbreak.web.tables import Table, Tables
@@ -62,6 +63,7 @@ def create_app(
     db_path: str | os.PathLike[str],
     redis_url: str | None = None,
     limits: Limits = DEFAULT,
+    retention: Retention = DEFAULT_RETENTION,
     *,
     metrics_from: Sequence[str] = (),
     ping_seconds: float = PING_SECONDS,
@@ -72,7 +74,8 @@ def create_app(
     connection may ask (``web.limits``); every answer carries the security headers of
     ``web.http``. ``/metrics`` answers only the addresses of the networks ``metrics_from``
     (``web.metrics``); every socket hears a ping every ``ping_seconds`` (``web.messages``).
-    ``app.state.drain`` hands the tables over at shutdown (``web.drain``)."""
+    ``app.state.drain`` hands the tables over at shutdown (``web.drain``). While it runs, idle
+    tables leave memory and data past ``retention`` leaves the store (``web.retention``)."""
     allowed = Networks(metrics_from)  # a bad network raises ValueError before anything opens
     store = Store(db_path)
     metrics = Metrics()
@@ -80,7 +83,7 @@ def create_app(
     if redis_url is not None:
         from callbreak.web.redis_backend import RedisBackend
 
-        stored = RedisBackend(redis_url)
+        stored = RedisBackend(redis_url, retention)
     backend = Metered(stored, metrics)
     tables = Tables(backend, limits, metrics)
     metrics.count_tables(lambda: [t.data.kind for t in list(tables.live.values()) if t.connections])
@@ -217,8 +220,12 @@ def create_app(
         await messages.connect(tables, socket, code, ROOM, limits, ping_seconds, drain)
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # Kept on the app: the task (and through it the loop the tables live on) for whoever
+        # looks in from outside the loop, as the tests do.
+        app.state.upkeep = asyncio.get_running_loop().create_task(upkeep(tables, store, retention))
         yield
+        app.state.upkeep.cancel()
         tables.work.close()
         # Bounded: a store out of reach must not hold up a shutdown past its drain.
         with contextlib.suppress(Exception):
@@ -258,6 +265,7 @@ def create_app(
     app.state.tables = tables
     app.state.metrics = metrics
     app.state.drain = drain
+    app.state.retention = retention
     return app
 
 

@@ -17,13 +17,13 @@ import os
 import secrets
 import socket
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from typing import Any, Protocol, TypeVar
 
 from callbreak.web.model import TableData
 from callbreak.web.store import Store
 
-__all__ = ["OWNER", "STORE_RETRY", "Backend", "LocalBackend", "retried"]
+__all__ = ["EXPIRE_BATCH", "OWNER", "STORE_RETRY", "Backend", "LocalBackend", "forget", "retried"]
 
 T = TypeVar("T")
 
@@ -98,6 +98,11 @@ class Backend(Protocol):
         """Return once the store answers; raise one of ``failures`` when it does not
         (readiness: ``web.health``; a table's driver waiting for the store)."""
 
+    async def expire(self, cutoffs: dict[str, float], keep: Collection[str] = ()) -> list[str]:
+        """Remove the stored tables whose status has a cutoff and whose last change came before
+        it, except those in ``keep`` and those with a connection open in any process; the ids
+        removed. Safe to run in several processes at once."""
+
     async def close(self) -> None:
         """Let go of connections and files."""
 
@@ -118,6 +123,22 @@ async def retried(backend: Backend, work: Callable[[], Awaitable[T]]) -> T:
         except backend.failures:
             await asyncio.sleep(pause)
     return await work()
+
+
+EXPIRE_BATCH = 500
+"""Tables deleted by one statement of a sweep, between which the event loop serves others."""
+
+
+def forget(
+    listeners: dict[str, set[asyncio.Queue[Event]]], table_id: str, queue: asyncio.Queue[Event]
+) -> None:
+    """Stop giving ``queue`` the table's events, and forget the table once nobody listens (a
+    process keeps an entry only for the tables it serves now, not every table it ever did)."""
+    queues = listeners.get(table_id)
+    if queues is not None:
+        queues.discard(queue)
+        if not queues:
+            del listeners[table_id]
 
 
 class LocalBackend:
@@ -156,6 +177,16 @@ class LocalBackend:
     async def tables(self, kind: str | None = None) -> list[TableData]:
         return self.store.tables(kind)
 
+    async def expire(self, cutoffs: dict[str, float], keep: Collection[str] = ()) -> list[str]:
+        gone: list[str] = []
+        while True:
+            # In batches, so that a first sweep of a large file never holds up the tables.
+            batch = self.store.expire(cutoffs, {*keep, *self._presence}, EXPIRE_BATCH)
+            gone += batch
+            if len(batch) < EXPIRE_BATCH:
+                return gone
+            await asyncio.sleep(0)
+
     async def publish(self, table_id: str, event: Event) -> None:
         for queue in self._listeners.get(table_id, ()):
             queue.put_nowait(event)
@@ -167,7 +198,7 @@ class LocalBackend:
         try:
             yield queue
         finally:
-            self._listeners[table_id].discard(queue)
+            forget(self._listeners, table_id, queue)
 
     async def set_presence(self, table_id: str, seat: int, owner: str, count: int) -> None:
         seats = self._presence.setdefault(table_id, {})
@@ -175,6 +206,8 @@ class LocalBackend:
             seats[seat] = count
         else:
             seats.pop(seat, None)
+            if not seats:  # kept only while someone is connected: a table served once is not
+                del self._presence[table_id]
 
     async def presence(self, table_id: str) -> set[int]:
         return set(self._presence.get(table_id, {}))

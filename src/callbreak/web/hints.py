@@ -62,6 +62,12 @@ class Hints:
             seats[seat] = future
         return future
 
+    def forget(self, table_id: str) -> None:
+        """Drop the table's hints (it left the process's memory; a hint asked again is searched
+        again)."""
+        with self._lock:
+            self._asked.pop(table_id, None)
+
 
 def _failed(future: Future[Any]) -> bool:
     return future.cancelled() or future.exception() is not None

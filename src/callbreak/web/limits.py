@@ -41,6 +41,7 @@ __all__ = [
     "CREATION",
     "DEFAULT",
     "LOOKUP",
+    "MAX_ADDRESSES",
     "PROBE",
     "REQUEST",
     "Bucket",
@@ -105,6 +106,8 @@ CLOSED = 4429
 class Bucket:
     """A token bucket: ``rate`` a second, at most ``burst`` saved up."""
 
+    __slots__ = ("burst", "level", "rate", "stamp")  # one per active address: kept small
+
     def __init__(self, rate: float, burst: float) -> None:
         self.rate, self.burst = rate, burst
         self.level, self.stamp = burst, time.monotonic()
@@ -128,23 +131,38 @@ class Bucket:
         return self.level + (now - self.stamp) * self.rate >= self.burst
 
 
-class PerAddress:
-    """A bucket per address, forgetting the buckets that have filled up again."""
+MAX_ADDRESSES = 50_000
+"""Addresses whose buckets one class of limits keeps at most (a few MB). Below it a bucket is
+forgotten only once it has filled up again (the same as a new one), which keeps the addresses
+active in the last minutes (a bucket refills within 2 minutes at the defaults); past it the
+least recently active are forgotten too, and start again with a full bucket: only a client
+with tens of thousands of addresses at once gains from that, and each of its addresses
+already has a burst of its own."""
 
-    def __init__(self, rate: float, burst: float) -> None:
+
+class PerAddress:
+    """A bucket per address, forgetting the buckets that have filled up again (and, past
+    ``MAX_ADDRESSES``, the least recently active)."""
+
+    def __init__(self, rate: float, burst: float, most: int = MAX_ADDRESSES) -> None:
         self.rate, self.burst = rate, burst
+        self.most = most
         self._buckets: dict[str, Bucket] = {}
-        self._tidy_at = 10_000
+        self._tidy_at = min(10_000, most)
 
     def take(self, address: str) -> float:
         """0 when ``address`` may make one more request now (counted), else seconds to wait."""
-        if len(self._buckets) > self._tidy_at:
+        if address not in self._buckets and len(self._buckets) >= self._tidy_at:
             # A full bucket behaves as a new one: forgetting it changes nothing, and keeps
             # the table to the addresses active in the last minutes. Tidied when the table has
             # doubled, so that many active addresses cost no more than once each.
             now = time.monotonic()
-            self._buckets = {a: b for a, b in self._buckets.items() if not b.full(now)}
-            self._tidy_at = max(10_000, 2 * len(self._buckets))
+            kept = {a: b for a, b in self._buckets.items() if not b.full(now)}
+            if len(kept) >= self.most:
+                recent = sorted(kept.items(), key=lambda item: item[1].stamp)[-self.most // 2 :]
+                kept = dict(recent)
+            self._buckets = kept
+            self._tidy_at = min(max(10_000, 2 * len(kept)), self.most)
         bucket = self._buckets.setdefault(address, Bucket(self.rate, self.burst))
         return 0.0 if bucket.take() else bucket.wait()
 

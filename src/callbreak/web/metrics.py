@@ -18,7 +18,7 @@ import contextlib
 import functools
 import ipaddress
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
@@ -277,6 +277,10 @@ class Metered:
 
     async def restore(self, data: TableData) -> bool:
         return bool(await self._counted("restore", lambda: self.inner.restore(data)))
+
+    async def expire(self, cutoffs: dict[str, float], keep: Collection[str] = ()) -> list[str]:
+        gone: list[str] = await self._counted("expire", lambda: self.inner.expire(cutoffs, keep))
+        return gone
 
     async def ping(self) -> None:
         await self._counted("ping", self.inner.ping)

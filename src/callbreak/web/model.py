@@ -61,6 +61,8 @@ MATCH, ROOM = "match", "room"
 OPEN, PERSON, COMPUTER = "open", "person", "computer"
 LOBBY, PLAYING, FINISHED, STOPPED, DAMAGED = "lobby", "playing", "finished", "stopped", "damaged"
 """A stored table's status (damaged: it cannot be replayed, which only a bug of ours can do)."""
+STATUSES = (LOBBY, PLAYING, FINISHED, STOPPED)
+"""The statuses a table is stored with."""
 DEFAULT_TURN_SECONDS = 30
 #: Seconds between two computer cards at each speed; a finished trick stays up a little longer.
 SPEEDS = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}

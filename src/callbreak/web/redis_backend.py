@@ -7,6 +7,11 @@ of rev, status, deadline, updated), ``cb:{ID}:actions`` (a list of action codes)
 (which process holds a connection for which seat, until when) and ``cb:{ID}:lease`` (the process
 that runs the table's computers and clock). ``cb:index:KIND`` lists the tables of a kind.
 
+Each of a table's own keys lives for its retention (:mod:`~callbreak.web.retention`) from the
+last write to it, set by that write, and at least that long from the last time a process said
+someone is connected: Redis forgets what nobody touches any more, with no process running.
+The sweep (:meth:`RedisBackend.expire`) keeps the index to the tables that exist.
+
 An action is appended by a Lua script that checks the version first, so exactly one of two
 processes racing for a turn wins, whatever process or machine they run on. Events go over
 pub/sub (``cb:{ID}:events``); pub/sub may drop a message, so a process that hears anything
@@ -19,15 +24,17 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import math
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from typing import Any
 
 import redis.asyncio as redis
 
-from callbreak.web.backend import Event
+from callbreak.web.backend import EXPIRE_BATCH, Event, forget
 from callbreak.web.http import LOG
-from callbreak.web.model import TableData
+from callbreak.web.model import STATUSES, TableData
+from callbreak.web.retention import DEFAULT_RETENTION, Retention
 
 __all__ = ["RedisBackend"]
 
@@ -42,25 +49,47 @@ COMMAND_SECONDS = 2.0
 :func:`~callbreak.web.backend.retried`): a paused or unreachable Redis must not hold a person's
 click, or a table's driver, for ever."""
 
+# A table's keys live for its retention from its last change (ARGV[#ARGV] seconds; 0: for
+# ever): set by every write, so that Redis itself forgets what nobody touches any more.
+_LIFETIME = """
+local function lifetime(seconds)
+  for i = 1, #KEYS do
+    if seconds > 0 then
+      redis.call('EXPIRE', KEYS[i], seconds)
+    else
+      redis.call('PERSIST', KEYS[i])
+    end
+  end
+end
+"""
+
 # Lobby change on a revision: fails (0) when the stored revision differs.
-_SAVE = """
+_SAVE = (
+    _LIFETIME
+    + """
 if tonumber(redis.call('HGET', KEYS[1], 'rev')) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('HSET', KEYS[1], 'rev', tonumber(ARGV[1]) + 1, 'status', ARGV[3],
            'deadline', ARGV[4], 'updated', ARGV[5])
+lifetime(tonumber(ARGV[6]))
 return 1
 """
+)
 
 # An action on a version and a lobby revision: fails (0) when the match has moved on, or a
 # lobby change (a seat given to someone else) came between.
-_APPEND = """
+_APPEND = (
+    _LIFETIME
+    + """
 if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
 if tonumber(redis.call('HGET', KEYS[3], 'rev')) ~= tonumber(ARGV[7]) then return 0 end
 redis.call('RPUSH', KEYS[1], ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) end
 redis.call('HSET', KEYS[3], 'status', ARGV[4], 'deadline', ARGV[5], 'updated', ARGV[6])
+lifetime(tonumber(ARGV[8]))
 return 1
 """
+)
 
 # Write back a copy of a table the store lost (Redis restarted without persistence, or with
 # its last second of writes gone): when the table is missing, or when the stored actions are
@@ -87,22 +116,82 @@ for i = stored + 1, #actions do redis.call('RPUSH', KEYS[3], actions[i]) end
 for index, text in pairs(copy.faults) do redis.call('HSET', KEYS[4], index, text) end
 redis.call('HSET', KEYS[2], 'rev', copy.rev, 'status', copy.status, 'deadline', copy.deadline,
            'updated', copy.updated)
+for k = 1, 4 do
+  if copy.lifetime > 0 then redis.call('EXPIRE', KEYS[k], copy.lifetime) end
+end
 return 1
 """
 
-# Take the lease when free, or renew it when ours.
-_LEASE = """
+# Someone is here: the table's keys (KEYS[2..5], its state first) live at least their retention
+# from now (GT: never shortened, and keys kept for ever stay so). ARGV[3..]: status, seconds, ...
+_EXTEND = """
+local function extend()
+  local status = redis.call('HGET', KEYS[2], 'status')
+  for i = 3, #ARGV, 2 do
+    if ARGV[i] == status and tonumber(ARGV[i + 1]) > 0 then
+      for k = 2, #KEYS do redis.call('EXPIRE', KEYS[k], ARGV[i + 1], 'GT') end
+    end
+  end
+end
+"""
+
+# A connection for a seat (ARGV[1]: the field, ARGV[2]: until when); the hash goes with the last
+# process that refreshed it, so that a process killed leaves no field behind for ever.
+_PRESENT = (
+    _EXTEND
+    + f"""
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], {math.ceil(2 * PRESENCE_SECONDS)})
+extend()
+return 1
+"""
+)
+
+# A sweep's look at one table: delete it when its status has a cutoff and its last change came
+# before it, unless a connection (presence) or a driver (lease) is on it now; 1 when deleted,
+# 2 when its keys had already expired, 0 otherwise. Keys stored before they had lifetimes get
+# theirs. ARGV: status, cutoff, seconds, ... ('' for a status kept for ever).
+_EXPIRE = """
+local state = redis.call('HMGET', KEYS[1], 'status', 'updated')
+if not state[1] then
+  if redis.call('EXISTS', KEYS[2]) == 0 then return 2 end
+  return 0
+end
+if redis.call('EXISTS', KEYS[5]) == 1 or redis.call('EXISTS', KEYS[6]) == 1 then return 0 end
+for i = 1, #ARGV, 3 do
+  if ARGV[i] == state[1] and ARGV[i + 1] ~= '' then
+    if tonumber(state[2]) < tonumber(ARGV[i + 1]) then
+      redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+      return 1
+    end
+    if redis.call('TTL', KEYS[1]) == -1 then
+      local at = math.ceil(tonumber(state[2]) + tonumber(ARGV[i + 2]))
+      for k = 1, 4 do redis.call('EXPIREAT', KEYS[k], at) end
+    end
+  end
+end
+return 0
+"""
+
+# Take the lease when free, or renew it when ours; a driver runs only where someone is
+# connected (a match against the computer has no presence), so the table lives on meanwhile.
+_LEASE = (
+    _EXTEND
+    + """
 local holder = redis.call('GET', KEYS[1])
 if holder == false then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  extend()
   return 1
 end
 if holder == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  extend()
   return 1
 end
 return 0
 """
+)
 
 # Give up the lease only when ours: another process may have taken it since it ran out.
 _RELEASE = """
@@ -115,13 +204,18 @@ def _key(table_id: str, part: str) -> str:
     return f"cb:{{{table_id}}}:{part}"
 
 
+def _stored(table_id: str) -> list[str]:
+    """The keys that hold the table itself (not who is connected, nor the lease)."""
+    return [_key(table_id, part) for part in ("state", "data", "actions", "faults")]
+
+
 class RedisBackend:
     """Tables, events, presence and leases in one Redis (``redis://HOST:PORT/N``)."""
 
     shared = True
     failures: tuple[type[Exception], ...] = (redis.RedisError, OSError)
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, retention: Retention = DEFAULT_RETENTION) -> None:
         pool = redis.BlockingConnectionPool.from_url(
             url,
             max_connections=CONNECTIONS,
@@ -136,6 +230,9 @@ class RedisBackend:
         self._lease = self.client.register_script(_LEASE)
         self._restore = self.client.register_script(_RESTORE)
         self._release = self.client.register_script(_RELEASE)
+        self._present = self.client.register_script(_PRESENT)
+        self._expire = self.client.register_script(_EXPIRE)
+        self.retention = retention
         self._listeners: dict[str, set[asyncio.Queue[Event]]] = {}
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
@@ -161,8 +258,17 @@ class RedisBackend:
             )
             if data.actions:
                 pipe.rpush(_key(data.id, "actions"), *data.actions)
+            seconds = self._lifetime(data.status)
+            if seconds:
+                for key in _stored(data.id):
+                    pipe.expire(key, seconds)
             pipe.zadd(f"cb:index:{data.kind}", {data.id: data.created})
             await pipe.execute()
+
+    def _lifetime(self, status: str) -> int:
+        """Seconds a table of ``status`` lives after a write (0: for ever)."""
+        seconds = self.retention.keep(status)
+        return 0 if seconds is None else math.ceil(seconds)
 
     async def load(self, table_id: str, known: TableData | None = None) -> TableData | None:
         if known is not None:
@@ -207,13 +313,14 @@ class RedisBackend:
     async def save(self, data: TableData) -> bool:
         now = time.time()
         saved = await self._save(
-            keys=[_key(data.id, "state"), _key(data.id, "data")],
+            keys=_stored(data.id),  # state and data first, as the script reads them
             args=[
                 data.rev,
                 json.dumps(data.to_json()),
                 data.status,
                 "" if data.deadline is None else repr(data.deadline),
                 repr(now),
+                self._lifetime(data.status),
             ],
         )
         if saved:
@@ -232,7 +339,12 @@ class RedisBackend:
         deadline: float | None,
     ) -> bool:
         stored = await self._append(
-            keys=[_key(table_id, "actions"), _key(table_id, "faults"), _key(table_id, "state")],
+            keys=[
+                _key(table_id, "actions"),
+                _key(table_id, "faults"),
+                _key(table_id, "state"),
+                _key(table_id, "data"),
+            ],
             args=[
                 version,
                 code,
@@ -241,6 +353,7 @@ class RedisBackend:
                 "" if deadline is None else repr(deadline),
                 repr(time.time()),
                 rev,
+                self._lifetime(status),
             ],
         )
         return bool(stored)
@@ -253,6 +366,8 @@ class RedisBackend:
                 data = await self.load(str(table_id))
                 if data is not None:
                     found.append(data)
+                else:  # its keys expired: the index forgets it too
+                    await self.client.zrem(f"cb:index:{name}", str(table_id))
         found.sort(key=lambda data: -data.updated)
         return found
 
@@ -272,7 +387,7 @@ class RedisBackend:
         try:
             yield queue
         finally:
-            self._listeners[table_id].discard(queue)
+            forget(self._listeners, table_id, queue)
 
     async def _start_reader(self) -> None:
         # Under a lock, and the reader started only once the subscription is made: two tables
@@ -322,8 +437,10 @@ class RedisBackend:
     async def set_presence(self, table_id: str, seat: int, owner: str, count: int) -> None:
         field = f"{seat}|{owner}"
         if count:
-            await self.client.hset(
-                _key(table_id, "presence"), field, repr(time.time() + PRESENCE_SECONDS)
+            until = repr(time.time() + PRESENCE_SECONDS)
+            await self._present(
+                keys=[_key(table_id, "presence"), *_stored(table_id)],
+                args=[field, until, *self._lifetimes()],
             )
         else:
             await self.client.hdel(_key(table_id, "presence"), field)
@@ -342,7 +459,10 @@ class RedisBackend:
         return seats
 
     async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
-        held = await self._lease(keys=[_key(table_id, "lease")], args=[owner, int(seconds * 1000)])
+        held = await self._lease(
+            keys=[_key(table_id, "lease"), *_stored(table_id)],
+            args=[owner, int(seconds * 1000), *self._lifetimes()],
+        )
         return bool(held)
 
     async def restore(self, data: TableData) -> bool:
@@ -357,6 +477,7 @@ class RedisBackend:
             "actions": data.actions,
             # cjson makes an empty JSON object an empty Lua table, as it makes an empty list.
             "faults": {str(index): json.dumps(notes) for index, notes in data.faults.items()},
+            "lifetime": self._lifetime(data.status),  # as every write sets it (0: for ever)
         }
         keys = [_key(data.id, part) for part in ("data", "state", "actions", "faults")]
         restored = await self._restore(
@@ -366,6 +487,46 @@ class RedisBackend:
 
     async def release(self, table_id: str, owner: str) -> None:
         await self._release(keys=[_key(table_id, "lease")], args=[owner])
+
+    def _lifetimes(self) -> list[str | int]:
+        """Each status and the seconds its tables live after a write (0: for ever)."""
+        return [item for status in STATUSES for item in (status, self._lifetime(status))]
+
+    async def expire(self, cutoffs: dict[str, float], keep: Collection[str] = ()) -> list[str]:
+        # Every table's keys expire on their own (their lifetime is set with every write): the
+        # sweep keeps the index to the tables that exist, and removes the tables stored before
+        # lifetimes were (or under a longer setting). A table is checked and deleted by one
+        # script, so that an action stored meanwhile by another process keeps it.
+        args: list[str | float] = []
+        for status in STATUSES:
+            args += [status, cutoffs.get(status, ""), self._lifetime(status)]
+        gone: list[str] = []
+        for kind in ("match", "room"):
+            index = f"cb:index:{kind}"
+            batch: list[str] = []
+            async for table_id, _score in self.client.zscan_iter(index, count=EXPIRE_BATCH):
+                if str(table_id) not in keep:
+                    batch.append(str(table_id))
+                if len(batch) >= EXPIRE_BATCH:
+                    gone += await self._expire_batch(index, batch, args)
+                    batch = []
+            gone += await self._expire_batch(index, batch, args)
+        return gone
+
+    async def _expire_batch(
+        self, index: str, table_ids: list[str], args: list[str | float]
+    ) -> list[str]:
+        if not table_ids:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for table_id in table_ids:
+                keys = [*_stored(table_id), _key(table_id, "presence"), _key(table_id, "lease")]
+                await self._expire(keys=keys, args=args, client=pipe)
+            results = await pipe.execute()
+        removed = [t for t, result in zip(table_ids, results, strict=True) if result]
+        if removed:
+            await self.client.zrem(index, *removed)
+        return [t for t, result in zip(table_ids, results, strict=True) if result == 1]
 
     async def close(self) -> None:
         if self._reader is not None:

@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TRICK_PAUSE", "start", "stop"]
 
+T = TypeVar("T")
 TRICK_PAUSE = 1.6
 LEASE_SECONDS = 9.0
 """How long a driver's lease lasts unless renewed (renewed every third of it)."""
@@ -101,10 +102,7 @@ async def _hear(table: Table) -> None:
     refreshed = loop.time()
     async with table.backend.events(table.id) as events:
         while True:
-            try:
-                event = await asyncio.wait_for(events.get(), PRESENCE_REFRESH)
-            except TimeoutError:
-                event = None
+            event = await _within(events.get(), PRESENCE_REFRESH)
             if loop.time() - refreshed >= PRESENCE_REFRESH:
                 # However busy the table, this process says again which seats it holds, and
                 # reads the table again: pub/sub may have dropped a message.
@@ -131,8 +129,20 @@ async def _hear(table: Table) -> None:
 
 async def _wait(table: Table, seconds: float) -> None:
     """Until the table changes, or ``seconds`` pass."""
+    await _within(table.changed.wait(), max(seconds, 0.0))
+
+
+async def _within(work: Coroutine[Any, Any, T], seconds: float) -> T | None:
+    """``work``'s result, or None when ``seconds`` pass first.
+
+    Not ``asyncio.wait_for``: on Python 3.11 it swallows a cancellation that arrives as its
+    work completes (the last socket leaving publishes an event to the listener just before
+    stopping it), and the table's task then ran for ever, holding the table in memory and,
+    for a driver, running beside the next one."""
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(table.changed.wait(), max(seconds, 0.0))
+        async with asyncio.timeout(seconds):
+            return await work
+    return None
 
 
 async def until_store_answers(table: Table) -> None:

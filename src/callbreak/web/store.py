@@ -21,7 +21,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,11 @@ CREATE TABLE IF NOT EXISTS sheets (
     data TEXT NOT NULL,
     token TEXT
 );
+CREATE INDEX IF NOT EXISTS tables_by_age ON tables (status, updated);
+CREATE INDEX IF NOT EXISTS sheets_by_age ON sheets (updated);
 """
+# The two indexes serve the retention's sweeps (``Store.expire``): rows past their time are
+# found without reading the others.
 # ``sheets.token`` is the hash of the sheet's token (model.hash_token); NULL for a sheet made
 # before sheets had owners, which only ``callbreak adopt`` opens again.
 
@@ -181,6 +185,31 @@ class Store:
             rows = db.execute(query + " ORDER BY updated DESC", arguments).fetchall()
             return [_data(db, row) for row in rows]
 
+    def expire(
+        self, cutoffs: Mapping[str, float], keep: Collection[str] = (), limit: int = 500
+    ) -> list[str]:
+        """Delete at most ``limit`` matches and rooms whose status has a cutoff and whose last
+        change came before it, except the ids in ``keep`` (in use); the ids deleted."""
+        gone: list[str] = []
+        with self.transaction() as db:
+            for status, before in cutoffs.items():
+                rows = db.execute(
+                    "SELECT id FROM tables WHERE status = ? AND updated < ? LIMIT ?",
+                    (status, before, limit + len(keep)),
+                ).fetchall()
+                for row in rows:
+                    if row["id"] in keep or len(gone) >= limit:
+                        continue
+                    # Checked again in the statement itself: nothing can change in between
+                    # (one transaction), but the condition says what may be deleted.
+                    db.execute(
+                        "DELETE FROM tables WHERE id = ? AND status = ? AND updated < ?",
+                        (row["id"], status, before),
+                    )
+                    db.execute("DELETE FROM actions WHERE table_id = ?", (row["id"],))
+                    gone.append(row["id"])
+        return gone
+
     # --- scoresheets -----------------------------------------------------------------------
 
     def save_sheet(self, sheet_id: str, data: dict[str, Any], token: str | None = None) -> None:
@@ -209,6 +238,11 @@ class Store:
                 f"SELECT * FROM sheets WHERE id IN ({marks}) ORDER BY updated DESC", tuple(ids)
             ).fetchall()
         return [_sheet_row(row) for row in rows]
+
+    def expire_sheets(self, before: float) -> int:
+        """Delete the scoresheets last changed before ``before``; how many."""
+        with self.transaction() as db:
+            return db.execute("DELETE FROM sheets WHERE updated < ?", (before,)).rowcount
 
     # --- owners ----------------------------------------------------------------------------
 

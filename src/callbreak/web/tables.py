@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -52,15 +53,28 @@ from callbreak.web.model import (
     new_match,
     new_room,
 )
+from callbreak.web.retention import Retention
 from callbreak.web.view import lobby_json, private_view, public_view, seat_view
 from callbreak.web.work import Work
 
-__all__ = ["Connection", "Table", "Tables"]
+__all__ = ["IDLE_FINISHED", "IDLE_UNFINISHED", "MAX_IDLE", "Connection", "Table", "Tables"]
 
 T = TypeVar("T")
 OUTBOX_LIMIT = 200
 """Messages waiting for one connection before it counts as stuck and is closed (it reconnects
 and gets a fresh snapshot)."""
+IDLE_FINISHED = 60.0
+"""Seconds a finished (or ended) table stays in memory once nobody uses it: its page asks for
+the record and the replay right after the end; anything later reads it from the store again
+(one load and a replay of its actions, about a millisecond a deal)."""
+IDLE_UNFINISHED = 300.0
+"""Seconds a lobby or an unfinished table stays in memory once nobody is connected: a reload,
+a phone's network changing or a short break come back to the very copy; a longer absence
+reloads it from the store, where it is whole (nothing of a table lives only in memory)."""
+MAX_IDLE = 200
+"""Idle tables kept at most (about 370 kB each once played, some 75 MB): past it the least
+recently used is let go of at once, whatever its idle time. Tables in use (a socket open, a
+driver or a change running) are never let go of; their number is bounded by the sockets."""
 
 
 class Connection:
@@ -146,6 +160,8 @@ class Table:
         """Each seat's own part of the view, as JSON text, for the current version."""
         self._moved: set[int] = set()
         """Seats whose connections here changed with a copy of the room, to be counted again."""
+        self.used = 0.0
+        """When the process's tables last handed this one out or found it in use (their clock)."""
         self._rebuild(data)
 
     def _rebuild(self, data: TableData) -> None:
@@ -230,6 +246,17 @@ class Table:
             and not match.deal.actions
             and bool(match.played_deals())
             and not match.is_over
+        )
+
+    def in_use(self) -> bool:
+        """Whether anything here depends on this copy now: a socket is connected, the driver or
+        the listener runs (a computer's turn, the clock), or an action or a change is being
+        stored. Such a table is never let go of."""
+        tasks = (self.driver, self.listener)
+        return (
+            bool(self.connections)
+            or self.lock.locked()
+            or any(task is not None and not task.done() for task in tasks)
         )
 
     def covered(self) -> list[int]:
@@ -671,14 +698,29 @@ class Table:
 
 
 class Tables:
-    """The live tables of a server process, loaded from the backend on first use."""
+    """The live tables of a server process, loaded from the backend on first use and let go of
+    when nobody uses them (:meth:`evict`): memory follows the tables in play, not every table
+    the process ever served."""
 
     def __init__(
-        self, backend: Backend, limits: Limits = DEFAULT, metrics: Metrics = DETACHED
+        self,
+        backend: Backend,
+        limits: Limits = DEFAULT,
+        metrics: Metrics = DETACHED,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.backend = backend
         self.metrics = metrics
         self.live: dict[str, Table] = {}
+        """The tables held in memory, by id, the least recently used first."""
+        self._gone: weakref.WeakValueDictionary[str, Table] = weakref.WeakValueDictionary()
+        """Tables let go of that something still holds (a request being answered, a driver
+        finishing its cancelled turn): asked for again, that very copy comes back, so that a
+        process never has two copies of a table, one of them behind the other's writes."""
+        self.clock = clock
+        self.idle_finished = IDLE_FINISHED
+        self.idle_unfinished = IDLE_UNFINISHED
+        self.max_idle = MAX_IDLE
         self.bots = limits.bots
         self.work = Work(limits.search_threads, limits.search_queue)
         """The pool that hints and *Your record* share."""
@@ -686,15 +728,63 @@ class Tables:
 
     async def get(self, table_id: str) -> Table | None:
         """The table of a stored match or room (rebuilt from its actions), or None."""
-        table = self.live.get(table_id)
+        table = self.live.get(table_id) or self._gone.pop(table_id, None)
         if table is None:
             data = await self.backend.load(table_id)
             if data is None:
                 return None
-            table = self.live.setdefault(
-                table_id, Table(data, self.backend, self.bots, self.metrics)
-            )
+            # Another request may have loaded it while this one waited: the first copy wins.
+            table = self.live.get(table_id) or self._gone.pop(table_id, None)
+            if table is None:
+                table = Table(data, self.backend, self.bots, self.metrics)
+        return self._hold(table)
+
+    def _hold(self, table: Table) -> Table:
+        """Keep ``table`` in memory as its id's copy, the most recently used."""
+        self.live.pop(table.id, None)
+        self.live[table.id] = table
+        table.used = self.clock()
+        if len(self.live) > self.max_idle:
+            self.evict()
         return table
+
+    def evict(self) -> list[str]:
+        """Let go of the tables nobody uses (:meth:`Table.in_use`) once idle for their time, or
+        at once past ``max_idle`` of them (the least recently used first); the ids let go of.
+        Each is read from the backend again when asked for."""
+        now = self.clock()
+        idle: list[Table] = []
+        for table in self.live.values():
+            if table.in_use():
+                table.used = now  # idle from when it was last seen in use
+            else:
+                idle.append(table)
+        idle.sort(key=lambda table: table.used)
+        excess = len(idle) - self.max_idle
+        gone = [
+            table.id
+            for number, table in enumerate(idle)
+            if number < excess or now - table.used >= self._idle_limit(table)
+        ]
+        for table_id in gone:
+            self._gone[table_id] = self.live.pop(table_id)
+            self.hints.forget(table_id)
+        return gone
+
+    def _idle_limit(self, table: Table) -> float:
+        over = table.status in (FINISHED, STOPPED)
+        return self.idle_finished if over else self.idle_unfinished
+
+    async def expire(self, retention: Retention, now: float) -> list[str]:
+        """Remove the stored tables past their time at ``now`` (wall-clock seconds), never one
+        in use here; the ids removed, forgotten here too."""
+        keep = {table.id for table in self.live.values() if table.in_use()}
+        gone = await self.backend.expire(retention.cutoffs(now), keep)
+        for table_id in gone:
+            table = self.live.pop(table_id, None)
+            if table is not None:
+                self.hints.forget(table_id)
+        return gone
 
     async def create_match(
         self,
@@ -715,8 +805,7 @@ class Tables:
         table = Table(data, self.backend, self.bots, self.metrics)
         await _build_computers(table)
         await self.backend.create(table.data)
-        self.live[table.id] = table
-        return table, token
+        return self._hold(table), token
 
     async def create_room(
         self, rules: str, name: object, seats: list[str | None], **settings: Any
@@ -727,8 +816,7 @@ class Tables:
         table = Table(data, self.backend, self.bots, self.metrics)
         await _build_computers(table)
         await self.backend.create(data)
-        self.live[table.id] = table
-        return table, token
+        return self._hold(table), token
 
 
 def next_deadline(data: TableData, match: Match) -> float | None:

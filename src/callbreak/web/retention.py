@@ -1,0 +1,138 @@
+"""How long the server keeps what it stores, and the upkeep that a long-running server does on
+its own: tables nobody uses leave memory, and data past its time leaves the store.
+
+What is kept, counted from a table's last change (an action, a lobby change):
+
+- a **finished** match or room (or one ended between deals), and a scoresheet: 30 days. Its
+  page offers the record and the replay, History lists it and *Your record* counts it; a month
+  covers looking back at last week's games, and a person who wants one for longer downloads
+  its record (History, *Export*).
+- a **lobby** nobody started: 1 day. A room is made to be played within the hour; a lobby left
+  overnight was abandoned, and its code goes back to the pool of free codes.
+- an **unfinished** match or room: 7 days. A paused match against the computer, or a room its
+  people left, is resumed within days or not at all; a week lets a person come back after a
+  weekend away.
+
+``callbreak serve --keep-finished 30d --keep-lobbies 1d --keep-unfinished 7d`` sets them
+(``never`` keeps that kind for ever). A table with a connection open in some process is never
+removed, however old its last change (docs/deploy.md, *Retention*).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import re
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the command line reads the durations without loading the web app
+    from callbreak.web.store import Store
+    from callbreak.web.tables import Tables
+
+__all__ = [
+    "DEFAULT_RETENTION",
+    "EVICT_EVERY",
+    "EXPIRE_EVERY",
+    "Retention",
+    "parse_duration",
+    "upkeep",
+]
+
+LOG = logging.getLogger("callbreak.web")
+DAY = 86_400.0
+UNITS = {"s": 1.0, "m": 60.0, "h": 3_600.0, "d": DAY, "w": 7 * DAY}
+EVICT_EVERY = 15.0
+"""Seconds between two looks for tables to let go of (``Tables.evict``): a table leaves memory
+at most this long after its time."""
+EXPIRE_EVERY = 600.0
+"""Seconds between two sweeps of the store for data past its time: one indexed query in
+SQLite, one short script per stored table in Redis (whose keys also expire on their own)."""
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds in ``text`` (``30d``, ``12h``, ``90m``, ``45s``, ``2w``; ``never``: None);
+    ValueError saying what is accepted otherwise.
+
+    >>> parse_duration("30d"), parse_duration("90m"), parse_duration("never")
+    (2592000.0, 5400.0, None)
+    """
+    cleaned = text.strip().lower()
+    if cleaned == "never":
+        return None
+    found = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([smhdw])", cleaned)
+    if found is None or float(found[1]) <= 0:
+        raise ValueError(
+            f"a duration is a number and a unit (s, m, h, d or w), such as 30d or 12h, or "
+            f"never; not {text!r}"
+        )
+    return float(found[1]) * UNITS[found[2]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Retention:
+    """How long each kind of stored table is kept after its last change, in seconds (None: for
+    ever)."""
+
+    finished: float | None = 30 * DAY
+    """Finished and ended matches and rooms, and scoresheets."""
+    lobbies: float | None = 1 * DAY
+    """Rooms never started."""
+    unfinished: float | None = 7 * DAY
+    """Matches and rooms being played."""
+
+    def keep(self, status: str) -> float | None:
+        """How long a table of ``status`` is kept after its last change (None: for ever)."""
+        from callbreak.web.model import LOBBY, PLAYING  # the app's, loaded only when serving
+
+        if status == LOBBY:
+            return self.lobbies
+        if status == PLAYING:
+            return self.unfinished
+        return self.finished
+
+    def cutoffs(self, now: float) -> dict[str, float]:
+        """By status, the last change before which a table is past its time at ``now``."""
+        from callbreak.web.model import STATUSES
+
+        found: dict[str, float] = {}
+        for status in STATUSES:
+            seconds = self.keep(status)
+            if seconds is not None:
+                found[status] = now - seconds
+        return found
+
+
+DEFAULT_RETENTION = Retention()
+
+
+async def upkeep(
+    tables: Tables,
+    store: Store,
+    retention: Retention,
+    clock: Callable[[], float] = time.time,
+    evict_every: float = EVICT_EVERY,
+    expire_every: float = EXPIRE_EVERY,
+) -> None:
+    """Run for as long as the server does: let go of idle tables every ``evict_every``
+    seconds, and remove data past its time every ``expire_every`` (once at the start). Every
+    process of a Redis deployment runs it: each step is safe to run twice at once."""
+    loop = asyncio.get_running_loop()
+    expired_at = -expire_every
+    while True:
+        if loop.time() - expired_at >= expire_every:
+            expired_at = loop.time()
+            try:
+                await tables.expire(retention, clock())
+                finished = retention.finished
+                if finished is not None:
+                    store.expire_sheets(clock() - finished)
+            except Exception:  # the store out of reach: tried again at the next sweep
+                LOG.exception("could not remove the data past its time")
+        try:
+            tables.evict()
+        except Exception:  # a bug: the log says so, and the next look tries again
+            LOG.exception("could not let go of idle tables")
+        await asyncio.sleep(evict_every)
