@@ -168,7 +168,7 @@ async def test_an_evicted_room_resumes_at_its_version(backend: Any, tmp_path: Pa
         clock.now += 2
         assert on_server(app, tables.evict) == [code]
         assert await collected(reference), "the evicted room is still held somewhere"
-        assert not on_server(app, lambda: code in app.state.backend._listeners)
+        assert not on_server(app, lambda: code in app.state.backend.inner._listeners)
 
         status, lobby = http("GET", f"{base}/api/rooms/{code}")  # the lobby reloads it
         assert status == 200 and lobby["status"] == "playing"
