@@ -6,12 +6,14 @@ The server runs as `callbreak serve` subprocesses (and a `redis-server` for ``--
 the scripted people are socket clients in this process (``callbreak.web.client``). For each
 action, the time from sending it to the moment each person at the table has the state it made
 is one sample; the report gives the median, 95th percentile and maximum, the actions per second
-in all, and the servers' memory: resident size before the rooms, once they are played and
-every socket is closed, and once the servers have let go of the finished tables
-(``web.tables.IDLE_FINISHED`` after the last socket, looked for every ``EVICT_EVERY``), per
-room and against the size before them. People wait ``--think`` seconds before each of their
-actions (a person takes seconds; 0 plays at machine speed and finds where the server
-saturates).
+in all, and the servers' memory: before the rooms, once they are played and every socket is
+closed, and once the servers have let go of the finished tables (``web.tables.IDLE_FINISHED``
+after the last socket, looked for every ``EVICT_EVERY``), per room and against the size
+before them; resident size, and with ``--tracemalloc`` the Python heap as tracemalloc counts
+it. ``--rounds 2`` plays the rooms twice, to see whether memory keeps growing; ``--warm N``
+plays N rooms first, so that what the first rooms load once (modules, buffers, caches) is not
+counted per room. People wait ``--think`` seconds before each of their actions (a person
+takes seconds; 0 plays at machine speed and finds where the server saturates).
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -50,14 +54,42 @@ def resident_kb(pid: int) -> int:
     return 0
 
 
+# `callbreak serve` under tracemalloc, which writes the Python heap's traced size to the file
+# CALLBREAK_TRACED names whenever it gets SIGUSR1 (--tracemalloc).
+TRACED_SERVE = """
+import os, signal, sys, tracemalloc
+from pathlib import Path
+from callbreak.cli import main
+
+def report(*_):
+    Path(os.environ["CALLBREAK_TRACED"]).write_text(str(tracemalloc.get_traced_memory()[0]))
+
+signal.signal(signal.SIGUSR1, report)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def traced_kb(process: subprocess.Popen[bytes], folder: Path, name: str) -> int:
+    """The Python heap of a server run with --tracemalloc, in kB (as tracemalloc counts it)."""
+    path = folder / f"{name}.traced"
+    path.unlink(missing_ok=True)
+    process.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + 10
+    while not path.exists() or not path.read_text():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the server {name} did not say its traced memory")
+        time.sleep(0.05)
+    return int(path.read_text()) // 1024
+
+
 def start_server(
-    folder: Path, name: str, redis_url: str | None
+    folder: Path, name: str, redis_url: str | None, traced: bool = False
 ) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
+    launch = ["-X", "tracemalloc=1", "-c", TRACED_SERVE] if traced else ["-m", "callbreak"]
     command = [
         sys.executable,
-        "-m",
-        "callbreak",
+        *launch,
         "serve",
         "--port",
         str(port),
@@ -76,7 +108,8 @@ def start_server(
     if redis_url:
         command += ["--redis", redis_url]
     log = open(folder / f"{name}.log", "wb")  # noqa: SIM115  # kept for a failing run
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+    environment = os.environ | {"CALLBREAK_TRACED": str(folder / f"{name}.traced")}
+    process = subprocess.Popen(command, stdout=log, stderr=log, env=environment)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while True:
@@ -88,6 +121,15 @@ def start_server(
         if time.monotonic() > deadline or process.poll() is not None:
             raise SystemExit(f"the server {name} did not start")
         time.sleep(0.2)
+
+
+def ready(log: Path) -> None:
+    """Wait until the server of ``log`` says its computer players are loaded (3 minutes)."""
+    deadline = time.monotonic() + 180
+    while "computer players are ready" not in log.read_text(errors="replace"):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the server of {log} did not load its players")
+        time.sleep(0.5)
 
 
 def start_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -230,7 +272,7 @@ async def computers_load(
     return timing, elapsed
 
 
-def report(title: str, timing: Timing, elapsed: float, memory: str) -> None:
+def report(title: str, timing: Timing, elapsed: float) -> None:
     samples = sorted(timing.samples)
     if not samples:
         print(f"{title}: no samples")
@@ -240,8 +282,42 @@ def report(title: str, timing: Timing, elapsed: float, memory: str) -> None:
         f"{title}: {timing.actions} actions in {elapsed:.1f} s ({timing.actions / elapsed:.0f}/s); "
         f"action to each person's state: median {statistics.median(samples) * 1000:.1f} ms, "
         f"95th percentile {p95 * 1000:.1f} ms, max {samples[-1] * 1000:.1f} ms "
-        f"({len(samples)} samples); {memory}"
+        f"({len(samples)} samples)"
     )
+
+
+class Memory:
+    """The servers' memory at each step: resident size, and the Python heap as tracemalloc
+    counts it when the servers run under it (``--tracemalloc``)."""
+
+    def __init__(self, processes: list[subprocess.Popen[bytes]], folder: Path, traced: bool):
+        self.processes, self.folder, self.traced = processes, folder, traced
+        self.lines: list[str] = []
+        self.first: tuple[int, int | None] | None = None
+
+    def measure(self, step: str, rooms: int) -> None:
+        """Note the memory once it has settled, against the first step's, per room."""
+        resident = settled(self.processes)
+        heap = (
+            sum(traced_kb(p, self.folder, f"s{i}") for i, p in enumerate(self.processes))
+            if self.traced
+            else None
+        )
+        if self.first is None:
+            self.first = (resident, heap)
+        line = f"{step}: resident {resident / 1024:.0f} MB"
+        line += self._against(resident, self.first[0], rooms)
+        if heap is not None and self.first[1] is not None:
+            line += f"; Python heap {heap / 1024:.1f} MB" + self._against(
+                heap, self.first[1], rooms
+            )
+        self.lines.append(line)
+
+    @staticmethod
+    def _against(now: int, first: int, rooms: int) -> str:
+        if not rooms:
+            return ""
+        return f" ({(now - first) / rooms:+.0f} kB per room, {100 * (now - first) / first:+.1f}%)"
 
 
 def main() -> None:
@@ -258,6 +334,15 @@ def main() -> None:
         action="store_false",
         help="do not wait for the servers to let go of the finished tables",
     )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="play the rooms this many times, one after another"
+    )
+    parser.add_argument("--warm", type=int, default=0, help="rooms played before measuring")
+    parser.add_argument(
+        "--tracemalloc",
+        action="store_true",
+        help="run the servers under tracemalloc and report their Python heap (slower)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         folder = Path(args.keep or name)
@@ -268,53 +353,55 @@ def main() -> None:
         if args.mode == "redis":
             redis_process, redis_url = start_redis(folder)
         count = 2 if args.mode == "redis" else 1
-        servers = [start_server(folder, f"s{i}", redis_url) for i in range(count)]
+        servers = [start_server(folder, f"s{i}", redis_url, args.tracemalloc) for i in range(count)]
         processes = [process for process, _ in servers]
         bases = [base for _, base in servers]
+        memory = Memory(processes, folder, args.tracemalloc)
         # The servers load the players' compiled kernel in the background at start: wait until
-        # their memory settles, so that it is not counted as the rooms'.
-        before = settled(processes)
+        # they say it is loaded, so that it is not counted as the rooms'.
+        for number in range(count):
+            ready(folder / f"s{number}.log")
+        memory.measure("at start", 0)
         try:
-            if args.mode == "computers":
-                timing, elapsed = asyncio.run(
-                    computers_load(bases[0], args.rooms, args.think, args.seconds)
-                )
-            else:
-                timing, elapsed = asyncio.run(
-                    rooms_load(bases, args.rooms, args.think, args.deals, args.seconds)
-                )
-            after = settled(processes)
-            memory = (
-                f"servers' memory {before / 1024:.0f} MB before, {after / 1024:.0f} MB after "
-                f"with every socket closed ({(after - before) / args.rooms:.0f} kB per room)"
-            )
-            if args.evict:
-                # The finished tables go IDLE_FINISHED after their last socket, at the next
-                # look (every EVICT_EVERY): wait for both, then for the memory to settle.
-                time.sleep(IDLE_FINISHED + 2 * EVICT_EVERY)
-                evicted = settled(processes)
-                memory += (
-                    f", {evicted / 1024:.0f} MB once the tables are let go of "
-                    f"({(evicted - before) / args.rooms:.0f} kB per room, "
-                    f"{100 * (evicted - before) / before:+.1f}% on before)"
-                )
-            if redis_url:
-                import redis
+            if args.warm:
+                asyncio.run(rooms_load(bases, args.warm, args.think, args.deals, args.seconds))
+                if args.evict:
+                    time.sleep(IDLE_FINISHED + 2 * EVICT_EVERY)
+                memory.first = None
+                memory.measure(f"after {args.warm} rooms to warm up (before)", 0)
+            for round_ in range(1, args.rounds + 1):
+                if args.mode == "computers":
+                    timing, elapsed = asyncio.run(
+                        computers_load(bases[0], args.rooms, args.think, args.seconds)
+                    )
+                else:
+                    timing, elapsed = asyncio.run(
+                        rooms_load(bases, args.rooms, args.think, args.deals, args.seconds)
+                    )
+                played = round_ * args.rooms
+                memory.measure(f"after {played} rooms, every socket closed", played)
+                if args.evict:
+                    # The finished tables go IDLE_FINISHED after their last socket, at the
+                    # next look (every EVICT_EVERY): wait for both.
+                    time.sleep(IDLE_FINISHED + 2 * EVICT_EVERY)
+                    memory.measure(f"after {played} rooms, their tables let go of", played)
+                if redis_url:
+                    import redis
 
-                used = redis.Redis.from_url(redis_url).info("memory")["used_memory"]
-                memory += f", Redis {used / 1024 / args.rooms:.1f} kB per room"
-            what = {
-                "one": "one process",
-                "redis": "two processes on Redis",
-                "computers": "people against computers",
-            }
-            report(
-                f"{args.rooms} {'tables' if args.mode == 'computers' else 'rooms'}, "
-                f"{what[args.mode]}, think {args.think} s",
-                timing,
-                elapsed,
-                memory,
-            )
+                    used = redis.Redis.from_url(redis_url).info("memory")["used_memory"]
+                    memory.lines.append(f"Redis {used / 1024 / played:.1f} kB per room")
+                what = {
+                    "one": "one process",
+                    "redis": "two processes on Redis",
+                    "computers": "people against computers",
+                }
+                report(
+                    f"{args.rooms} {'tables' if args.mode == 'computers' else 'rooms'}, "
+                    f"{what[args.mode]}, think {args.think} s",
+                    timing,
+                    elapsed,
+                )
+            print("servers' memory (all processes):", *memory.lines, sep="\n  ")
         finally:
             for process in processes:
                 process.terminate()

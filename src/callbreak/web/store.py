@@ -11,6 +11,9 @@ Databases written before rooms existed (a ``matches`` table of one person agains
 computers) are read into the new form when the file is opened, and those written before
 scoresheets had owners gain the sheets' token column; such matches and sheets have no token
 until :meth:`Store.adopt` gives them one (``callbreak adopt``).
+
+Rows past their retention are deleted by :meth:`Store.expire` and :meth:`Store.expire_sheets`
+(:mod:`~callbreak.web.retention`), found through indexes on their status and last change.
 """
 
 from __future__ import annotations

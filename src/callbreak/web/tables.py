@@ -8,6 +8,9 @@ only on the version it was made on; every lobby change through :meth:`Table.chan
 processes serving the same room hear of both through the backend's events and catch up. Who
 does what lives elsewhere: the socket protocol in :mod:`~callbreak.web.messages`, the computers'
 turns and the clock in :mod:`~callbreak.web.scheduler`, the views in :mod:`~callbreak.web.view`.
+
+:class:`Tables` holds a process's copies: a table nobody uses (no socket, no driver, nothing
+being stored) leaves memory after a while and is read from the backend again when asked for.
 """
 
 from __future__ import annotations
