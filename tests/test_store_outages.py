@@ -238,3 +238,28 @@ async def test_a_redis_out_for_seconds_holds_nothing_up(tmp_path: Path, outage: 
                 assert again["version"] > version
         finally:
             await asha.close()
+
+
+async def test_a_copy_is_written_back_only_within_its_retention(tmp_path: Path) -> None:
+    """A table the store lost is written back from a copy; one the store let go of because it
+    was past its retention stays gone, whatever copy a process still holds."""
+    import dataclasses
+
+    from callbreak.web.model import new_match
+    from callbreak.web.retention import DAY, Retention
+
+    redis = Redis(tmp_path, persist=False)
+    redis.start()
+    backend = RedisBackend(redis.url, Retention(unfinished=DAY))
+    try:
+        recent = new_match("strict", "Asha", ["beginner"] * 3, "7", {})
+        old = dataclasses.replace(
+            new_match("strict", "Asha", ["beginner"] * 3, "8", {}), updated=time.time() - 2 * DAY
+        )
+        for data in (recent, old):
+            assert await backend.restore(data) == (data is recent)
+        assert await backend.load(recent.id) is not None
+        assert await backend.load(old.id) is None
+    finally:
+        await backend.close()
+        redis.stop()

@@ -466,6 +466,9 @@ class RedisBackend:
         return bool(held)
 
     async def restore(self, data: TableData) -> bool:
+        lifetime = self._lifetime(data.status)
+        if lifetime and data.updated + lifetime < time.time():
+            return False  # gone because it was past its retention, not lost: kept gone
         copy = {
             "id": data.id,
             "data": json.dumps(data.to_json()),
@@ -477,7 +480,7 @@ class RedisBackend:
             "actions": data.actions,
             # cjson makes an empty JSON object an empty Lua table, as it makes an empty list.
             "faults": {str(index): json.dumps(notes) for index, notes in data.faults.items()},
-            "lifetime": self._lifetime(data.status),  # as every write sets it (0: for ever)
+            "lifetime": lifetime,  # as every write sets it (0: for ever)
         }
         keys = [_key(data.id, part) for part in ("data", "state", "actions", "faults")]
         restored = await self._restore(
