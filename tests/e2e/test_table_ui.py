@@ -466,6 +466,16 @@ def test_connection_lost_is_cleared_on_reconnecting(browser: Any, base_url: str)
         ctx.close()
 
 
+# Every text the status line's note shows, kept in window.__notes as it changes.
+NOTES_SEEN = """() => {
+  window.__notes = [];
+  const note = document.querySelector('.status-box .note');
+  const kept = () => { if (!note.hidden) window.__notes.push(note.textContent); };
+  const what = { attributes: true, childList: true, characterData: true, subtree: true };
+  new MutationObserver(kept).observe(note, what);
+}"""
+
+
 def test_a_silent_server_is_left_and_a_restart_reconnects_quietly(
     browser: Any, base_url: str
 ) -> None:
@@ -501,11 +511,17 @@ def test_a_silent_server_is_left_and_a_restart_reconnects_quietly(
         match = new_match(page, base_url)
         page.goto(f"{base_url}/#/play/{match}")
         page.wait_for_selector(".hand .card")
+        # Every note the page shows is kept: the reconnection may clear "Connection lost"
+        # within a third of a second, sooner than a look at the page might catch it.
+        page.evaluate(NOTES_SEEN)
         # The server says it pings every second, then sends nothing more.
         sockets[0].send(json.dumps({"type": "ping", "every": 1}))
         frozen.add(1)
         lost = page.locator(".status-box .note:not([hidden])", has_text="Connection lost")
-        lost.wait_for(timeout=10_000)  # 2.5 s of silence, on a generous deadline
+        # 2.5 s of silence, on a generous deadline
+        page.wait_for_function(
+            "() => window.__notes.some((text) => text.includes('Connection lost'))", timeout=10_000
+        )
         wait_for_socket(2)
         page.wait_for_selector(".hand .card")
         lost.wait_for(state="detached", timeout=10_000)  # connected again: the note goes
