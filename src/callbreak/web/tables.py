@@ -449,8 +449,9 @@ class Table:
         caller needs); retried on the newest copy when another change was stored first."""
         async with self.lock:
             for _ in range(5):
-                await self._catch_up()  # a room the store lost is written back first
                 fresh = await retried(self.backend, lambda: self.backend.load(self.id))
+                if await self._restore_if_lost(fresh):  # a room the store lost: written back
+                    fresh = await retried(self.backend, lambda: self.backend.load(self.id))
                 if fresh is None:
                     raise RoomError("no such room", 404)
                 result = change(fresh)
