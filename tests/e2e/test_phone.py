@@ -334,17 +334,7 @@ def assert_all_true(table: Table) -> None:
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_whole_deal_at_every_size(browser: Any, base_url: str, screens: Path, size: str) -> None:
-    ctx = phone_context(browser, size)
-    page = ctx.new_page()
-    table = Table(page, size, screens)
-    try:
-        match = new_match(page, base_url, rules="strict(deals=1)", name="Asha", level="random")
-        page.goto(f"{base_url}/#/play/{match}")
-        page.locator(".hand .card").first.wait_for()
-        play_a_deal(table, "#/")
-        assert_all_true(table)
-    finally:
-        ctx.close()
+    whole_deal(browser, base_url, screens, size, "en", "Asha")
 
 
 @pytest.mark.parametrize("size", ["360x740", "844x390"])
@@ -354,13 +344,20 @@ def test_a_whole_deal_in_nepali_and_hindi(
 ) -> None:
     """The same whole deal by touch, upright and on its side, in Nepali and in Hindi, with the
     longest name a person may give: the same checks at every state."""
+    whole_deal(browser, base_url, screens, size, lang, LONG_NAME)
+
+
+def whole_deal(browser: Any, base_url: str, screens: Path, size: str, lang: str, name: str) -> None:
+    """A match of one deal against the computer played to its end at ``size`` in ``lang`` by a
+    person called ``name``, every state checked (screenshots prefixed by the language but for
+    English)."""
     ctx = phone_context(browser, size)
     ctx.add_init_script(f"localStorage.setItem('callbreak:lang', {json.dumps(lang)})")
     page = ctx.new_page()
     table = Table(page, size, screens)
-    table.prefix = f"{lang}-"
+    table.prefix = "" if lang == "en" else f"{lang}-"
     try:
-        match = new_match(page, base_url, rules="strict(deals=1)", name=LONG_NAME, level="random")
+        match = new_match(page, base_url, rules="strict(deals=1)", name=name, level="random")
         page.goto(f"{base_url}/#/play/{match}")
         page.locator(".hand .card").first.wait_for()
         play_a_deal(table, "#/")
