@@ -35,7 +35,7 @@ from typing import Any
 
 from callbreak.web.client import Client, http
 from callbreak.web.retention import EVICT_EVERY
-from callbreak.web.tables import IDLE_FINISHED
+from callbreak.web.tables import IDLE_FINISHED, IDLE_UNFINISHED
 
 
 def free_port() -> int:
@@ -166,6 +166,10 @@ class Timing:
         self.sent: dict[tuple[str, int], float] = {}
         self.samples: list[float] = []
         self.actions = 0
+        self.tables: set[str] = set()
+        self.finished: set[str] = set()
+        """The tables whose match a person saw end: only those are let go of after
+        IDLE_FINISHED; one cut off by --seconds stays for IDLE_UNFINISHED."""
 
     def saw(self, table: str, version: int) -> None:
         started = self.sent.get((table, version))
@@ -177,6 +181,7 @@ async def person(client: Client, table: str, timing: Timing, think: float, stop:
     """Play this seat's turns with its first legal call or card until the match is over."""
     loop = asyncio.get_running_loop()
     acted: set[int] = set()
+    timing.tables.add(table)
     while loop.time() < stop:
         text = await asyncio.wait_for(client.socket.recv(), 120)
         message = json.loads(text)
@@ -185,6 +190,7 @@ async def person(client: Client, table: str, timing: Timing, think: float, stop:
         state = message["state"]
         timing.saw(table, state["version"])
         if state["match_over"]:
+            timing.finished.add(table)
             return
         if state["turn"] != client.seat or state["version"] in acted:
             continue
@@ -282,8 +288,15 @@ def report(title: str, timing: Timing, elapsed: float) -> None:
         f"{title}: {timing.actions} actions in {elapsed:.1f} s ({timing.actions / elapsed:.0f}/s); "
         f"action to each person's state: median {statistics.median(samples) * 1000:.1f} ms, "
         f"95th percentile {p95 * 1000:.1f} ms, max {samples[-1] * 1000:.1f} ms "
-        f"({len(samples)} samples)"
+        f"({len(samples)} samples); {len(timing.finished)} of {len(timing.tables)} matches "
+        "played to the end"
     )
+    if len(timing.finished) < len(timing.tables):
+        print(
+            "  not every match ended within --seconds: the unfinished tables stay in memory "
+            f"{IDLE_UNFINISHED:.0f} s after their last socket, so the memory after eviction "
+            "counts them (raise --seconds)"
+        )
 
 
 class Memory:
