@@ -24,16 +24,16 @@ import json
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from callbreak.refusals import Refusal
 from callbreak.web import scheduler
 from callbreak.web.backend import OWNER
 from callbreak.web.http import LOG
 from callbreak.web.tables import Tables
 
-__all__ = ["RESTARTING", "RESTARTING_TEXT", "Drain", "Draining"]
+__all__ = ["RESTARTING", "Drain", "Draining"]
 
 RESTARTING = 1012
 """The close code of every socket when the server shuts down: reconnect (elsewhere)."""
-RESTARTING_TEXT = "the server is restarting: reconnect"
 NEW_TABLES = frozenset({"/api/matches", "/api/rooms"})
 """The requests that make a new match or room: refused while draining."""
 
@@ -86,7 +86,7 @@ class Draining:
             return
         new = scope["type"] == "http" and scope.get("method") == "POST"
         if new and scope.get("path") in NEW_TABLES:
-            body = json.dumps({"error": RESTARTING_TEXT, "code": "restarting"}).encode()
+            body = json.dumps(Refusal("restarting").json()).encode()
             headers = [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
