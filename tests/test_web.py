@@ -1261,6 +1261,7 @@ def test_a_failing_store_is_told_as_such_without_its_detail(
             "type": "error",
             "message": "the server could not do that; try again",
             "code": "internal",
+            "args": {},
         }
         assert receive_state(socket)["version"] == state["version"]
         monkeypatch.undo()
