@@ -25,7 +25,14 @@ from callbreak.errors import (
 )
 
 __all__ = [
+    "BOT",
+    "GENERAL",
+    "HELD",
+    "LOBBY",
+    "MATCH",
     "MAX_BODY_BYTES",
+    "SHEET",
+    "TABLE",
     "WORDS",
     "Refusal",
     "answer",
@@ -67,8 +74,7 @@ def _options(args: Mapping[str, Any]) -> str:
 # Each code: the HTTP status it is answered with (a socket sends only the words) and its English
 # words, a format string of the arguments or a function of them. Never rename a code: pages and
 # other clients key on it; the words may change freely.
-WORDS: dict[str, tuple[int, Words]] = {
-    # --- any request or message ---
+GENERAL: dict[str, tuple[int, Words]] = {  # Any request or message.
     "internal": (500, "the server could not do that; try again"),
     "store": (503, "the server could not save that; try again"),
     "busy": (503, "the server is busy: try again in a moment"),
@@ -76,9 +82,11 @@ WORDS: dict[str, tuple[int, Words]] = {
     # Too many requests (with the seconds to wait), or too many sockets (without).
     "rate": (
         429,
-        lambda a: f"too many requests from this address: try again in {a['seconds']} s"
-        if "seconds" in a
-        else "too many connections from this address: close another tab first",
+        lambda a: (
+            f"too many requests from this address: try again in {a['seconds']} s"
+            if "seconds" in a
+            else "too many connections from this address: close another tab first"
+        ),
     ),
     "body_too_large": (413, "the body is over {limit} bytes"),
     "body_type": (400, "send the body as JSON, with Content-Type: application/json"),
@@ -93,13 +101,17 @@ WORDS: dict[str, tuple[int, Words]] = {
     "bot_not_allowed": (400, "{detail}"),
     "bad_spec": (400, "{detail}"),
     "not_text": (400, "{field} must be text"),
-    # --- a match ---
+}
+
+MATCH: dict[str, tuple[int, Words]] = {  # A match against the computer.
     "no_such_match": (404, "no such match"),
     "opponents_list": (400, "opponents must list three players"),
     "opponent_spec": (400, "each opponent is a player spec such as 'expert'"),
     "seed_type": (400, "seed must be a number or text"),
     "seed_length": (400, "seed must be 1-64 characters"),
-    # --- a room's lobby ---
+}
+
+LOBBY: dict[str, tuple[int, Words]] = {  # A room's lobby (its HTTP API).
     "no_such_room": (404, "no such room"),
     "creator_only": (403, "only the room's creator can do that"),
     "rules_not_text": (400, "rules must be text, such as 'strict' or 'classic(deals=10)'"),
@@ -115,7 +127,7 @@ WORDS: dict[str, tuple[int, Words]] = {
     "unknown_level": (
         400,
         lambda a: f"the levels here are {', '.join(a['levels'])}, not {a['level']!r}",
-    ),  # noqa: E501
+    ),
     "level_option": (400, lambda a: f"{a['level']} takes {_options(a)} here, not {a['option']!r}"),
     "option_not_number": (400, "{option} must be a number, {low:g}-{high:g}, not {value!r}"),
     "option_range": (400, "{option} must be {low:g}-{high:g} here, not {value:g}"),
@@ -134,7 +146,9 @@ WORDS: dict[str, tuple[int, Words]] = {
     "seat_open": (409, "seat {seat} is still open: seat a computer or wait"),
     "person_only": (409, "only a person can leave a seat"),
     "too_fast": (409, "the room is changing too fast: try again"),
-    # --- a table's socket ---
+}
+
+TABLE: dict[str, tuple[int, Words]] = {  # A table's socket, a match's or a room's.
     "hello_needed": (401, 'a match needs its token: {{"type": "hello", "token": T}}'),
     "hello_first": (400, 'the first message says who you are: {{"type": "hello", ...}}'),
     "hello_again": (400, "hello is the first message only; reconnect to change seats"),
@@ -169,12 +183,16 @@ WORDS: dict[str, tuple[int, Words]] = {
     "illegal_play": (400, "{detail}"),
     "illegal_call": (400, "{detail}"),
     "no_redeal": (400, "you may not claim a redeal now"),
-    # --- the lists a client holds (matches, rooms, scoresheets) ---
+}
+
+HELD: dict[str, tuple[int, Words]] = {  # The lists a client holds (matches, rooms, scoresheets).
     "held_list": (400, '{key} must list {{"id": ID, "token": TOKEN}} objects'),
     "held_many": (400, "{key} may name at most {max} at a time, not {count}: send the newest"),
     "held_id": (400, "each of {key} needs an id of 1-{max} characters"),
     "held_token": (400, "each of {key} needs a token of 1-{max} characters"),
-    # --- a scoresheet ---
+}
+
+SHEET: dict[str, tuple[int, Words]] = {  # A scoresheet.
     "no_such_sheet": (404, "There is no such scoresheet"),
     "sheet_rules_text": (400, "Rules must be text, such as 'classic' or 'classic(deals=10)'"),
     "sheet_rules": (400, "Bad rules: {detail}"),
@@ -210,7 +228,7 @@ WORDS: dict[str, tuple[int, Words]] = {
     "call_not_whole": (
         400,
         lambda a: f"{a['name']}'s call must be a whole number, not {json.dumps(a['value'])}",
-    ),  # noqa: E501
+    ),
     "call_range": (
         400,
         "{name}'s call of {value} is out of range: calls are {low}-{high} under {rules}",
@@ -230,10 +248,15 @@ WORDS: dict[str, tuple[int, Words]] = {
         "and dealt again by the same dealer, so it is not scored; enter the calls and tricks of "
         "the new deal",
     ),
-    # --- the bot server (the Bhoos protocol) ---
+}
+
+BOT: dict[str, tuple[int, Words]] = {  # The bot server (the Bhoos protocol).
     "protocol": (400, "{detail}"),
     "bot_failed": (500, "internal error: {detail}"),
 }
+
+WORDS = GENERAL | MATCH | LOBBY | TABLE | HELD | SHEET | BOT
+"""Every code, with its HTTP status and English words."""
 
 
 class Refusal(CallbreakError):

@@ -66,7 +66,7 @@ export async function api(path, options = {}) {
   } catch {
     data = null;
   }
-  if (!response.ok) throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+  if (!response.ok) throw new Refused(data, response);
   return data;
 }
 
@@ -95,13 +95,12 @@ export function downloadLink(path, token, text) {
     try {
       const response = await fetch(path, { headers: bearer(token) });
       if (!response.ok) {
-        const data = await response.json().catch(() => null);
-        throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+        throw new Refused(await response.json().catch(() => null), response);
       }
       const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
       saveFile(await response.blob(), named ? named[1] : "callbreak.json");
     } catch (error) {
-      link.after(el("span", { class: "error download-error", role: "alert", text: ` ${serverText(error.message)}` }));
+      link.after(el("span", { class: "error download-error", role: "alert", text: ` ${serverText(error)}` }));
     }
   });
   return link;
@@ -330,35 +329,34 @@ export function dutyText(duty) {
   });
 }
 
-/** A server's message in the chosen language when it is one the page knows, else a general
- * line with the server's words. */
-export function serverText(message) {
-  const text = String(message || "");
-  for (const [pattern, key] of SERVER_MESSAGES) {
-    const found = text.match(pattern);
-    if (found) return t(key, found.groups || {});
-  }
-  // The server words everything else in English: as it is on an English page.
+/** A refusal of the server in the chosen language: an error api() threw, or a socket's `error`
+ * message ({message, code, args}). It is worded from its code and arguments by the catalogues
+ * (`refusal.CODE`), never from the server's English; `seatName` words the seat a refusal names
+ * (`args.seat`) as the page shows it. Anything else (the network failed) is said as it is on an
+ * English page, and as the general line elsewhere. */
+export function serverText(refusal, seatName = null) {
+  const code = refusal && refusal.code;
+  if (code && has(`refusal.${code}`)) return t(`refusal.${code}`, refusalValues(refusal.args || {}, seatName));
+  const text = String((refusal && refusal.message) || refusal || "");
   return lang() === "en" ? text : t("server.refused", { detail: text });
 }
 
-const SERVER_MESSAGES = [
-  [/^that was made on an earlier state|^the table moved on/, "server.stale"],
-  [/^no such match/, "server.noMatch"],
-  [/^no such room/, "server.noRoom"],
-  [/^too many messages/, "server.tooMany"],
-  [/^the server is busy/, "server.busy"],
-  [/^a hint is for your own turn/, "server.hintTurn"],
-  [/^it is (?<name>.+)'s turn, not yours/, "server.notYourTurn"],
-  [/^the match is over/, "server.matchOver"],
-  [/^this room has no open seat/, "server.noOpenSeat"],
-  [/^too many requests from this address/, "server.tooManyRequests"],
-  [/^too many connections from this address/, "server.tooManyConnections"],
-  [/^the server could not save that/, "server.unsaved"],
-  [/^the server could not do that/, "server.internal"],
-  [/^the match in this room is over/, "server.roomOver"],
-  [/^a name has at most/, "server.nameLong"],
-  [/^a name needs at least one/, "server.nameEmpty"],
-  [/^seat (?<seat>\d) is still open/, "server.seatOpen"],
-  [/^the room is changing too fast/, "server.tooFast"],
-];
+/** The values a refusal's words are made of: its arguments, with the duty that forbids a card in
+ * words (`rule`) and a seat's name as the page shows it. */
+function refusalValues(args, seatName) {
+  const values = { ...args };
+  if ("duty" in args) values.rule = args.duty ? dutyText(args.duty) : t("duty.unknown");
+  if (seatName && typeof args.seat === "number" && "name" in args) values.name = seatName(args.seat) || args.name;
+  return values;
+}
+
+/** An answer of the server that refused (not 2xx): its English words as the message, its code
+ * and arguments (`{"error", "code", "args"}`, docs/web.md) for serverText to word. */
+export class Refused extends Error {
+  constructor(data, response) {
+    super((data && data.error) || `${response.status} ${response.statusText}`);
+    this.code = data && typeof data.code === "string" ? data.code : null;
+    this.args = (data && data.args) || {};
+    this.status = response.status;
+  }
+}

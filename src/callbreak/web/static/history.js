@@ -20,7 +20,7 @@ export async function render(view, _params, said = null) {
   try {
     matches = await heldMatches();
   } catch (error) {
-    view.append(el("p", { class: "error", text: t("history.cannotLoad", { detail: serverText(error.message) }) }), move);
+    view.append(el("p", { class: "error", text: t("history.cannotLoad", { detail: serverText(error) }) }), move);
     return;
   }
   const heading = el("h1", { text: t("nav.history") });

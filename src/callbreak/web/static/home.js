@@ -95,7 +95,7 @@ export async function render(view, [choice]) {
       keepEntry("match", id, { token }); // the match's only key: the server keeps its hash
       location.hash = `#/play/${id}`;
     } catch (error) {
-      problem.textContent = serverText(error.message);
+      problem.textContent = serverText(error);
     }
   });
   const how = howToPlay(profile, profiles);

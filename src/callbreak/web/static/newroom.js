@@ -77,7 +77,7 @@ export function roomForm(profiles, levels, speeds) {
       keepRoomEntry(room, { token, seat });
       location.hash = `#/room/${room}`;
     } catch (error) {
-      problem.textContent = serverText(error.message);
+      problem.textContent = serverText(error);
     }
   });
   return { elements: [form, joinByCode()], profile };

@@ -13,7 +13,7 @@ export async function render(view) {
   try {
     figures = await api("/api/stats", { method: "POST", body: held });
   } catch (error) {
-    view.append(el("p", { class: "error", text: t("record.cannotLoad", { detail: serverText(error.message) }) }));
+    view.append(el("p", { class: "error", text: t("record.cannotLoad", { detail: serverText(error) }) }));
     return;
   }
   const total = figures.total;

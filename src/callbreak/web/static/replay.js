@@ -41,7 +41,7 @@ export async function render(view, params) {
   try {
     data = await api(`${base}/replay`, { token });
   } catch (error) {
-    view.append(el("p", { class: "error", text: t(room ? "replay.cannotRoom" : "replay.cannotMatch", { detail: serverText(error.message) }) }));
+    view.append(el("p", { class: "error", text: t(room ? "replay.cannotRoom" : "replay.cannotMatch", { detail: serverText(error) }) }));
     return null;
   }
   const { record, rules } = data;

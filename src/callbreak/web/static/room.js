@@ -50,7 +50,7 @@ class RoomPage {
       replayHash: `#/replay/room/${code}`,
       againHash: "#/friends",
       seenKey: `callbreak:seen:room:${code}`,
-      missing: "no such room",
+      missing: "no_such_room",
       turnSeconds: () => this.lobby && this.lobby.turn_seconds,
     });
   }
@@ -78,13 +78,13 @@ class RoomPage {
       this.draw();
       return true;
     }
-    if (message.type === "error" && message.message === "no such room") {
+    if (message.type === "error" && message.code === "no_such_room") {
       this.table.missing = true;
       drawMissing(this.view, this.code);
       return true;
     }
     // A token that holds no seat any more: the welcome that follows says what it means.
-    return message.type === "error" && String(message.message).startsWith("that seat token");
+    return message.type === "error" && message.code === "watching";
   }
 
   welcome(seat) {
@@ -303,7 +303,7 @@ class RoomPage {
       this.lobby = await this.post(path, body);
       this.draw();
     } catch (error) {
-      this.problem.textContent = serverText(error.message);
+      this.problem.textContent = serverText(error);
     }
   }
 
@@ -327,7 +327,7 @@ class RoomPage {
       this.say(t("room.joined", { seat: seat + 1 }));
       this.table.reconnect(); // say hello again, with the new seat's token
     } catch (error) {
-      this.joinProblem.textContent = serverText(error.message);
+      this.joinProblem.textContent = serverText(error);
     }
   }
 
@@ -342,7 +342,7 @@ class RoomPage {
     try {
       await this.post("/leave", {});
     } catch (error) {
-      this.problem.textContent = serverText(error.message);
+      this.problem.textContent = serverText(error);
       return;
     }
     const entry = roomEntry(this.code) || {};

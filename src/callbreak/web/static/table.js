@@ -54,7 +54,7 @@ export function render(view, [matchId]) {
     recordToken: token,
     replayHash: `#/replay/${matchId}`,
     seenKey: `callbreak:seen:${matchId}`,
-    missing: "no such match",
+    missing: "no_such_match",
   });
   page.fullScreen(true);
   return () => page.close();
@@ -165,7 +165,7 @@ function sheet(className, labelledBy) {
  * - socketPath, recordHref (and recordToken, the token that downloads it), replayHash,
  *   againHash (a new game), seenKey (where the number of deal summaries the person has closed
  *   is kept);
- * - missing: the server's error for an unknown table (the page then says so);
+ * - missing: the code of the server's refusal of an unknown table (the page then says so);
  * - hello(): the first message of every connection (the match's or the room seat's token);
  * - onMessage(message): sees every message first and returns true for those it handles;
  * - room: a room's table (settings are the creator's; the title names the room);
@@ -325,12 +325,12 @@ export class TablePage {
         this.drawCalling();
         this.drawHand();
       }
-      if (message.message === this.options.missing) {
+      if (message.code === this.options.missing) {
         this.missing = true;
         this.drawMissing();
         return;
       }
-      this.note(message.stale ? t("server.stale") : serverText(message.message), "error");
+      this.note(serverText(message, (seat) => ((this.latest || {}).names || [])[seat]), "error");
     } else if (message.type === "notice") {
       this.note(this.noticeText(message), "info");
     } else if (message.type === "hint") {
