@@ -461,8 +461,7 @@ def test_a_made_call_of_eight_ends_the_match_and_wins_it(client: TestClient) -> 
     assert view["over_reason"] == "The match is over: Ann made a call of 8, which wins at once"
     response = put(client, sheet, 3, *PLAIN[0])
     assert response.json()["error"] == (
-        "The match is over: Ann made a call of 8, which wins at once; "
-        "no more deals can be entered"
+        "The match is over: Ann made a call of 8, which wins at once; no more deals can be entered"
     )
     assert get(client, sheet) == view
 

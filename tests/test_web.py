@@ -46,6 +46,7 @@ def client(tmp_path: Path) -> TestClient:
     # tests/test_health.py and test_rooms_processes.py hear the pings.
     return TestClient(create_app(tmp_path / "db.sqlite", limits=FAST, ping_seconds=3600))
 
+
 NO_SUCH_MATCH = {"type": "error", "message": "no such match", "code": "no_such_match", "args": {}}
 """What a socket hears of a match it may not open: an unknown id and a wrong token alike."""
 
