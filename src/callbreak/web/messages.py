@@ -10,7 +10,7 @@ seat's view (see ``docs/web.md`` and ``docs/rooms.md``).
 Every :data:`PING_SECONDS` the server sends each connection ``{"type": "ping", "every": S}``:
 a browser cannot see the WebSocket protocol's own pings, and a process that froze (stopped, a
 machine out of memory) sends nothing, so a page that has heard nothing for a few intervals
-knows the server is gone, closes the socket and reconnects (``static/table.js``). The
+knows the server is gone, closes the socket and reconnects (``static/socket.js``). The
 protocol's pings, which uvicorn sends (``callbreak serve``), find the clients that are gone.
 """
 

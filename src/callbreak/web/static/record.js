@@ -6,6 +6,10 @@
 import { api, el, heldTokens, levelLabel, profileLabel, score, serverText } from "./common.js";
 import { num, t, tn } from "./i18n.js";
 
+/**
+ * @param {HTMLElement} view the page's box
+ * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
+ */
 export async function render(view) {
   // The newest 500 of each: as many as the server counts in one request.
   const held = { matches: heldTokens("match"), rooms: heldTokens("room") };

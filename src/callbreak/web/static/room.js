@@ -12,6 +12,11 @@ import {
 import { num, seatNames, t, tn } from "./i18n.js";
 import { TablePage } from "./table.js";
 
+/**
+ * @param {HTMLElement} view the page's box
+ * @param {string[]} params the address's parts
+ * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
+ */
 export async function render(view, [code]) {
   code = code.toUpperCase();
   if (!ROOM_CODE.test(code)) {
@@ -210,7 +215,7 @@ class RoomPage {
 
     this.seatList.replaceChildren(...seats.map((info, index) => this.seatRow(info, index, lobby)));
 
-    let note = "";
+    let note;
     if (over) note = t("room.over");
     else if (this.seat === null) {
       note = t(canJoin ? "room.watchJoin" : started ? "room.watchStarted" : "room.watchFull");

@@ -23,6 +23,11 @@ function addStyles() {
   return styles;
 }
 
+/**
+ * @param {HTMLElement} view the page's box
+ * @param {string[]} params the address's parts
+ * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
+ */
 export async function render(view, params) {
   await addStyles();
   const [id] = params;
