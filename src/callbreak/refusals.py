@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -27,6 +28,7 @@ from callbreak.errors import (
 __all__ = [
     "BOT",
     "GENERAL",
+    "HANDLERS",
     "HELD",
     "LOBBY",
     "MATCH",
@@ -76,6 +78,8 @@ def _options(args: Mapping[str, Any]) -> str:
 # other clients key on it; the words may change freely.
 GENERAL: dict[str, tuple[int, Words]] = {  # Any request or message.
     "internal": (500, "the server could not do that; try again"),
+    "not_found": (404, "not found"),
+    "method_not_allowed": (405, "method not allowed"),
     "store": (503, "the server could not save that; try again"),
     "busy": (503, "the server is busy: try again in a moment"),
     "restarting": (503, "the server is restarting: reconnect"),
@@ -306,9 +310,24 @@ def answer(error: CallbreakError) -> JSONResponse:
 
 async def handler(_request: Request, error: Exception) -> JSONResponse:
     """The one Starlette exception handler of the apps: the package's errors answered by their
-    code (any other failure is the app's middleware's to answer as a failure of ours)."""
-    assert isinstance(error, CallbreakError)  # registered for CallbreakError only
+    code, and Starlette's own (no such path, a method a path does not take) as refusals too;
+    any other failure is the app's middleware's to answer as a failure of ours."""
+    if isinstance(error, HTTPException):
+        code = HTTP_CODES.get(error.status_code)
+        refused = (
+            Refusal(code)
+            if code
+            else Refusal("refused", error.status_code, detail=str(error.detail))
+        )
+        return JSONResponse(refused.json(), refused.status, headers=error.headers)
+    assert isinstance(error, CallbreakError)  # registered for these two only
     return answer(error)
+
+
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+"""The codes of Starlette's own refusals, by status."""
+HANDLERS = {CallbreakError: handler, HTTPException: handler}
+"""The apps' ``exception_handlers``: one handler for every refusal."""
 
 
 async def read_json(request: Request, *, json_only: bool = True) -> Any:

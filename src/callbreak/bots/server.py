@@ -19,10 +19,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from callbreak.bots.protocol import ProtocolError, observation_from_body
-from callbreak.errors import CallbreakError
 from callbreak.game import Call, Observation, Play
 from callbreak.players.timing import share
-from callbreak.refusals import Refusal, handler, read_json
+from callbreak.refusals import HANDLERS, Refusal, read_json
 from callbreak.rules import BHOOS, Rules
 from callbreak.seating import ask, make_player
 
@@ -89,7 +88,7 @@ def create_app(spec: str, rules: Rules = BHOOS) -> Starlette:
             Route("/bid", bid, methods=["POST"]),
             Route("/play", play, methods=["POST"]),
         ],
-        exception_handlers={CallbreakError: handler},
+        exception_handlers=HANDLERS,
     )
 
 

@@ -26,9 +26,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from callbreak.errors import CallbreakError
 from callbreak.players import DESCRIPTIONS, MENU
-from callbreak.refusals import Refusal, handler, read_json, read_object
+from callbreak.refusals import HANDLERS, Refusal, read_json, read_object
 from callbreak.rules import PROFILES, Rules, format_tenths
 from callbreak.web import messages, rooms, sheets
 from callbreak.web.accesslog import Logged
@@ -257,7 +256,7 @@ def create_app(
         routes=routes,
         middleware=middleware,
         lifespan=lifespan,
-        exception_handlers={CallbreakError: handler},
+        exception_handlers=HANDLERS,
     )
     app.state.store = store
     app.state.backend = backend

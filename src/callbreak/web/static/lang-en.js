@@ -93,6 +93,8 @@ export default {
   "duty.unknown": "That card may not be played now.",
 
   "refusal.internal": "The server could not do that: try again.",
+  "refusal.not_found": "Not found.",
+  "refusal.method_not_allowed": "That request is not allowed here.",
   "refusal.store": "The server could not save that: try again.",
   "refusal.busy": "The server is busy: try again in a moment.",
   "refusal.restarting": "The server is restarting: reconnect.",

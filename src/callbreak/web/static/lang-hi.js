@@ -94,6 +94,8 @@ export default {
   "duty.unknown": "यह पत्ता अभी नहीं चल सकते।",
 
   "refusal.internal": "सर्वर यह नहीं कर सका: फिर से कोशिश करें।",
+  "refusal.not_found": "नहीं मिला।",
+  "refusal.method_not_allowed": "यहाँ वह अनुरोध नहीं चलता।",
   "refusal.store": "सर्वर इसे सहेज नहीं सका: फिर से कोशिश करें।",
   "refusal.busy": "सर्वर व्यस्त है: थोड़ी देर में फिर कोशिश करें।",
   "refusal.restarting": "सर्वर फिर से शुरू हो रहा है: फिर से जुड़ें।",
