@@ -4,6 +4,7 @@ import { cardName, formatDate, has, lang, num, t, tn } from "./i18n.js";
 
 export { cardName, formatDate };
 
+/** Each suit's symbol, by its letter. @type {Record<string, string>} */
 export const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
 /**
@@ -198,9 +199,11 @@ export function rovingFocus(group, selector) {
 // their history). The History page moves them to another device (an export and an import).
 
 const HELD_KEYS = { match: "callbreak:match:", sheet: "callbreak:sheet:", room: "callbreak:room:" };
+/** A room's code, as the server makes them (no look-alike characters). */
 export const ROOM_CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/;
 /** A match's or a sheet's id, and a token, as the server makes them. */
 export const HELD_ID = /^[\w-]{1,64}$/;
+/** A token, as the server makes them. */
 export const TOKEN = /^[\w-]{1,128}$/;
 
 /**

@@ -11,7 +11,9 @@ import en from "./lang-en.js";
 import ne from "./lang-ne.js";
 import hi from "./lang-hi.js";
 
+/** Each language's catalogue, by its code. @type {Record<string, Record<string, any>>} */
 export const CATALOGUES = { en, ne, hi };
+/** The languages the pages offer: [code, name in the language itself]. */
 export const LANGUAGES = [["en", "English"], ["ne", "नेपाली"], ["hi", "हिन्दी"]];
 const KEY = "callbreak:lang";
 const LOCALES = { en: "en", ne: "ne-NP", hi: "hi-IN" };

@@ -16,6 +16,7 @@
 /** Silence for this many ping intervals means the server is gone. */
 const SILENT_PINGS = 2.5;
 
+/** A table's socket, connected again whenever it is lost, until it is closed. */
 export class TableSocket {
   /**
    * @param {string} path the socket's path on this server, such as "/ws/matches/ID"
