@@ -198,14 +198,17 @@ def test_server_refuses_bad_bodies_with_400(client: TestClient, body: object, wo
     answer = client.post("/play", json=body)
     assert answer.status_code == 400
     assert words in answer.json()["error"]
+    assert answer.json()["code"] == "protocol"  # as the web app answers (callbreak.refusals)
     assert client.get("/hi").json() == {"value": "hello"}  # still serving
 
 
 def test_server_refuses_non_json_and_huge_bodies(client: TestClient) -> None:
-    answer = client.post("/bid", content=b"{not json", headers={"content-type": "application/json"})
+    """The web app's body reader and refusals, but any content type: the protocol's hosts."""
+    answer = client.post("/bid", content=b"{not json", headers={"content-type": "text/plain"})
     assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
+    assert answer.json()["code"] == "body_not_json"
     answer = client.post("/bid", content=b"[" + b"1," * 50_000 + b"1]")
-    assert answer.status_code == 413
+    assert (answer.status_code, answer.json()["code"]) == (413, "body_too_large")
     assert client.get("/bid").status_code == 405
     assert client.get("/hi").status_code == 200
 

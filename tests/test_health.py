@@ -115,6 +115,7 @@ def test_a_draining_process_takes_nothing_new(client: TestClient) -> None:
         assert answer.json() == {
             "error": "the server is restarting: reconnect",
             "code": "restarting",
+            "args": {},
         }
         assert answer.headers["retry-after"] and answer.headers["x-frame-options"] == "DENY"
     address = f"/ws/matches/{made.json()['id']}"

@@ -142,7 +142,7 @@ def test_rules_take_the_one_string_form(client: TestClient) -> None:
         ({"names": NAMES, "rules": "classic(deals=0)"}, "Bad rules: deals must be 1-1000"),
         ({"names": NAMES, "rules": "classic(trumps=4)"}, "Bad rules: unknown rules option"),
         ({"names": NAMES, "rules": 5}, "Rules must be text"),
-        (["Ann", "Bob", "Cy", "Dee"], "The body must be a JSON object"),
+        (["Ann", "Bob", "Cy", "Dee"], "the body must be a JSON object"),
     ],
 )
 def test_an_impossible_sheet_is_refused_and_nothing_stored(
@@ -157,7 +157,7 @@ def test_an_impossible_sheet_is_refused_and_nothing_stored(
 def test_a_body_that_is_not_json_or_too_big_is_refused(client: TestClient) -> None:
     json_type = {"content-type": "application/json"}
     response = client.post("/api/sheets", content=b"{names:", headers=json_type)
-    assert (response.status_code, response.json()) == (400, {"error": "the body is not JSON"})
+    assert (response.status_code, response.json()["error"]) == (400, "the body is not JSON")
     response = client.post("/api/sheets", content=b"{}", headers={"content-type": "text/plain"})
     assert response.status_code == 400 and "Content-Type" in response.json()["error"]
     huge = json.dumps({"names": ["x" * 70_000, "b", "c", "d"]})
@@ -333,7 +333,7 @@ def test_each_impossible_deal_gets_its_message_and_changes_nothing(
     before = get(client, sheet)
     for number in (2, 1):  # appending a deal, and correcting one
         response = put(client, sheet, number, calls, tricks)
-        assert (response.status_code, response.json()) == (400, {"error": message})
+        assert (response.status_code, response.json()["error"]) == (400, message)
         assert get(client, sheet) == before
 
 
@@ -359,21 +359,21 @@ def test_deal_numbers_must_follow_on(client: TestClient) -> None:
         (0, "There is no deal 0: the next deal is deal 2"),
     ]:
         response = put(client, sheet, number, *PLAIN[1])
-        assert (response.status_code, response.json()) == (400, {"error": message})
+        assert (response.status_code, response.json()["error"]) == (400, message)
     response = client.put(
         f"/api/sheets/{sheet}/deals/two", json={"calls": [], "tricks": []}, headers=auth(sheet)
     )
-    assert response.json() == {"error": "Deal numbers are whole numbers from 1, not 'two'"}
+    assert response.json()["error"] == "Deal numbers are whole numbers from 1, not 'two'"
     response = client.put(
         f"/api/sheets/{sheet}/deals/2",
         content=b"[1, 2",
         headers={"content-type": "application/json"} | auth(sheet),
     )
-    assert response.json() == {"error": "the body is not JSON"}
+    assert response.json()["error"] == "the body is not JSON"
     response = client.put(
         f"/api/sheets/{sheet}/deals/2", json=[[3, 3, 3, 4], [3, 3, 3, 4]], headers=auth(sheet)
     )
-    assert response.json() == {"error": "The body must be a JSON object"}
+    assert response.json()["error"] == "the body must be a JSON object"
     assert get(client, sheet) == before
 
 
@@ -392,7 +392,7 @@ def test_no_deal_after_the_last_one(client: TestClient) -> None:
 
 
 def test_an_unknown_sheet_is_404(client: TestClient) -> None:
-    missing = {"error": "There is no such scoresheet"}
+    missing = {"error": "There is no such scoresheet", "code": "no_such_sheet", "args": {}}
     key = auth(new_sheet(client))
     for response in [
         client.get("/api/sheets/nope", headers=key),
@@ -426,10 +426,7 @@ def test_a_stranger_can_neither_read_nor_change_another_clients_sheet(client: Te
             client.get(f"/api/sheets/{sheet}/export.json", headers=headers),
         ]:
             if headers:
-                assert (response.status_code, response.json()) == (
-                    404,
-                    {"error": "There is no such scoresheet"},
-                )
+                assert (response.status_code, response.json()["code"]) == (404, "no_such_sheet")
             else:
                 assert response.status_code == 401
                 assert "needs the scoresheet's token" in response.json()["error"]
@@ -463,10 +460,9 @@ def test_a_made_call_of_eight_ends_the_match_and_wins_it(client: TestClient) -> 
     assert view["over"] is True
     assert view["over_reason"] == "The match is over: Ann made a call of 8, which wins at once"
     response = put(client, sheet, 3, *PLAIN[0])
-    assert response.json() == {
-        "error": "The match is over: Ann made a call of 8, which wins at once; "
-        "no more deals can be entered"
-    }
+    assert response.json()["error"] == (
+        "The match is over: Ann made a call of 8, which wins at once; no more deals can be entered"
+    )
     assert get(client, sheet) == view
 
 
@@ -515,12 +511,12 @@ def test_a_finished_match_can_still_be_corrected(client: TestClient) -> None:
 def test_only_the_last_deal_can_be_deleted(client: TestClient) -> None:
     sheet = new_sheet(client)
     response = client.delete(f"/api/sheets/{sheet}/deals/1", headers=auth(sheet))
-    assert (response.status_code, response.json()) == (400, {"error": "There is no deal to delete"})
+    assert (response.status_code, response.json()["error"]) == (400, "There is no deal to delete")
     enter(client, sheet, PLAIN[:5])
     before = get(client, sheet)
     response = client.delete(f"/api/sheets/{sheet}/deals/2", headers=auth(sheet))
     assert response.status_code == 400
-    assert response.json() == {"error": "Only the last deal (deal 5) can be deleted, not deal 2"}
+    assert response.json()["error"] == "Only the last deal (deal 5) can be deleted, not deal 2"
     assert get(client, sheet) == before
     response = client.delete(f"/api/sheets/{sheet}/deals/5", headers=auth(sheet))
     assert response.status_code == 200

@@ -47,6 +47,10 @@ def client(tmp_path: Path) -> TestClient:
     return TestClient(create_app(tmp_path / "db.sqlite", limits=FAST, ping_seconds=3600))
 
 
+NO_SUCH_MATCH = {"type": "error", "message": "no such match", "code": "no_such_match", "args": {}}
+"""What a socket hears of a match it may not open: an unknown id and a wrong token alike."""
+
+
 def new_match(client: TestClient, **body: Any) -> tuple[str, str]:
     """A new match's id and its token."""
     defaults = {"opponents": ["random", "random", "random"], "speed": "instant", "seed": 5}
@@ -263,7 +267,7 @@ def test_unknown_match(client: TestClient) -> None:
     assert client.get("/api/matches/nope/record", headers=owner(token)).status_code == 404
     with client.websocket_connect("/ws/matches/nope") as socket:
         socket.send_json({"type": "hello", "token": token})
-        assert socket.receive_json() == {"type": "error", "message": "no such match"}
+        assert socket.receive_json() == NO_SUCH_MATCH
 
 
 # --- playing over the socket -----------------------------------------------------------------
@@ -387,7 +391,13 @@ def test_binary_and_illegal_cards_are_refused(client: TestClient) -> None:
                 assert reason.lower().startswith(words.lower())
                 socket.send_json({"type": "play", "card": card, "version": state["version"]})
                 answer = socket.receive_json()
-                assert answer == {"type": "error", "message": reason}
+                # The duty as data beside the words: the page words it in its language.
+                assert answer == {
+                    "type": "error",
+                    "message": reason,
+                    "code": "illegal_play",
+                    "args": {"detail": reason, "duty": duty, "played": card},
+                }
                 socket.send_json({"type": "sync"})
                 again = receive_state(socket)
                 assert again["hand"] == state["hand"]  # nothing was played
@@ -953,7 +963,12 @@ def test_hints_and_figures_past_the_queue_are_told_the_server_is_busy(
             time.sleep(0.01)
         refused.send_json({"type": "hint"})
         error = refused.receive_json()
-        assert error == {"type": "error", "message": "the server is busy: try again in a moment"}
+        assert error == {
+            "type": "error",
+            "message": "the server is busy: try again in a moment",
+            "code": "busy",
+            "args": {},
+        }
         answer = client.post("/api/stats", json={"matches": held(first)})
         assert answer.status_code == 503 and "busy" in answer.json()["error"]
         answer = client.post("/api/matches/mine", json={"matches": held(first)})
@@ -1071,7 +1086,8 @@ def refused(answer: Any) -> bool:
     if answer.status_code != 429:
         return False
     body = answer.json()
-    assert body == {"error": body["error"], "code": "rate"}
+    seconds = int(answer.headers["retry-after"])
+    assert body == {"error": body["error"], "code": "rate", "args": {"seconds": seconds}}
     assert body["error"].startswith("too many requests from this address: try again in")
     assert int(answer.headers["retry-after"]) >= 1
     assert_secured(answer, "a refusal")
@@ -1232,6 +1248,7 @@ def test_a_failing_store_is_told_as_such_without_its_detail(
             "type": "error",
             "message": "the server could not save that; try again",
             "code": "store",
+            "args": {},
         }
         assert len(tries) == 3
         # With the table as it is: nothing of the refused action in it.
@@ -1245,6 +1262,7 @@ def test_a_failing_store_is_told_as_such_without_its_detail(
             "type": "error",
             "message": "the server could not do that; try again",
             "code": "internal",
+            "args": {},
         }
         assert receive_state(socket)["version"] == state["version"]
         monkeypatch.undo()
@@ -1268,7 +1286,11 @@ def test_an_http_failure_is_answered_without_its_detail(
     monkeypatch.setattr(client.app.state.backend, "load", unreachable)  # type: ignore[attr-defined]
     answer = client.post("/api/matches/mine", json={"matches": held((match_id, token))})
     assert answer.status_code == 500
-    assert answer.json() == {"error": "the server could not do that; try again", "code": "internal"}
+    assert answer.json() == {
+        "error": "the server could not do that; try again",
+        "code": "internal",
+        "args": {},
+    }
     assert not any(word in answer.text for word in LEAKED)
     assert_secured(answer, "a failure")
     assert LEAK in caplog.text
@@ -1332,7 +1354,7 @@ def test_a_stranger_cannot_open_another_clients_match_socket(
     # The same answer for a match that does not exist.
     with client.websocket_connect("/ws/matches/nope") as socket:
         socket.send_json({"type": "hello", "token": stranger})
-        assert socket.receive_json() == {"type": "error", "message": "no such match"}
+        assert socket.receive_json() == NO_SUCH_MATCH
     assert table.version == version and not table.connections
 
 
@@ -1353,7 +1375,7 @@ def test_a_stranger_gets_no_record_or_replay_of_another_clients_match(
         wrong = client.get(address, headers=owner(stranger))
         unknown = client.get(f"/api/matches/nope/{part}", headers=owner(stranger))
         assert (wrong.status_code, wrong.json()) == (unknown.status_code, unknown.json())
-        assert wrong.json() == {"error": "no such match"}
+        assert wrong.json() == {"error": "no such match", "code": "no_such_match", "args": {}}
 
 
 def test_the_history_lists_only_the_matches_the_client_holds(client: TestClient) -> None:
@@ -1474,7 +1496,7 @@ def test_a_matchs_owner_holds_it_on_every_process_and_a_stranger_on_none(tmp_pat
             assert mine["total"]["matches"] == 1 and theirs.json()["total"]["matches"] == 0
             with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
                 socket.send_json({"type": "hello", "token": stranger})
-                assert socket.receive_json() == {"type": "error", "message": "no such match"}
+                assert socket.receive_json() == NO_SUCH_MATCH
 
 
 # --- names the page words in its language ------------------------------------------------------

@@ -25,8 +25,6 @@ from callbreak.rules import BHOOS, Rules, legal_cards
 
 __all__ = ["ProtocolError", "bid_body", "observation_from_body", "play_body", "player_ids"]
 
-MAX_BODY_BYTES = 64_000
-
 
 class ProtocolError(CallbreakError):
     """A request or answer that breaks the protocol, or describes an impossible game."""

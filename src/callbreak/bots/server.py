@@ -2,12 +2,13 @@
 
 Each request carries everything the seat may know, so the server keeps no game state: it
 rebuilds the seat's observation from the body (:mod:`callbreak.bots.protocol`), asks the player,
-and answers. Bad requests get a 400 with a JSON error; the server keeps serving whatever comes.
+and answers. Bad requests get a 400 with a JSON error, as the web app's refusals are
+(:mod:`callbreak.refusals`: the same body reader and exception handler); the server keeps
+serving whatever comes.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
@@ -17,9 +18,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from callbreak.bots.protocol import MAX_BODY_BYTES, ProtocolError, observation_from_body
+from callbreak.bots.protocol import ProtocolError, observation_from_body
 from callbreak.game import Call, Observation, Play
 from callbreak.players.timing import share
+from callbreak.refusals import HANDLERS, Refusal, read_json
 from callbreak.rules import BHOOS, Rules
 from callbreak.seating import ask, make_player
 
@@ -52,25 +54,6 @@ class _Bot:
         return action.card.bhoos()
 
 
-async def _read_json(request: Request) -> object:
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-        raise _TooLarge()
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise _TooLarge()
-    try:
-        return json.loads(body)
-    except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, huge numbers, nesting
-        raise ProtocolError(f"the body is not JSON: {error}") from None
-
-
-class _TooLarge(Exception):
-    pass
-
-
 def create_app(spec: str, rules: Rules = BHOOS) -> Starlette:
     """The ASGI app of a bot playing as ``spec`` under ``rules``."""
     bot = _Bot(spec)
@@ -79,18 +62,18 @@ def create_app(spec: str, rules: Rules = BHOOS) -> Starlette:
         return JSONResponse({"value": "hello"})
 
     async def decide(request: Request, kind: str) -> JSONResponse:
+        # The protocol's hosts need not say the body's type: any body is read as JSON.
+        body = await read_json(request, json_only=False)
         try:
-            body = await _read_json(request)
             observation = observation_from_body(body, kind, rules)
-            budget = body["timeBudget"]  # type: ignore[index]
-            left = 14 if kind == "bid" else len(observation.hand)
-            value = await run_in_threadpool(bot.decide, observation, budget, left)
-        except _TooLarge:
-            return JSONResponse({"error": f"the body is over {MAX_BODY_BYTES} bytes"}, 413)
         except ProtocolError as error:
-            return JSONResponse({"error": str(error)}, 400)
+            raise Refusal("protocol", detail=str(error)) from None
+        budget = body["timeBudget"]
+        left = 14 if kind == "bid" else len(observation.hand)
+        try:
+            value = await run_in_threadpool(bot.decide, observation, budget, left)
         except Exception as error:  # the player failed; say so and keep serving
-            return JSONResponse({"error": f"internal error: {type(error).__name__}: {error}"}, 500)
+            raise Refusal("bot_failed", detail=f"{type(error).__name__}: {error}") from None
         return JSONResponse({"value": value})
 
     async def bid(request: Request) -> JSONResponse:
@@ -104,7 +87,8 @@ def create_app(spec: str, rules: Rules = BHOOS) -> Starlette:
             Route("/hi", hi, methods=["GET"]),
             Route("/bid", bid, methods=["POST"]),
             Route("/play", play, methods=["POST"]),
-        ]
+        ],
+        exception_handlers=HANDLERS,
     )
 
 

@@ -26,8 +26,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from callbreak.errors import CallbreakError
 from callbreak.players import DESCRIPTIONS, MENU
+from callbreak.refusals import HANDLERS, Refusal, read_json, read_object
 from callbreak.rules import PROFILES, Rules, format_tenths
 from callbreak.web import messages, rooms, sheets
 from callbreak.web.accesslog import Logged
@@ -35,7 +35,7 @@ from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.drain import Drain, Draining
 from callbreak.web.export import replay_data
 from callbreak.web.health import Health
-from callbreak.web.http import BadRequest, Guarded, answered, bearer, check_bots, error, read_json
+from callbreak.web.http import Guarded, bearer, check_bots
 from callbreak.web.limits import DEFAULT, Limits, RateLimits
 from callbreak.web.messages import PING_SECONDS
 from callbreak.web.metrics import Metered, Metrics, Networks, endpoint
@@ -132,33 +132,26 @@ def create_app(
         )
 
     async def new_match(request: Request) -> JSONResponse:
-        try:
-            body = await read_json(request)
-            if not isinstance(body, dict):
-                raise BadRequest("the body must be a JSON object")
-            rules = Rules.parse(_text(body.get("rules", "strict"), "rules"))
-            # No name, no default: the page words the person's seat in its own language.
-            name = _text(body.get("name") or "", "name").strip()[:24] or None
-            opponents = body.get("opponents", ["intermediate"] * 3)
-            if not isinstance(opponents, list) or len(opponents) != 3:
-                raise BadRequest("opponents must list three players")
-            for spec in opponents:
-                if not isinstance(spec, str) or not spec.strip() or len(spec) > 200:
-                    raise BadRequest("each opponent is a player spec such as 'expert'")
-            await check_bots(opponents, limits.bots)
-            seed = body.get("seed")
-            if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
-                raise BadRequest("seed must be a number or text")
-            if isinstance(seed, str) and (not seed.strip() or len(seed) > 64):
-                raise BadRequest("seed must be 1-64 characters")
-            settings = read_settings(body, {})
-            table, token = await tables.create_match(
-                str(rules), name, opponents, None if seed is None else str(seed), settings
-            )
-        except BadRequest as problem:
-            return error(str(problem), problem.status)
-        except CallbreakError as problem:
-            return error(str(problem))
+        body = await read_object(request)
+        rules = Rules.parse(_text(body.get("rules", "strict"), "rules"))
+        # No name, no default: the page words the person's seat in its own language.
+        name = _text(body.get("name") or "", "name").strip()[:24] or None
+        opponents = body.get("opponents", ["intermediate"] * 3)
+        if not isinstance(opponents, list) or len(opponents) != 3:
+            raise Refusal("opponents_list")
+        for spec in opponents:
+            if not isinstance(spec, str) or not spec.strip() or len(spec) > 200:
+                raise Refusal("opponent_spec")
+        await check_bots(opponents, limits.bots)
+        seed = body.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
+            raise Refusal("seed_type")
+        if isinstance(seed, str) and (not seed.strip() or len(seed) > 64):
+            raise Refusal("seed_length")
+        settings = read_settings(body, {})
+        table, token = await tables.create_match(
+            str(rules), name, opponents, None if seed is None else str(seed), settings
+        )
         return JSONResponse({"id": table.id, "token": token}, 201)
 
     async def my_matches(request: Request) -> Response:
@@ -171,12 +164,12 @@ def create_app(
         return JSONResponse(summaries)
 
     async def match_of(request: Request) -> Table:
-        """The match of the request's id whose token the request carries; BadRequest (404)
+        """The match of the request's id whose token the request carries; a Refusal (404)
         alike for an unknown id and a wrong token."""
-        token = bearer(request, "the match's token")
+        token = bearer(request, "match")
         table = await tables.get(request.path_params["id"])
         if table is None or table.data.kind != MATCH or table.data.seat_of(token) != 0:
-            raise BadRequest("no such match", 404)
+            raise Refusal("no_such_match")
         await table.catch_up()  # another process may have moved it on
         return table
 
@@ -241,10 +234,10 @@ def create_app(
         Route("/api/profiles", profiles),
         Route("/api/levels", levels),
         Route("/api/matches", new_match, methods=["POST"]),
-        Route("/api/matches/mine", answered(my_matches), methods=["POST"]),
-        Route("/api/matches/{id}/record", answered(match_record)),
-        Route("/api/matches/{id}/replay", answered(match_replay)),
-        Route("/api/stats", answered(stats), methods=["POST"]),
+        Route("/api/matches/mine", my_matches, methods=["POST"]),
+        Route("/api/matches/{id}/record", match_record),
+        Route("/api/matches/{id}/replay", match_replay),
+        Route("/api/stats", stats, methods=["POST"]),
         WebSocketRoute("/ws/matches/{id}", match_socket),
         *rooms.routes(tables, limits),
         WebSocketRoute("/ws/rooms/{code}", room_socket),
@@ -259,7 +252,12 @@ def create_app(
         Middleware(Draining, drain=drain),
         Middleware(RateLimits, limits=limits),
     ]
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        lifespan=lifespan,
+        exception_handlers=HANDLERS,
+    )
     app.state.store = store
     app.state.backend = backend
     app.state.tables = tables
@@ -306,7 +304,7 @@ def worker() -> str:
 
 def _text(value: object, what: str) -> str:
     if not isinstance(value, str):
-        raise BadRequest(f"{what} must be text")
+        raise Refusal("not_text", field=what)
     return value
 
 

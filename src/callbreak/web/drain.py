@@ -27,16 +27,16 @@ import json
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from callbreak.refusals import Refusal
 from callbreak.web import scheduler
 from callbreak.web.backend import OWNER
 from callbreak.web.http import LOG
 from callbreak.web.tables import Tables
 
-__all__ = ["RESTARTING", "RESTARTING_TEXT", "Drain", "Draining"]
+__all__ = ["RESTARTING", "Drain", "Draining"]
 
 RESTARTING = 1012
 """The close code of every socket when the server shuts down: reconnect (elsewhere)."""
-RESTARTING_TEXT = "the server is restarting: reconnect"
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 READ_POSTS = frozenset({"/api/matches/mine", "/api/sheets/mine", "/api/stats"})
 """Requests sent as POST only so that their tokens travel in the body: they read, and are
@@ -95,7 +95,7 @@ class Draining:
                 await send({"type": "websocket.close", "code": RESTARTING, "reason": "restart"})
             return
         if scope["type"] == "http" and changes(scope):
-            body = json.dumps({"error": RESTARTING_TEXT, "code": "restarting"}).encode()
+            body = json.dumps(Refusal("restarting").json()).encode()
             headers = [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),

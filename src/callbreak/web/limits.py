@@ -32,6 +32,7 @@ import time
 from typing import TYPE_CHECKING
 
 from callbreak.bots.remote import NO_BOTS, BotAddresses
+from callbreak.refusals import Refusal
 
 if TYPE_CHECKING:  # the command line reads the defaults without loading the web app
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -97,8 +98,6 @@ LOOKUP, CREATION, REQUEST, PROBE = "lookup", "creation", "request", "probe"
 PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
 CREATIONS = re.compile(r"/api/(matches|rooms|sheets)|/api/rooms/[^/]+/join")
 LOOKUPS = re.compile(r"/(api|ws)/(rooms|matches|sheets)/[^/]+(/.*)?")
-TOO_MANY = "too many requests from this address: try again in {} s"
-TOO_MANY_SOCKETS = "too many connections from this address: close another tab first"
 CLOSED = 4429
 """The close code of a socket over the limits (also used for a flood of messages)."""
 
@@ -227,7 +226,7 @@ class RateLimits:
                 await self.app(scope, receive, send)
             return
         if wait or self.sockets.get(address, 0) >= self.limits.sockets:
-            await _refuse(receive, send, TOO_MANY.format(_seconds(wait)) if wait else None)
+            await _refuse(receive, send, wait)
             return
         self.sockets[address] = self.sockets.get(address, 0) + 1
         try:
@@ -244,7 +243,7 @@ def _seconds(wait: float) -> int:
 
 async def _too_many(send: Send, wait: float) -> None:
     seconds = _seconds(wait)
-    body = json.dumps({"error": TOO_MANY.format(seconds), "code": "rate"}).encode()
+    body = json.dumps(Refusal("rate", seconds=seconds).json()).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
@@ -254,12 +253,13 @@ async def _too_many(send: Send, wait: float) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def _refuse(receive: Receive, send: Send, message: str | None) -> None:
-    """Accept a socket only to say why it is closed: a page sees the code and the words."""
+async def _refuse(receive: Receive, send: Send, wait: float) -> None:
+    """Accept a socket only to say why it is closed (too many connections, or a wait of
+    ``wait`` seconds): a page sees the code and the words."""
     if (await receive())["type"] != "websocket.connect":
         return
-    text = message or TOO_MANY_SOCKETS
+    refused = Refusal("rate", seconds=_seconds(wait)) if wait else Refusal("rate")
+    text = str(refused)
     await send({"type": "websocket.accept"})
-    error = {"type": "error", "message": text, "code": "rate"}
-    await send({"type": "websocket.send", "text": json.dumps(error)})
+    await send({"type": "websocket.send", "text": json.dumps(refused.message())})
     await send({"type": "websocket.close", "code": CLOSED, "reason": text[:120]})

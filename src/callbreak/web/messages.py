@@ -10,7 +10,7 @@ seat's view (see ``docs/web.md`` and ``docs/rooms.md``).
 Every :data:`PING_SECONDS` the server sends each connection ``{"type": "ping", "every": S}``:
 a browser cannot see the WebSocket protocol's own pings, and a process that froze (stopped, a
 machine out of memory) sends nothing, so a page that has heard nothing for a few intervals
-knows the server is gone, closes the socket and reconnects (``static/table.js``). The
+knows the server is gone, closes the socket and reconnects (``static/socket.js``). The
 protocol's pings, which uvicorn sends (``callbreak serve``), find the clients that are gone.
 """
 
@@ -26,10 +26,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from callbreak.cards import parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Play
+from callbreak.refusals import Refusal, refusal
 from callbreak.web.actions import STOP
 from callbreak.web.drain import RESTARTING, Drain
 from callbreak.web.hints import Hints
-from callbreak.web.http import COULD_NOT, COULD_NOT_SAVE, LOG
+from callbreak.web.http import LOG
 from callbreak.web.limits import CLOSED, DEFAULT, Bucket, Limits
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
 from callbreak.web.tables import Table, Tables
@@ -83,13 +84,12 @@ async def _serve(
         # The token before the match: an unknown id and a wrong token get the same answer.
         token, problem = await _read_hello(socket)
         if token is None:
-            problem = problem or 'a match needs its token: {"type": "hello", "token": T}'
-            await _refuse(socket, problem, 4401)
+            await _refuse(socket, problem or Refusal("hello_needed"), 4401)
             return
     table = await tables.get(table_id)
     held = kind != MATCH or (table is not None and table.data.seat_of(token) == 0)
     if table is None or table.data.kind != kind or not held:
-        await _refuse(socket, "no such match" if kind == MATCH else "no such room", 4404)
+        await _refuse(socket, Refusal("no_such_match" if kind == MATCH else "no_such_room"), 4404)
         return
     bucket = Bucket(limits.messages_per_second, limits.message_burst)
     if kind == ROOM:
@@ -104,8 +104,7 @@ async def _serve(
     # meanwhile (from then on, every copy of the room re-seats the connections it holds).
     seat = await table.join(socket, token if isinstance(token, str) else None)
     if kind == ROOM and token is not None and seat is None:
-        message = "that seat token is not one of this room's: watching"
-        await table.send({"type": "error", "message": message}, socket)
+        await table.send(Refusal("watching").message(), socket)
     beat = asyncio.get_running_loop().create_task(_beat(table, socket, every))
     try:
         strikes = 0
@@ -115,7 +114,7 @@ async def _serve(
                 break
             if not bucket.take():
                 strikes += 1
-                await table.send({"type": "error", "message": "too many messages"}, socket)
+                await table.send(Refusal("too_many_messages").message(), socket)
                 if strikes > limits.strikes:
                     await table.flush(socket)
                     await socket.close(code=CLOSED)
@@ -152,7 +151,7 @@ async def _receive(socket: WebSocket) -> str | None:
     return str(text)
 
 
-async def _read_hello(socket: WebSocket) -> tuple[object, str | None]:
+async def _read_hello(socket: WebSocket) -> tuple[object, Refusal | None]:
     """Read a connection's first message, ``{"type": "hello", "token": T}``: the token it
     names (None for none, or when the message is no hello), and what was wrong with it."""
     try:
@@ -164,15 +163,15 @@ async def _read_hello(socket: WebSocket) -> tuple[object, str | None]:
     try:
         message = read_message(text)
         if message["type"] != "hello":
-            raise CallbreakError('the first message says who you are: {"type": "hello", ...}')
-    except CallbreakError as error:
-        return None, str(error)
+            raise Refusal("hello_first")
+    except Refusal as error:
+        return None, error
     return message.get("token"), None
 
 
-async def _refuse(socket: WebSocket, message: str, code: int) -> None:
+async def _refuse(socket: WebSocket, refused: Refusal, code: int) -> None:
     """Say why, and close the connection."""
-    await socket.send_text(json.dumps({"type": "error", "message": message}))
+    await socket.send_text(json.dumps(refused.message()))
     await socket.close(code=code)
 
 
@@ -181,7 +180,7 @@ async def _hello(table: Table, socket: WebSocket) -> object:
     spectator), with the room caught up to the store, where the token is looked up next."""
     token, problem = await _read_hello(socket)
     if problem is not None:
-        await table.send({"type": "error", "message": problem}, socket)
+        await table.send(problem.message(), socket)
     # The token is checked against the room as stored now: this process's copy may be behind
     # a lobby change made through another (a seat given away, or a new person seated).
     await table.catch_up()
@@ -198,18 +197,17 @@ async def handle(table: Table, socket: WebSocket, text: str, hints: Hints) -> No
             await table.catch_up()
         await _dispatch(table, socket, table.seat_of(socket), message, hints)
     except StaleAction as error:
-        await table.send({"type": "error", "message": str(error), "stale": True}, socket)
+        await table.send(error.message() | {"stale": True}, socket)
         if table.status != LOBBY:
             await table.send({"type": "state", "state": table.view(table.seat_of(socket))}, socket)
     except CallbreakError as error:
-        await table.send({"type": "error", "message": str(error)}, socket)
+        await table.send(refusal(error).message(), socket)
     except Exception as error:  # ours or the store's: keep the socket and the table
         # The detail (a host, a port, a trace) is for the log only; the person gets words and a
         # code that say whether trying again may help.
         LOG.exception("a message to table %s failed", table.id)
         stored = isinstance(error, table.backend.failures)
-        words, code = (COULD_NOT_SAVE, "store") if stored else (COULD_NOT, "internal")
-        await table.send({"type": "error", "message": words, "code": code}, socket)
+        await table.send(Refusal("store" if stored else "internal").message(), socket)
         if table.status != LOBBY:
             # The table as this copy has it, nothing of the refused action in it: the page
             # draws what is true rather than a card that never landed.
@@ -217,15 +215,15 @@ async def handle(table: Table, socket: WebSocket, text: str, hints: Hints) -> No
 
 
 def read_message(text: str) -> dict[str, Any]:
-    """A message as a JSON object with a string ``type``; CallbreakError otherwise."""
+    """A message as a JSON object with a string ``type``; a Refusal otherwise."""
     if len(text) > MAX_MESSAGE_BYTES:
-        raise CallbreakError("the message is too long")
+        raise Refusal("message_long")
     try:
         message = json.loads(text)
     except (ValueError, RecursionError):
-        raise CallbreakError("the message is not JSON") from None
+        raise Refusal("message_not_json") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise CallbreakError('a message is a JSON object with a "type"')
+        raise Refusal("message_shape")
     return message
 
 
@@ -240,19 +238,19 @@ async def _dispatch(
             await table.send({"type": "state", "state": table.view(seat)}, socket)
         return
     if kind == "hello":
-        raise CallbreakError("hello is the first message only; reconnect to change seats")
+        raise Refusal("hello_again")
     if kind not in (*ACTIONS, "settings", "hint", "seen"):
-        raise CallbreakError(f"unknown message type {kind!r}")
+        raise Refusal("message_type", type=kind)
     if kind == "seen" and seat is None:
         return  # a spectator's summary holds nobody up
     if seat is None:
-        raise CallbreakError("a spectator can only watch")
+        raise Refusal("spectator")
     if kind == "seen":
         await table.saw(seat, message.get("deals"))
         return
     if kind == "settings":
         if seat != 0:
-            raise CallbreakError("only the room's creator changes its settings")
+            raise Refusal("settings_creator")
         new = read_settings(message, table.settings)
         await table.change(lambda data: data.settings.update(new))
         return
@@ -260,7 +258,7 @@ async def _dispatch(
         await _hint(table, socket, seat, hints)
         return
     if "seat" in message and message["seat"] != seat:
-        raise CallbreakError(f"you play seat {seat}, not seat {message['seat']!r}")
+        raise Refusal("wrong_seat", seat=seat, asked=message["seat"])
     action: Action | str = STOP if kind == "stop" else read_action(kind, message)
     await table.act(seat, action, message.get("version"), by=socket)
 
@@ -270,22 +268,22 @@ def read_action(kind: str, message: dict[str, Any]) -> Action:
     if kind == "call":
         value = message.get("value")
         if type(value) is not int:
-            raise CallbreakError('a call message needs a whole number "value"')
+            raise Refusal("call_value")
         return Call(value)
     if kind == "redeal":
         return ClaimRedeal()
     text = message.get("card")
     if not isinstance(text, str):
-        raise CallbreakError('a play message needs a "card" such as "TH"')
+        raise Refusal("play_card")
     try:
         return Play(parse_card(text))
     except InvalidCardError as error:
-        raise CallbreakError(str(error)) from None
+        raise Refusal("bad_card", detail=str(error)) from None
 
 
 async def _hint(table: Table, socket: WebSocket, seat: int, hints: Hints) -> None:
     match = table.match
     if table.status == LOBBY or match.is_over or match.deal.turn != seat:
-        raise CallbreakError("a hint is for your own turn")
+        raise Refusal("hint_turn")
     message = await hints.hint(table.id, table.version, match.observation(seat))
     await table.send(message, socket)

@@ -34,6 +34,7 @@ from starlette.responses import Response
 
 from callbreak.errors import CallbreakError
 from callbreak.game import Call, ClaimRedeal, Play
+from callbreak.refusals import Refusal, answer
 from callbreak.seating import PlayerSpec
 from callbreak.web.accesslog import room_event
 from callbreak.web.actions import STOP
@@ -197,7 +198,7 @@ def endpoint(metrics: Metrics, allowed: Networks) -> Callable[[Request], Any]:
 
     async def serve(request: Request) -> Response:
         if not allowed.allow(request.scope):
-            return Response('{"error": "not found"}', 404, media_type="application/json")
+            return answer(Refusal("not_found"))
         return Response(metrics.text(), media_type=CONTENT_TYPE_LATEST)
 
     return serve

@@ -24,16 +24,14 @@ import secrets
 import time
 from typing import Any
 
-from callbreak.errors import CallbreakError
 from callbreak.players import MENU, level_options
+from callbreak.refusals import Refusal
 from callbreak.rules import Rules
 from callbreak.seating import PlayerSpec, is_remote
 from callbreak.spec import SpecError, parse_spec
-from callbreak.web.http import BadRequest
 
 __all__ = [
     "CODE_ALPHABET",
-    "RoomError",
     "Seat",
     "StaleAction",
     "TableData",
@@ -92,12 +90,8 @@ DEFAULT_NAMES = frozenset({"You", "तपाईं", "आप"})
 no name."""
 
 
-class StaleAction(CallbreakError):
+class StaleAction(Refusal):
     """An action made on a state of the table that has moved on since."""
-
-
-class RoomError(BadRequest):
-    """A lobby request that cannot be done; ``status`` is the HTTP status that says why."""
 
 
 @dataclasses.dataclass
@@ -244,12 +238,12 @@ def new_code() -> str:
 def check_name(name: object) -> str:
     """A person's name: 1-24 characters of text, control characters dropped."""
     if not isinstance(name, str):
-        raise RoomError("a name is text")
+        raise Refusal("name_not_text")
     cleaned = "".join(ch for ch in name if ch.isprintable()).strip()
     if not cleaned:
-        raise RoomError("a name needs at least one character")
+        raise Refusal("name_empty")
     if len(cleaned) > MAX_NAME:
-        raise RoomError(f"a name has at most {MAX_NAME} characters")
+        raise Refusal("name_long", max=MAX_NAME)
     return cleaned
 
 
@@ -258,38 +252,30 @@ def check_level(level: object) -> str:
     options of ``OFFERED`` within their bounds, or a remote bot's address (which the server
     must also allow: ``BotAddresses``)."""
     if not isinstance(level, str) or not level.strip() or len(level) > 200:
-        raise RoomError("a computer seat is a player spec such as 'expert'")
+        raise Refusal("level_spec")
     if is_remote(level):
         return str(PlayerSpec.parse(level))
     try:
         name, options = parse_spec(level, "player", "'expert' or 'expert(time=0.5)'")
     except SpecError as error:
-        raise RoomError(str(error)) from None
+        raise Refusal("bad_spec", detail=str(error)) from None
     name = name.lower()
     if name not in MENU:
-        raise RoomError(f"the levels here are {', '.join(MENU)}, not {name!r}")
+        raise Refusal("unknown_level", level=name, levels=list(MENU))
     taken = [key for key in OFFERED if key in level_options(name)]
     for key, value in options.items():
         if key not in taken:
-            words = f"only {_offered(taken)}" if taken else "no options"
-            raise RoomError(f"{name} takes {words} here, not {key!r}")
+            offered = [(k, OFFERED[k]) for k in taken]
+            raise Refusal("level_option", level=name, option=key, options=offered)
         bounds = OFFERED[key]
         if bounds is None:
             continue
         low, high = bounds
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise RoomError(f"{key} must be a number, {low:g}-{high:g}, not {value!r}")
+            raise Refusal("option_not_number", option=key, low=low, high=high, value=value)
         if not low <= value <= high:
-            raise RoomError(f"{key} must be {low:g}-{high:g} here, not {value:g}")
+            raise Refusal("option_range", option=key, low=low, high=high, value=value)
     return str(PlayerSpec.parse(level))
-
-
-def _offered(keys: list[str]) -> str:
-    words = []
-    for key in keys:
-        bounds = OFFERED[key]
-        words.append(key if bounds is None else f"{key} {bounds[0]:g}-{bounds[1]:g}")
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def check_turn_seconds(value: object) -> int:
@@ -297,10 +283,10 @@ def check_turn_seconds(value: object) -> int:
     if value is None or value is False:
         return 0
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise RoomError("turn_seconds is a number of seconds, or 0 for no clock")
+        raise Refusal("turn_seconds_type")
     seconds = int(value)
     if seconds != 0 and not 5 <= seconds <= 600:
-        raise RoomError("turn_seconds is 5-600 seconds, or 0 for no clock")
+        raise Refusal("turn_seconds_range")
     return seconds
 
 
@@ -308,10 +294,10 @@ def read_settings(message: dict[str, Any], current: dict[str, Any]) -> dict[str,
     """The speed and forced-card settings after a ``settings`` message (others stay)."""
     speed = message.get("speed", current.get("speed", "normal"))
     if not isinstance(speed, str) or speed not in SPEEDS:
-        raise RoomError(f"speed must be one of {', '.join(SPEEDS)}, not {speed!r}")
+        raise Refusal("speed", speed=speed, speeds=list(SPEEDS))
     auto = message.get("auto_forced", current.get("auto_forced", False))
     if not isinstance(auto, bool):
-        raise RoomError("auto_forced must be true or false")
+        raise Refusal("auto_forced")
     return {"speed": speed, "auto_forced": auto}
 
 
@@ -327,7 +313,7 @@ def new_room(
 ) -> TableData:
     """A room in its lobby, the creator in seat 0 (their token is made by :func:`claim`)."""
     if len(seats) != 3:
-        raise RoomError("seats lists seats 1-3: null for a person to join, or a computer level")
+        raise Refusal("seats_list")
     others = [Seat(OPEN) if level is None else _computer(level, i) for i, level in enumerate(seats)]
     data = TableData(
         id=new_code(),
@@ -386,21 +372,21 @@ def join(data: TableData, name: object) -> tuple[int, str]:
     """Seat a new person in the first open seat; returns the seat and its token."""
     clean = check_name(name)
     if data.status in (FINISHED, STOPPED):
-        raise RoomError("the match in this room is over", 409)
+        raise Refusal("room_over")
     for index, seat in enumerate(data.seats):
         if seat.kind == OPEN:
             data.seats[index] = Seat(PERSON, clean)
             return index, claim(data, index)
-    raise RoomError("this room has no open seat", 409)
+    raise Refusal("no_open_seat")
 
 
 def fill(data: TableData, seat: int, level: object) -> None:
     """Seat a computer where a seat is open or its person left."""
     target = _seat(data, seat)
     if seat == 0:
-        raise RoomError("seat 0 is the creator's", 409)
+        raise Refusal("creator_seat")
     if not (target.kind == OPEN or (target.kind == PERSON and target.left)):
-        raise RoomError(f"seat {seat} is taken: open it first", 409)
+        raise Refusal("seat_taken", seat=seat)
     data.seats[seat] = _computer(level, seat - 1)
 
 
@@ -408,30 +394,30 @@ def open_seat(data: TableData, seat: int) -> None:
     """Open a computer's seat, or a seat its person left, for a new person to join."""
     target = _seat(data, seat)
     if seat == 0:
-        raise RoomError("seat 0 is the creator's", 409)
+        raise Refusal("creator_seat")
     if not (target.kind == COMPUTER or (target.kind == PERSON and target.left)):
-        raise RoomError(f"seat {seat} has a person in it", 409)
+        raise Refusal("seat_has_person", seat=seat)
     data.seats[seat] = Seat(OPEN)
 
 
 def move(data: TableData, first: object, second: object) -> None:
     """Swap two seats, before the match starts."""
     if data.status != LOBBY:
-        raise RoomError("seats can be moved only before the start", 409)
+        raise Refusal("moved_after_start")
     a, b = _index(first), _index(second)
     if 0 in (a, b):
         # Seat 0 is the creator's: moved, the creator's token would lose the room to another.
-        raise RoomError("seat 0 is the creator's: move the other seats", 409)
+        raise Refusal("creator_seat_move")
     data.seats[a], data.seats[b] = data.seats[b], data.seats[a]
 
 
 def start(data: TableData) -> None:
     """Start the match once every seat is a person or a computer."""
     if data.status != LOBBY:
-        raise RoomError("the match has already started", 409)
+        raise Refusal("started")
     waiting = [index for index, seat in enumerate(data.seats) if seat.kind == OPEN]
     if waiting:
-        raise RoomError(f"seat {waiting[0]} is still open: seat a computer or wait", 409)
+        raise Refusal("seat_open", seat=waiting[0])
     data.status = PLAYING
 
 
@@ -439,7 +425,7 @@ def leave(data: TableData, seat: int) -> None:
     """The person in ``seat`` leaves for good; in the lobby the seat opens again."""
     target = _seat(data, seat)
     if target.kind != PERSON:
-        raise RoomError("only a person can leave a seat", 409)
+        raise Refusal("person_only")
     if data.status == LOBBY and seat != 0:
         data.seats[seat] = Seat(OPEN)
     else:
@@ -453,5 +439,5 @@ def _seat(data: TableData, seat: object) -> Seat:
 
 def _index(seat: object) -> int:
     if type(seat) is not int or not 0 <= seat <= 3:
-        raise RoomError(f"a seat is 0-3, not {seat!r}")
+        raise Refusal("bad_seat", seat=seat)
     return seat

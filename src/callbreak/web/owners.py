@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from callbreak.errors import CallbreakError
+from callbreak.refusals import Refusal
 from callbreak.web.backend import Backend
-from callbreak.web.http import BadRequest
 from callbreak.web.model import MATCH, ROOM, TableData
 from callbreak.web.store import Store
 
@@ -46,26 +46,24 @@ Held = tuple[str, str, float]
 
 def read_held(body: object, key: str) -> list[tuple[str, str]]:
     """The ``(id, token)`` pairs a request body lists under ``key`` (``{key: [{"id", "token"},
-    ...]}``; none when the key is missing), each pair once; BadRequest when they are not such
+    ...]}``; none when the key is missing), each pair once; a Refusal when they are not such
     a list or are more than ``MAX_HELD``."""
     if not isinstance(body, dict):
-        raise BadRequest("the body must be a JSON object")
+        raise Refusal("body_not_object")
     items = body.get(key, [])
     if not isinstance(items, list):
-        raise BadRequest(f'{key} must list {{"id": ID, "token": TOKEN}} objects')
+        raise Refusal("held_list", key=key)
     if len(items) > MAX_HELD:
-        raise BadRequest(
-            f"{key} may name at most {MAX_HELD} at a time, not {len(items)}: send the newest"
-        )
+        raise Refusal("held_many", key=key, max=MAX_HELD, count=len(items))
     pairs: dict[tuple[str, str], None] = {}
     for item in items:
         if not isinstance(item, dict):
-            raise BadRequest(f'{key} must list {{"id": ID, "token": TOKEN}} objects')
+            raise Refusal("held_list", key=key)
         table_id, token = item.get("id"), item.get("token")
         if not isinstance(table_id, str) or not 0 < len(table_id) <= MAX_ID:
-            raise BadRequest(f"each of {key} needs an id of 1-{MAX_ID} characters")
+            raise Refusal("held_id", key=key, max=MAX_ID)
         if not isinstance(token, str) or not 0 < len(token) <= MAX_TOKEN:
-            raise BadRequest(f"each of {key} needs a token of 1-{MAX_TOKEN} characters")
+            raise Refusal("held_token", key=key, max=MAX_TOKEN)
         pairs[table_id, token] = None
     return list(pairs)
 

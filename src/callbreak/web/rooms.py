@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from callbreak.refusals import Refusal, read_object
 from callbreak.web.accesslog import room_event
 from callbreak.web.export import replay_data
-from callbreak.web.http import BadRequest, answered, bearer, check_bots, read_json
+from callbreak.web.http import bearer, check_bots
 from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.model import (
     DEFAULT_COVER,
     DEFAULT_TURN_SECONDS,
-    RoomError,
     TableData,
     fill,
     join,
@@ -44,40 +44,34 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
     async def room(request: Request) -> Table:
         table = await tables.get(request.path_params["code"].upper())
         if table is None or not table.is_room:
-            raise RoomError("no such room", 404)
+            raise Refusal("no_such_room")
         await table.catch_up()  # another process may have changed it
         return table
 
     def as_creator(request: Request, change: Callable[[TableData], T]) -> Callable[[TableData], T]:
         """``change``, made only when the request's token holds seat 0 in the very copy of
         the room it changes (a check on an earlier copy could be a lobby change behind)."""
-        token = bearer(request, "your seat token")
+        token = bearer(request, "seat")
 
         def checked(data: TableData) -> T:
             if _holder(data, token) != 0:
-                raise RoomError("only the room's creator can do that", 403)
+                raise Refusal("creator_only")
             return change(data)
 
         return checked
 
-    async def body_of(request: Request) -> dict[str, Any]:
-        body = await read_json(request)
-        if not isinstance(body, dict):
-            raise BadRequest("the body must be a JSON object")
-        return body
-
     async def create(request: Request) -> Response:
-        body = await body_of(request)
+        body = await read_object(request)
         rules = body.get("rules", "strict")
         if not isinstance(rules, str):
-            raise BadRequest("rules must be text, such as 'strict' or 'classic(deals=10)'")
+            raise Refusal("rules_not_text")
         seats = body.get("seats", [None, None, None])
         if not isinstance(seats, list) or len(seats) != 3:
-            raise BadRequest("seats lists seats 1-3: null for a person, or a computer level")
+            raise Refusal("seats_list")
         if "seed" in body:
             # Whoever chose the seed would know every hand: the server draws it, and the
             # record shows it once the match is over.
-            raise BadRequest("a room's deals are drawn by the server: leave out the seed")
+            raise Refusal("room_seed")
         cover = body.get("cover", DEFAULT_COVER)
         await check_bots([*seats, cover], limits.bots)
         table, token = await tables.create_room(
@@ -98,15 +92,15 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
 
     async def join_room(request: Request) -> Response:
         table = await room(request)
-        name = (await body_of(request)).get("name")
+        name = (await read_object(request)).get("name")
         seat, token = await table.change(lambda data: join(data, name))
         room_event(table.id, "joined", seat=seat)
         return JSONResponse({"seat": seat, "token": token})
 
     async def seat_change(request: Request) -> Response:
         table = await room(request)
-        bearer(request, "your seat token")
-        body = await body_of(request)
+        bearer(request, "seat")
+        body = await read_object(request)
         seat = _seat_number(request.path_params["seat"])
         if body.get("open") is True:
             await table.change(as_creator(request, lambda data: open_seat(data, seat)))
@@ -114,13 +108,13 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
             await check_bots([body["level"]], limits.bots)
             await table.change(as_creator(request, lambda data: fill(data, seat, body["level"])))
         else:
-            raise BadRequest('send {"level": "expert"} to seat a computer or {"open": true}')
+            raise Refusal("seat_change")
         return JSONResponse(table.lobby())
 
     async def move_seats(request: Request) -> Response:
         table = await room(request)
-        bearer(request, "your seat token")
-        body = await body_of(request)
+        bearer(request, "seat")
+        body = await read_object(request)
         await table.change(
             as_creator(request, lambda data: move(data, body.get("from"), body.get("to")))
         )
@@ -134,7 +128,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
 
     async def leave_room(request: Request) -> Response:
         table = await room(request)
-        token = bearer(request, "your seat token")
+        token = bearer(request, "seat")
         # The seat is looked up in the copy the change is made on: a move in between must not
         # make another person leave.
         seat = await table.change(lambda data: _left(data, token))
@@ -155,15 +149,15 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         return JSONResponse(replay_data(data, table.data.name_keys))
 
     return [
-        Route("/api/rooms", answered(create), methods=["POST"]),
-        Route("/api/rooms/{code}", answered(lobby), methods=["GET"]),
-        Route("/api/rooms/{code}/join", answered(join_room), methods=["POST"]),
-        Route("/api/rooms/{code}/seats/{seat}", answered(seat_change), methods=["POST"]),
-        Route("/api/rooms/{code}/move", answered(move_seats), methods=["POST"]),
-        Route("/api/rooms/{code}/start", answered(start_room), methods=["POST"]),
-        Route("/api/rooms/{code}/leave", answered(leave_room), methods=["POST"]),
-        Route("/api/rooms/{code}/record", answered(record), methods=["GET"]),
-        Route("/api/rooms/{code}/replay", answered(replay), methods=["GET"]),
+        Route("/api/rooms", create, methods=["POST"]),
+        Route("/api/rooms/{code}", lobby, methods=["GET"]),
+        Route("/api/rooms/{code}/join", join_room, methods=["POST"]),
+        Route("/api/rooms/{code}/seats/{seat}", seat_change, methods=["POST"]),
+        Route("/api/rooms/{code}/move", move_seats, methods=["POST"]),
+        Route("/api/rooms/{code}/start", start_room, methods=["POST"]),
+        Route("/api/rooms/{code}/leave", leave_room, methods=["POST"]),
+        Route("/api/rooms/{code}/record", record, methods=["GET"]),
+        Route("/api/rooms/{code}/replay", replay, methods=["GET"]),
     ]
 
 
@@ -178,11 +172,11 @@ def _holder(data: TableData, token: str) -> int:
     """The seat ``token`` holds in this copy of the room; 401 when none."""
     seat = data.seat_of(token)
     if seat is None:
-        raise RoomError("that token holds no seat in this room", 401)
+        raise Refusal("not_seated")
     return seat
 
 
 def _seat_number(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 3:
-        raise RoomError(f"a seat is 0-3, not {text!r}")
+        raise Refusal("bad_seat", seat=text)
     return int(text)

@@ -22,8 +22,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from callbreak.errors import InvalidRulesError
+from callbreak.refusals import Refusal, read_json, winners_text
 from callbreak.rules import Rules, format_tenths, made, places, score_deal
-from callbreak.web.http import BadRequest, answered, bearer, read_json
+from callbreak.web.http import bearer
 from callbreak.web.model import hash_token, holds, new_token
 from callbreak.web.owners import read_held
 from callbreak.web.store import Store
@@ -59,16 +60,16 @@ class Sheet:
 
     @classmethod
     def create(cls, body: object) -> Sheet:
-        """A new empty sheet from a request body ``{names, rules}``; BadRequest when invalid."""
+        """A new empty sheet from a request body ``{names, rules}``; Refusal when invalid."""
         body = _object(body)
         names = check_names(body.get("names"))
         text = body.get("rules", "strict")
         if not isinstance(text, str):
-            raise BadRequest("Rules must be text, such as 'classic' or 'classic(deals=10)'")
+            raise Refusal("sheet_rules_text")
         try:
             rules = Rules.parse(text)
         except InvalidRulesError as problem:
-            raise BadRequest(f"Bad rules: {problem}") from None
+            raise Refusal("sheet_rules", detail=str(problem)) from None
         return cls(secrets.token_urlsafe(9), names, rules)
 
     @classmethod
@@ -91,34 +92,32 @@ class Sheet:
     # --- changes -------------------------------------------------------------------------------
 
     def put_deal(self, number: int, body: object) -> None:
-        """Append deal ``number`` (count + 1) or correct an earlier one; BadRequest if wrong."""
+        """Append deal ``number`` (count + 1) or correct an earlier one; Refusal if wrong."""
         count = len(self.deals)
         if not 1 <= number <= count + 1:
-            raise BadRequest(f"There is no deal {number}: the next deal is deal {count + 1}")
-        if number == count + 1:
-            # Checked before the entries: when the match is over, no entry could be right.
-            reason = self.over_reason()
-            if reason is not None:
-                raise BadRequest(f"{reason}; no more deals can be entered")
+            raise Refusal("no_deal", deal=number, next=count + 1)
+        # Checked before the entries: when the match is over, no entry could be right.
+        if number == count + 1 and match_end(self.rules, self.deals) is not None:
+            if self.winners():
+                winners = _winners(self.rules, self.names, self.deals[-1])
+                raise Refusal("sheet_won", winners=winners)
+            raise Refusal("sheet_over", deals=self.rules.deals)
         deal = check_deal(self.rules, self.names, body)
         deals = [*self.deals[: number - 1], deal, *self.deals[number:]]
         end = match_end(self.rules, deals)
         if end is not None and end < len(deals):
             # Only a correction can get here: an earlier deal now ends the match.
-            raise BadRequest(
-                f"With this correction the match ends at deal {end} "
-                f"({_eight_text(self.rules, self.names, deals[end - 1])}), but later deals "
-                "are entered: delete them first"
-            )
+            winners = _winners(self.rules, self.names, deals[end - 1])
+            raise Refusal("sheet_correction", deal=end, winners=winners)
         self.deals = deals
 
     def delete_deal(self, number: int) -> None:
         """Delete deal ``number``, which must be the last one."""
         count = len(self.deals)
         if not count:
-            raise BadRequest("There is no deal to delete")
+            raise Refusal("no_deal_to_delete")
         if number != count:
-            raise BadRequest(f"Only the last deal (deal {count}) can be deleted, not deal {number}")
+            raise Refusal("delete_last", last=count, deal=number)
         self.deals.pop()
 
     # --- results -------------------------------------------------------------------------------
@@ -251,64 +250,56 @@ class Sheet:
 def check_names(names: object) -> list[str]:
     """Four distinct, non-empty names of at most 24 characters, in play order."""
     if not isinstance(names, list) or len(names) != 4:
-        raise BadRequest("Names must list the 4 players in play order")
+        raise Refusal("names_list")
     result: list[str] = []
     for seat, name in enumerate(names, 1):
         if not isinstance(name, str):
-            raise BadRequest(f"Player {seat}'s name must be text")
+            raise Refusal("sheet_name_text", seat=seat)
         name = " ".join(name.split())
         if not name:
-            raise BadRequest(f"Player {seat}'s name is empty")
+            raise Refusal("sheet_name_empty", seat=seat)
         if len(name) > MAX_NAME:
-            raise BadRequest(f"Player {seat}'s name is over {MAX_NAME} characters")
+            raise Refusal("sheet_name_long", seat=seat, max=MAX_NAME)
         # Case-blind, so that a sheet never has 'Ann' and 'ann' as two columns.
         if name.casefold() in (other.casefold() for other in result):
-            raise BadRequest(f"Two players are called {name}: each name must differ")
+            raise Refusal("names_twice", name=name)
         result.append(name)
     return result
 
 
 def check_deal(rules: Rules, names: Sequence[str], body: object) -> dict[str, list[int]]:
-    """One deal's calls and tricks, checked against the rules; BadRequest naming the problem."""
+    """One deal's calls and tricks, checked against the rules; Refusal naming the problem."""
     body = _object(body)
     calls, tricks = body.get("calls"), body.get("tricks")
     for key, values in (("calls", calls), ("tricks", tricks)):
         if not isinstance(values, list) or len(values) != 4:
-            what = key.capitalize()
-            raise BadRequest(f"{what} must list 4 numbers, one per player in play order")
+            raise Refusal("entries_list", field=key)
     assert isinstance(calls, list) and isinstance(tricks, list)
     low, high = rules.min_call, rules.max_call
     checked_calls: list[int] = []
     for name, call in zip(names, calls, strict=True):
         if call is None or call == "":
-            raise BadRequest(f"{name}'s call is missing")
+            raise Refusal("call_missing", name=name)
         value = _whole(call)
         if value is None:
-            raise BadRequest(f"{name}'s call must be a whole number, not {json.dumps(call)}")
+            raise Refusal("call_not_whole", name=name, value=call)
         if not low <= value <= high:
-            raise BadRequest(
-                f"{name}'s call of {value} is out of range: calls are {low}-{high} under {rules}"
+            raise Refusal(
+                "call_range", name=name, value=value, low=low, high=high, rules=str(rules)
             )
         checked_calls.append(value)
     checked_tricks: list[int] = []
     for name, taken in zip(names, tricks, strict=True):
         if taken is None or taken == "":
-            raise BadRequest(f"{name}'s tricks are missing")
+            raise Refusal("tricks_missing", name=name)
         value = _whole(taken)
         if value is None or not 0 <= value <= TRICKS_PER_DEAL:
-            shown = json.dumps(taken) if value is None else value
-            raise BadRequest(f"{name}'s tricks must be a whole number from 0 to 13, not {shown}")
+            raise Refusal("tricks_range", name=name, value=taken if value is None else value)
         checked_tricks.append(value)
     if sum(checked_tricks) != TRICKS_PER_DEAL:
-        raise BadRequest(
-            f"The tricks total {sum(checked_tricks)}, but every deal has exactly 13 tricks"
-        )
+        raise Refusal("tricks_total", total=sum(checked_tricks))
     if sum(checked_calls) < rules.min_total_calls:
-        raise BadRequest(
-            f"The calls total {sum(checked_calls)}, under the {rules.min_total_calls} these "
-            "rules require: that deal is thrown in and dealt again by the same dealer, so it "
-            "is not scored; enter the calls and tricks of the new deal"
-        )
+        raise Refusal("calls_total", total=sum(checked_calls), min=rules.min_total_calls)
     return {"calls": checked_calls, "tricks": checked_tricks}
 
 
@@ -328,11 +319,16 @@ def match_end(rules: Rules, deals: Sequence[dict[str, list[int]]]) -> int | None
     return None
 
 
+def _winners(
+    rules: Rules, names: Sequence[str], deal: dict[str, list[int]]
+) -> list[dict[str, object]]:
+    """The outright winners of a deal with their calls, for a refusal to name them."""
+    return [{"name": names[s], "call": deal["calls"][s]} for s in eight_winners(rules, deal)]
+
+
 def _eight_text(rules: Rules, names: Sequence[str], deal: dict[str, list[int]]) -> str:
     """'Ann made a call of 9, which wins at once' for the outright winners of a deal."""
-    seats = eight_winners(rules, deal)
-    who = " and ".join(f"{names[s]} made a call of {deal['calls'][s]}" for s in seats)
-    return who + (", which wins at once" if len(seats) == 1 else ", which win at once")
+    return winners_text(_winners(rules, names, deal))
 
 
 def _whole(value: object) -> int | None:
@@ -348,7 +344,7 @@ def _whole(value: object) -> int | None:
 
 def _object(body: object) -> dict[str, Any]:
     if not isinstance(body, dict):
-        raise BadRequest("The body must be a JSON object")
+        raise Refusal("body_not_object")
     return body
 
 
@@ -367,18 +363,18 @@ def routes(store: Store) -> list[BaseRoute]:
     # Handlers read, change and save a sheet with no await in between, so two requests to one
     # sheet can never interleave inside the single-threaded event loop.
     def load(request: Request) -> Sheet:
-        """The sheet of the request's id whose token the request carries; BadRequest (404)
+        """The sheet of the request's id whose token the request carries; Refusal (404)
         alike for an unknown id and a wrong token."""
-        token = bearer(request, "the scoresheet's token")
+        token = bearer(request, "sheet")
         row = store.sheet(request.path_params["id"])
         if row is None or not holds(row["token"], token):
-            raise BadRequest("There is no such scoresheet", 404)
+            raise Refusal("no_such_sheet")
         return Sheet.load(row["id"], row["data"])
 
     def deal_number(request: Request) -> int:
         text = request.path_params["n"]
         if not (text.isascii() and text.isdigit()) or len(text) > 6:
-            raise BadRequest(f"Deal numbers are whole numbers from 1, not {text!r}")
+            raise Refusal("deal_number", text=text)
         return int(text)
 
     async def create(request: Request) -> Response:
@@ -429,13 +425,13 @@ def routes(store: Store) -> list[BaseRoute]:
                         headers=_attachment(f"callbreak-sheet-{sheet.id}.json"))  # fmt: skip
 
     return [
-        Route("/api/sheets", answered(create), methods=["POST"]),
-        Route("/api/sheets/mine", answered(mine), methods=["POST"]),
-        Route("/api/sheets/{id}", answered(show), methods=["GET"]),
-        Route("/api/sheets/{id}/deals/{n}", answered(put_deal), methods=["PUT"]),
-        Route("/api/sheets/{id}/deals/{n}", answered(delete_deal), methods=["DELETE"]),
-        Route("/api/sheets/{id}/export.csv", answered(export_csv), methods=["GET"]),
-        Route("/api/sheets/{id}/export.json", answered(export_json), methods=["GET"]),
+        Route("/api/sheets", create, methods=["POST"]),
+        Route("/api/sheets/mine", mine, methods=["POST"]),
+        Route("/api/sheets/{id}", show, methods=["GET"]),
+        Route("/api/sheets/{id}/deals/{n}", put_deal, methods=["PUT"]),
+        Route("/api/sheets/{id}/deals/{n}", delete_deal, methods=["DELETE"]),
+        Route("/api/sheets/{id}/export.csv", export_csv, methods=["GET"]),
+        Route("/api/sheets/{id}/export.json", export_json, methods=["GET"]),
     ]
 
 

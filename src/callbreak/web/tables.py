@@ -30,6 +30,7 @@ from callbreak.bots.remote import NO_BOTS, BotAddresses
 from callbreak.errors import CallbreakError
 from callbreak.game import Action, Call, Match, Play
 from callbreak.players import Player
+from callbreak.refusals import Refusal
 from callbreak.seating import PlayerSpec, Seating, close, derive_seed
 from callbreak.warmup import STAND_IN
 from callbreak.web import scheduler
@@ -49,7 +50,6 @@ from callbreak.web.model import (
     ROOM,
     STOPPED,
     SUMMARY_SECONDS,
-    RoomError,
     StaleAction,
     TableData,
     claim,
@@ -57,7 +57,7 @@ from callbreak.web.model import (
     new_room,
 )
 from callbreak.web.retention import Retention
-from callbreak.web.view import lobby_json, private_view, public_view, seat_view
+from callbreak.web.view import duty_json, lobby_json, private_view, public_view, seat_view
 from callbreak.web.work import Work
 
 __all__ = ["IDLE_FINISHED", "IDLE_UNFINISHED", "MAX_IDLE", "Connection", "Table", "Tables"]
@@ -314,14 +314,11 @@ class Table:
             # up. A connection's seat is set with every copy of the room (_rebuild), so a
             # token's seat here is its seat at this copy's revision, which the append checks.
             if by is not None and not self._holds(by, seat):
-                raise StaleAction("your seat changed before that arrived: nothing was played")
+                raise StaleAction("seat_changed")
             if type(version) is not int:
-                raise CallbreakError('an action needs the "version" of the state it was made on')
+                raise Refusal("version_needed")
             if version != self.version:
-                raise StaleAction(
-                    "that was made on an earlier state of the table (version "
-                    f"{version}, now {self.version}): look again, nothing was played"
-                )
+                raise StaleAction("stale", version=version, now=self.version)
             self._check(seat, action)
             status, deadline = self._after(action)
             code = encode(action)
@@ -382,7 +379,7 @@ class Table:
             # the table it now is, not only the one whose action was refused. (The event of
             # that action finds this copy up to date, and shows nothing.)
             await self._show_anew()
-        raise StaleAction("the table moved on before that arrived: nothing was played")
+        raise StaleAction("moved_on")
 
     async def _restore_if_lost(self, fresh: TableData | None) -> bool:
         """When the store lost this table, or the end of it (Redis restarted without its data,
@@ -409,31 +406,35 @@ class Table:
     def _check(self, seat: int, action: Action | str) -> None:
         match = self.match
         if self.status == LOBBY:
-            raise CallbreakError("the match has not started yet")
+            raise Refusal("not_started")
         if match.is_over:
-            raise CallbreakError("the match is over")
+            raise Refusal("match_over")
         if action == STOP:
             if seat != 0:
-                raise CallbreakError("only the room's creator can end the match")
+                raise Refusal("stop_creator")
             if not self.can_stop:
-                raise CallbreakError(
-                    "the match can be ended only between deals of an open-ended match"
-                )
+                raise Refusal("stop_between")
             return
         deal = match.deal
         if deal.turn != seat:
             who = deal.turn
             if who is None:
-                raise CallbreakError("nothing to do now")
-            raise CallbreakError(f"it is {self.names[who]}'s turn, not yours")
+                raise Refusal("nothing_to_do")
+            raise Refusal("not_your_turn", name=self.names[who], seat=who)
         if isinstance(action, Play):
             problem = deal.explain(action.card)
+            if problem:
+                # The duty as data, as the table's view sends it: the page words it.
+                duty = deal.forbidden().get(action.card)
+                found = None if duty is None else duty_json(duty)
+                raise Refusal("illegal_play", detail=problem, duty=found, played=str(action.card))
         elif isinstance(action, Call):
             problem = deal.call_problem(action.value)
-        else:
-            problem = None if deal.may_claim_redeal() else "you may not claim a redeal now"
-        if problem:
-            raise CallbreakError(problem)
+            if problem:
+                low, high = deal.rules.min_call, deal.rules.max_call
+                raise Refusal("illegal_call", detail=problem, low=low, high=high)
+        elif not deal.may_claim_redeal():
+            raise Refusal("no_redeal")
 
     def _after(self, action: Action | str) -> tuple[str, float | None]:
         """The status and the next clock after ``action``, tried on the match and taken back
@@ -459,7 +460,7 @@ class Table:
                 if await self._restore_if_lost(fresh):  # a room the store lost: written back
                     fresh = await retried(self.backend, lambda: self.backend.load(self.id))
                 if fresh is None:
-                    raise RoomError("no such room", 404)
+                    raise Refusal("no_such_room")
                 result = change(fresh)
                 if fresh.status == PLAYING and not fresh.actions:  # the start: the first clock
                     fresh.deadline = next_deadline(fresh, Match(fresh.rules, seed=fresh.seed))
@@ -469,7 +470,7 @@ class Table:
                     self._rebuild(fresh)
                     break
             else:
-                raise RoomError("the room is changing too fast: try again", 409)
+                raise Refusal("too_fast")
         await self.notify({"type": "lobby"})
         return result
 
@@ -618,7 +619,7 @@ class Table:
         says so at once (``deals`` 0 on a fresh page): only such seats are waited for, never a
         client that shows none (a script, a bot)."""
         if type(deals) is not int or not 0 <= deals <= len(self.match.deals):
-            raise CallbreakError('a seen message needs "deals", the number of deals shown')
+            raise Refusal("seen_deals")
         if seat not in self.seen or deals > self.seen[seat]:
             await self.notify({"type": "seen", "seat": seat, "deals": deals})
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from callbreak.cards import Card
 from callbreak.game import Trick
-from callbreak.rules import Rules, format_tenths
+from callbreak.rules import Duty, Rules, format_tenths
 from callbreak.seating import is_remote
 from callbreak.web.model import COMPUTER, PERSON, PLAYING
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from callbreak.web.tables import Table
 
 __all__ = [
+    "duty_json",
     "level_name",
     "lobby_json",
     "paused_json",
@@ -58,14 +59,7 @@ def private_view(table: Table, seat: int | None) -> dict[str, Any]:
     duties: dict[str, dict[str, str | None]] = {}
     if my_turn:
         reasons = {str(card): why for card, why in deal.explain_hand().items()}
-        duties = {
-            str(card): {
-                "duty": duty.kind,
-                "card": str(Card(duty.card)) if duty.card >= 0 else None,
-                "suit": "SHDC"[duty.suit] if duty.suit >= 0 else None,
-            }
-            for card, duty in deal.forbidden().items()
-        }
+        duties = {str(card): duty_json(duty) for card, duty in deal.forbidden().items()}
     return {
         "seat": seat,
         "hand": [str(card) for card in hand],
@@ -209,6 +203,16 @@ def rules_json(rules: Rules) -> dict[str, Any]:
 def display_order(card: Card) -> tuple[int, int]:
     """Spades, hearts, clubs, diamonds: black and red alternate, highest first."""
     return ((0, 1, 3, 2)[card.suit], -card.rank)
+
+
+def duty_json(duty: Duty) -> dict[str, str | None]:
+    """The duty that forbids a card, as data for a page to word: its kind, the card to beat
+    and the suit led."""
+    return {
+        "duty": duty.kind,
+        "card": str(Card(duty.card)) if duty.card >= 0 else None,
+        "suit": "SHDC"[duty.suit] if duty.suit >= 0 else None,
+    }
 
 
 def trick_json(trick: Trick) -> dict[str, Any]:

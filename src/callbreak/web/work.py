@@ -15,19 +15,18 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from callbreak.web.http import BadRequest
+from callbreak.refusals import Refusal
 
-__all__ = ["BUSY", "Busy", "Work", "wait"]
+__all__ = ["Busy", "Work", "wait"]
 
 T = TypeVar("T")
-BUSY = "the server is busy: try again in a moment"
 
 
-class Busy(BadRequest):
+class Busy(Refusal):
     """The pool's queue is full: the job was not taken."""
 
     def __init__(self) -> None:
-        super().__init__(BUSY, 503)
+        super().__init__("busy")
 
 
 class Work:

@@ -4,6 +4,7 @@
 
 import { LANGUAGES, lang, setLang, t } from "./i18n.js";
 
+/** @type {[RegExp, string][]} each page's address and its module */
 const pages = [
   [/^#?\/?$/, "./home.js"],
   [/^#\/(friends)$/, "./home.js"],
@@ -68,8 +69,10 @@ function drawHeader() {
   document.documentElement.lang = lang();
   document.title = t("brand");
   document.querySelector(".brand-name").textContent = t("brand");
-  for (const element of document.querySelectorAll("[data-text]")) element.textContent = t(element.dataset.text);
-  const chooser = document.getElementById("lang");
+  for (const element of document.querySelectorAll("[data-text]")) {
+    element.textContent = t(/** @type {HTMLElement} */ (element).dataset.text);
+  }
+  const chooser = /** @type {HTMLSelectElement} */ (document.getElementById("lang"));
   if (!chooser.options.length) {
     // Each language under its own name, as language menus do.
     for (const [code, name] of LANGUAGES) chooser.append(new Option(name, code));

@@ -4,20 +4,30 @@ import { cardName, formatDate, has, lang, num, t, tn } from "./i18n.js";
 
 export { cardName, formatDate };
 
+/** Each suit's symbol, by its letter. @type {Record<string, string>} */
 export const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
-/** "TH" -> "10♥": a card as written in text, the same in every language. */
+/**
+ * "TH" -> "10♥": a card as written in text, the same in every language.
+ * @param {string} code
+ * @returns {string}
+ */
 export function cardText(code) {
   return `${code[0] === "T" ? "10" : code[0]}${SUITS[code[1]]}`;
 }
 
-/** A card drawn with CSS: corner indices at two corners and a large pip. As a button when
- * options.button is set. */
+/**
+ * A card drawn with CSS: corner indices at two corners and a large pip. As a button when
+ * options.button is set.
+ * @param {string} code
+ * @param {{button?: boolean, label?: string}} [options]
+ * @returns {HTMLElement}
+ */
 export function cardElement(code, options = {}) {
   const element = document.createElement(options.button ? "button" : "div");
   element.className = "card" + (code[1] === "H" || code[1] === "D" ? " red" : "");
   element.dataset.card = code;
-  if (options.button) element.type = "button";
+  if (options.button) /** @type {HTMLButtonElement} */ (element).type = "button";
   else element.setAttribute("role", "img");
   element.setAttribute("aria-label", options.label || cardName(code));
   const rank = code[0] === "T" ? "10" : code[0];
@@ -29,6 +39,9 @@ export function cardElement(code, options = {}) {
   return element;
 }
 
+/**
+ * @returns {HTMLElement}
+ */
 export function backElement() {
   const element = document.createElement("div");
   element.className = "card back";
@@ -36,6 +49,12 @@ export function backElement() {
   return element;
 }
 
+/**
+ * @param {string} tag
+ * @param {Record<string, any>} [attributes] class, text, on* listeners, other attributes
+ * @param {...(Node | string | number | null | undefined)} children
+ * @returns {any} the element (typed loosely: its tag decides what it is)
+ */
 export function el(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
   for (const [key, value] of Object.entries(attributes)) {
@@ -52,7 +71,13 @@ export function el(tag, attributes = {}, ...children) {
   return element;
 }
 
-/** A JSON request; options.token (a match's or a sheet's) goes as `Authorization: Bearer`. */
+/**
+ * A JSON request; options.token (a match's or a sheet's) goes as `Authorization: Bearer`.
+ * A refusal (not 2xx) is thrown as a Refused.
+ * @param {string} path
+ * @param {{method?: string, body?: any, token?: string | null, headers?: Record<string, string>}} [options]
+ * @returns {Promise<any>} the answer's JSON
+ */
 export async function api(path, options = {}) {
   const { token, ...rest } = options;
   const response = await fetch(path, {
@@ -60,13 +85,13 @@ export async function api(path, options = {}) {
     ...rest,
     body: rest.body === undefined ? undefined : JSON.stringify(rest.body),
   });
-  let data = null;
+  let data;
   try {
     data = await response.json();
   } catch {
     data = null;
   }
-  if (!response.ok) throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+  if (!response.ok) throw new Refused(data, response);
   return data;
 }
 
@@ -74,7 +99,11 @@ function bearer(token) {
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
-/** Save `blob` as the file `name` (a download the browser asks no server for). */
+/**
+ * Save `blob` as the file `name` (a download the browser asks no server for).
+ * @param {Blob} blob
+ * @param {string} name
+ */
 export function saveFile(blob, name) {
   const url = URL.createObjectURL(blob);
   const link = el("a", { href: url, download: name, hidden: true });
@@ -84,8 +113,14 @@ export function saveFile(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-/** A link that downloads `path`. With a token the file is fetched with it (a plain link could
- * not carry it) and saved under the server's file name; a refusal is said beside the link. */
+/**
+ * A link that downloads `path`. With a token the file is fetched with it (a plain link could
+ * not carry it) and saved under the server's file name; a refusal is said beside the link.
+ * @param {string} path
+ * @param {string | null | undefined} token
+ * @param {string} text
+ * @returns {HTMLAnchorElement}
+ */
 export function downloadLink(path, token, text) {
   const link = el("a", { href: path, download: "", text });
   if (!token) return link;
@@ -95,39 +130,55 @@ export function downloadLink(path, token, text) {
     try {
       const response = await fetch(path, { headers: bearer(token) });
       if (!response.ok) {
-        const data = await response.json().catch(() => null);
-        throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+        throw new Refused(await response.json().catch(() => null), response);
       }
       const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
       saveFile(await response.blob(), named ? named[1] : "callbreak.json");
     } catch (error) {
-      link.after(el("span", { class: "error download-error", role: "alert", text: ` ${serverText(error.message)}` }));
+      link.after(el("span", { class: "error download-error", role: "alert", text: ` ${serverText(error)}` }));
     }
   });
   return link;
 }
 
+/**
+ * @param {number} place
+ * @returns {string}
+ */
 export function ordinal(place) {
   return t("place", { place });
 }
 
-/** Places as words, saying when a place is shared. */
+/**
+ * Places as words, saying when a place is shared.
+ * @param {number[]} places
+ * @param {number} seat
+ * @returns {string}
+ */
 export function placeText(places, seat) {
   const shared = places.filter((p) => p === places[seat]).length > 1;
   return t(shared ? "placeShared" : "place", { place: places[seat] });
 }
 
-/** A score sent as text ("-4.1"), in the language's digits. */
+/**
+ * A score sent as text ("-4.1"), in the language's digits.
+ * @param {string} text
+ * @returns {string}
+ */
 export function score(text) {
   return num(text);
 }
 
-/** Arrow keys move the focus among buttons of a group (one tab stop for the group). */
+/**
+ * Arrow keys move the focus among buttons of a group (one tab stop for the group).
+ * @param {HTMLElement} group
+ * @param {string} selector
+ */
 export function rovingFocus(group, selector) {
   group.addEventListener("keydown", (event) => {
     if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) return;
-    const items = [...group.querySelectorAll(selector)];
-    const index = items.indexOf(document.activeElement);
+    const items = /** @type {HTMLElement[]} */ ([...group.querySelectorAll(selector)]);
+    const index = items.indexOf(/** @type {HTMLElement} */ (document.activeElement));
     if (index < 0) return;
     event.preventDefault();
     let next = index;
@@ -148,12 +199,19 @@ export function rovingFocus(group, selector) {
 // their history). The History page moves them to another device (an export and an import).
 
 const HELD_KEYS = { match: "callbreak:match:", sheet: "callbreak:sheet:", room: "callbreak:room:" };
+/** A room's code, as the server makes them (no look-alike characters). */
 export const ROOM_CODE = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/;
 /** A match's or a sheet's id, and a token, as the server makes them. */
 export const HELD_ID = /^[\w-]{1,64}$/;
+/** A token, as the server makes them. */
 export const TOKEN = /^[\w-]{1,128}$/;
 
-/** What this browser holds of `kind` ("match", "sheet", "room") `id`, or null. */
+/**
+ * What this browser holds of `kind` ("match", "sheet", "room") `id`, or null.
+ * @param {"match" | "sheet" | "room"} kind
+ * @param {string} id
+ * @returns {Record<string, any> | null}
+ */
 export function heldEntry(kind, id) {
   try {
     const entry = JSON.parse(localStorage.getItem(HELD_KEYS[kind] + id) || "null");
@@ -163,20 +221,35 @@ export function heldEntry(kind, id) {
   }
 }
 
-/** The token this browser holds for match or sheet `id`, or null. */
+/**
+ * The token this browser holds for match or sheet `id`, or null.
+ * @param {"match" | "sheet" | "room"} kind
+ * @param {string} id
+ * @returns {string | null}
+ */
 export function heldToken(kind, id) {
   const entry = heldEntry(kind, id);
   return entry && typeof entry.token === "string" ? entry.token : null;
 }
 
+/**
+ * @param {"match" | "sheet" | "room"} kind
+ * @param {string} id
+ * @param {Record<string, any>} entry
+ */
 export function keepEntry(kind, id, entry) {
   localStorage.setItem(HELD_KEYS[kind] + id, JSON.stringify({ since: Date.now(), ...entry }));
 }
 
-/** Everything of `kind` this browser holds: [{id, token, since, ...}], newest first. */
+/**
+ * Everything of `kind` this browser holds: [{id, token, since, ...}], newest first.
+ * @param {"match" | "sheet" | "room"} kind
+ * @returns {Record<string, any>[]}
+ */
 export function heldEntries(kind) {
   const prefix = HELD_KEYS[kind];
   const valid = kind === "room" ? ROOM_CODE : HELD_ID;
+  /** @type {Record<string, any>[]} */
   const entries = [];
   for (let index = 0; index < localStorage.length; index++) {
     const key = localStorage.key(index);
@@ -188,34 +261,57 @@ export function heldEntries(kind) {
   return entries.sort((a, b) => (b.since || 0) - (a.since || 0));
 }
 
-/** The newest `count` of `kind` with a token, as the server's lists take them ({id, token}). */
+/**
+ * The newest `count` of `kind` with a token, as the server's lists take them ({id, token}).
+ * @param {"match" | "sheet" | "room"} kind
+ * @param {number} [count]
+ * @returns {{id: string, token: string}[]}
+ */
 export function heldTokens(kind, count = 500) {
   return heldEntries(kind).filter((entry) => typeof entry.token === "string")
     .slice(0, count).map(({ id, token }) => ({ id, token }));
 }
 
-/** What a page says of a match or a sheet (`kind`) this browser holds no token for. */
+/**
+ * What a page says of a match or a sheet (`kind`) this browser holds no token for.
+ * @param {"match" | "sheet"} kind
+ * @returns {HTMLElement}
+ */
 export function notHeld(kind) {
   return el("div", { class: "panel not-held" },
     el("p", { class: "error", text: t(`held.${kind}`) }),
     el("p", {}, t("held.how"), " ", el("a", { href: "#/history", text: t("nav.history") })));
 }
 
-/** What this browser holds in room `code`, or null. */
+/**
+ * What this browser holds in room `code`, or null.
+ * @param {string} code
+ * @returns {Record<string, any> | null}
+ */
 export function roomEntry(code) {
   return heldEntry("room", code);
 }
 
+/**
+ * @param {string} code
+ * @param {Record<string, any>} entry
+ */
 export function keepRoomEntry(code, entry) {
   keepEntry("room", code, entry);
 }
 
-/** Every room this browser has held a seat in: [{code, token, seat, since}], newest first. */
+/**
+ * Every room this browser has held a seat in: [{code, token, seat, since}], newest first.
+ * @returns {Record<string, any>[]}
+ */
 export function roomEntries() {
   return heldEntries("room").map((entry) => ({ ...entry, code: entry.id }));
 }
 
-/** The name this browser last played under. */
+/**
+ * The name this browser last played under.
+ * @returns {string}
+ */
 export function savedName() {
   try {
     return localStorage.getItem("callbreak:name") || JSON.parse(localStorage.getItem("callbreak:new") || "{}").name || "";
@@ -224,11 +320,19 @@ export function savedName() {
   }
 }
 
+/**
+ * @param {string} name
+ */
 export function saveName(name) {
   localStorage.setItem("callbreak:name", name);
 }
 
-/** Copy `text`, or at least select it in `input` for the person to copy. True when copied. */
+/**
+ * Copy `text`, or at least select it in `input` for the person to copy. True when copied.
+ * @param {string} text
+ * @param {HTMLInputElement} input
+ * @returns {Promise<boolean>}
+ */
 export async function copyText(text, input) {
   try {
     await navigator.clipboard.writeText(text);
@@ -244,16 +348,27 @@ export async function copyText(text, input) {
   }
 }
 
-/** A computer level as a menu shows it (long: with a word on how it plays). */
+/**
+ * A computer level as a menu shows it (long: with a word on how it plays).
+ * @param {string | null} level
+ * @param {boolean} [long]
+ * @returns {string}
+ */
 export function levelLabel(level, long = false) {
   if (!level) return "";
   if (long && has(`level.${level}.long`)) return t(`level.${level}.long`);
   return has(`level.${level}`) ? t(`level.${level}`) : level;
 }
 
-/** What the computer levels chosen in `selects` do, in full (a menu shows only a level's name, so
+/**
+ * What the computer levels chosen in `selects` do, in full (a menu shows only a level's name, so
  * that no description is ever cut): one line for each level chosen, updated as they change; each
- * select is described by it. `levelOf` reads a select's level (null: no computer). */
+ * select is described by it. `levelOf` reads a select's level (null: no computer).
+ * @param {string} id
+ * @param {HTMLSelectElement[]} selects
+ * @param {(select: HTMLSelectElement) => (string | null)} [levelOf]
+ * @returns {HTMLElement}
+ */
 export function levelAbout(id, selects, levelOf = (select) => select.value) {
   const about = el("p", { id, class: "hint level-about", "aria-live": "polite" });
   const draw = () => {
@@ -269,12 +384,22 @@ export function levelAbout(id, selects, levelOf = (select) => select.value) {
   return about;
 }
 
-/** A rules profile's name as the language says it. */
+/**
+ * A rules profile's name as the language says it.
+ * @param {string} name
+ * @returns {string}
+ */
 export function profileLabel(name) {
   return has(`profile.${name}`) ? t(`profile.${name}`) : name;
 }
 
-/** The rules menu (each profile under its name in the language) and its summary below. */
+/**
+ * The rules menu (each profile under its name in the language) and its summary below.
+ * @param {string} id
+ * @param {{name: string, options: object}[]} profiles
+ * @param {string | null} [chosen]
+ * @returns {{select: HTMLSelectElement, summary: HTMLElement}}
+ */
 export function profileChooser(id, profiles, chosen) {
   const summary = el("p", { id: `${id}-summary`, class: "hint" });
   const select = el("select", { id, name: "rules" },
@@ -293,7 +418,11 @@ export function profileChooser(id, profiles, chosen) {
   return { select, summary };
 }
 
-/** The rules in words, from their fields (`options` of the server's views). */
+/**
+ * The rules in words, from their fields (`options` of the server's views).
+ * @param {Record<string, any> | null | undefined} options
+ * @returns {string}
+ */
 export function rulesSummary(options) {
   if (!options) return "";
   const o = options;
@@ -314,14 +443,22 @@ export function rulesSummary(options) {
   return parts.join(t("listSeparator"));
 }
 
-/** The rules' short name: the profile's name, with "changed" when options differ. */
+/**
+ * The rules' short name: the profile's name, with "changed" when options differ.
+ * @param {string | {text: string, profile: string}} rules
+ * @returns {string}
+ */
 export function rulesName(rules) {
   const text = typeof rules === "string" ? rules : rules.text;
   const profile = typeof rules === "string" ? text.split("(")[0] : rules.profile;
   return profileLabel(profile) + (text.includes("(") ? t("rulesChanged") : "");
 }
 
-/** The duty that forbids a card, in words, from the server's data ({duty, card, suit}). */
+/**
+ * The duty that forbids a card, in words, from the server's data ({duty, card, suit}).
+ * @param {{duty: string, card?: string | null, suit?: string | null} | null | undefined} duty
+ * @returns {string}
+ */
 export function dutyText(duty) {
   if (!duty) return t("duty.unknown");
   return t(`duty.${duty.duty}`, {
@@ -330,35 +467,39 @@ export function dutyText(duty) {
   });
 }
 
-/** A server's message in the chosen language when it is one the page knows, else a general
- * line with the server's words. */
-export function serverText(message) {
-  const text = String(message || "");
-  for (const [pattern, key] of SERVER_MESSAGES) {
-    const found = text.match(pattern);
-    if (found) return t(key, found.groups || {});
-  }
-  // The server words everything else in English: as it is on an English page.
+/**
+ * A refusal of the server in the chosen language: an error api() threw, or a socket's `error`
+ * message ({message, code, args}). It is worded from its code and arguments by the catalogues
+ * (`refusal.CODE`), never from the server's English; `seatName` words the seat a refusal names
+ * (`args.seat`) as the page shows it. Anything else (the network failed) is said as it is on an
+ * English page, and as the general line elsewhere.
+ * @param {any} refusal a Refused, a socket's error message, or any other error
+ * @param {((seat: number) => string) | null} [seatName]
+ * @returns {string}
+ */
+export function serverText(refusal, seatName = null) {
+  const code = refusal && refusal.code;
+  if (code && has(`refusal.${code}`)) return t(`refusal.${code}`, refusalValues(refusal.args || {}, seatName));
+  const text = String((refusal && refusal.message) || refusal || "");
   return lang() === "en" ? text : t("server.refused", { detail: text });
 }
 
-const SERVER_MESSAGES = [
-  [/^that was made on an earlier state|^the table moved on/, "server.stale"],
-  [/^no such match/, "server.noMatch"],
-  [/^no such room/, "server.noRoom"],
-  [/^too many messages/, "server.tooMany"],
-  [/^the server is busy/, "server.busy"],
-  [/^a hint is for your own turn/, "server.hintTurn"],
-  [/^it is (?<name>.+)'s turn, not yours/, "server.notYourTurn"],
-  [/^the match is over/, "server.matchOver"],
-  [/^this room has no open seat/, "server.noOpenSeat"],
-  [/^too many requests from this address/, "server.tooManyRequests"],
-  [/^too many connections from this address/, "server.tooManyConnections"],
-  [/^the server could not save that/, "server.unsaved"],
-  [/^the server could not do that/, "server.internal"],
-  [/^the match in this room is over/, "server.roomOver"],
-  [/^a name has at most/, "server.nameLong"],
-  [/^a name needs at least one/, "server.nameEmpty"],
-  [/^seat (?<seat>\d) is still open/, "server.seatOpen"],
-  [/^the room is changing too fast/, "server.tooFast"],
-];
+/** The values a refusal's words are made of: its arguments, with the duty that forbids a card in
+ * words (`rule`) and a seat's name as the page shows it. */
+function refusalValues(args, seatName) {
+  const values = { ...args };
+  if ("duty" in args) values.rule = args.duty ? dutyText(args.duty) : t("duty.unknown");
+  if (seatName && typeof args.seat === "number" && "name" in args) values.name = seatName(args.seat) || args.name;
+  return values;
+}
+
+/** An answer of the server that refused (not 2xx): its English words as the message, its code
+ * and arguments (`{"error", "code", "args"}`, docs/web.md) for serverText to word. */
+export class Refused extends Error {
+  constructor(data, response) {
+    super((data && data.error) || `${response.status} ${response.statusText}`);
+    this.code = data && typeof data.code === "string" ? data.code : null;
+    this.args = (data && data.args) || {};
+    this.status = response.status;
+  }
+}

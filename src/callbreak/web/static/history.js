@@ -13,6 +13,12 @@ const PER_REQUEST = 500; // the most ids the server lists in one request
 const FORMAT = "callbreak-tokens";
 const MAX_IMPORT = 20_000; // entries of one kind in a file: far past any person's history
 
+/**
+ * @param {HTMLElement} view the page's box
+ * @param {string[]} _params the address's parts (none)
+ * @param {{text: string, error?: boolean} | null} [said] what the last import did
+ * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
+ */
 export async function render(view, _params, said = null) {
   const rooms = roomEntries();
   const move = movePanel(view, said);
@@ -20,7 +26,7 @@ export async function render(view, _params, said = null) {
   try {
     matches = await heldMatches();
   } catch (error) {
-    view.append(el("p", { class: "error", text: t("history.cannotLoad", { detail: serverText(error.message) }) }), move);
+    view.append(el("p", { class: "error", text: t("history.cannotLoad", { detail: serverText(error) }) }), move);
     return;
   }
   const heading = el("h1", { text: t("nav.history") });
@@ -64,18 +70,18 @@ function movePanel(view, said) {
     const chosen = file.files[0];
     file.value = "";
     if (!chosen) return;
-    let said;
+    let told;
     try {
       const { added, kept } = importTokens(JSON.parse(await chosen.text()));
-      said = { text: t("history.imported", { added: tn("history.importedNew", added), kept: tn("history.importedKept", kept) }) };
+      told = { text: t("history.imported", { added: tn("history.importedNew", added), kept: tn("history.importedKept", kept) }) };
     } catch (error) {
-      said = error instanceof NoRoom
+      told = error instanceof NoRoom
         ? { text: tn("history.noRoom", error.added), error: true }
         : { text: t("history.badFile"), error: true };
     }
     // Drawn again with what was imported, and what the import did said.
     view.replaceChildren();
-    await render(view, [], said);
+    await render(view, [], told);
     view.querySelector(".move-message")?.focus();
   });
   const day = new Date().toISOString().slice(0, 10);

@@ -5,6 +5,11 @@ import { api, el, keepEntry, levelAbout, levelLabel, profileChooser, serverText 
 import { t, tn } from "./i18n.js";
 import { roomForm } from "./newroom.js";
 
+/**
+ * @param {HTMLElement} view the page's box
+ * @param {string[]} params the address's parts
+ * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
+ */
 export async function render(view, [choice]) {
   const [profiles, { levels, speeds }] = await Promise.all([api("/api/profiles"), api("/api/levels")]);
   const friends = choice === "friends";
@@ -15,7 +20,7 @@ export async function render(view, [choice]) {
   if (friends) {
     const form = roomForm(profiles, levels, speeds);
     view.append(...form.elements, howToPlay(form.profile, profiles));
-    view.querySelector("#room-name").focus();
+    /** @type {HTMLElement} */ (view.querySelector("#room-name")).focus();
     return;
   }
   let saved = {};
@@ -95,7 +100,7 @@ export async function render(view, [choice]) {
       keepEntry("match", id, { token }); // the match's only key: the server keeps its hash
       location.hash = `#/play/${id}`;
     } catch (error) {
-      problem.textContent = serverText(error.message);
+      problem.textContent = serverText(error);
     }
   });
   const how = howToPlay(profile, profiles);

@@ -11,7 +11,9 @@ import en from "./lang-en.js";
 import ne from "./lang-ne.js";
 import hi from "./lang-hi.js";
 
+/** Each language's catalogue, by its code. @type {Record<string, Record<string, any>>} */
 export const CATALOGUES = { en, ne, hi };
+/** The languages the pages offer: [code, name in the language itself]. */
 export const LANGUAGES = [["en", "English"], ["ne", "नेपाली"], ["hi", "हिन्दी"]];
 const KEY = "callbreak:lang";
 const LOCALES = { en: "en", ne: "ne-NP", hi: "hi-IN" };
@@ -31,14 +33,23 @@ function pick() {
   return CATALOGUES[wanted] ? wanted : "en";
 }
 
+/**
+ * @returns {string} "en", "ne" or "hi"
+ */
 export function lang() {
   return current;
 }
 
+/**
+ * @returns {string}
+ */
 export function locale() {
   return LOCALES[current];
 }
 
+/**
+ * @param {string} code
+ */
 export function setLang(code) {
   if (!CATALOGUES[code]) return;
   current = code;
@@ -59,12 +70,21 @@ function cached(name, make) {
   return formats.get(key);
 }
 
-/** Whether the catalogues know `key`. */
+/**
+ * Whether the catalogues know `key`.
+ * @param {string} key
+ * @returns {boolean}
+ */
 export function has(key) {
   return en[key] !== undefined;
 }
 
-/** The text of `key` in the chosen language, its {blanks} filled from `values`. */
+/**
+ * The text of `key` in the chosen language, its {blanks} filled from `values`.
+ * @param {string} key
+ * @param {Record<string, any>} [values]
+ * @returns {string}
+ */
 export function t(key, values = {}) {
   let entry = CATALOGUES[current][key];
   if (entry === undefined) entry = en[key];
@@ -74,8 +94,14 @@ export function t(key, values = {}) {
   return fill(entry, values);
 }
 
-/** The text of a counted `key` ({ one, other, ... } in each catalogue) for `count`, in the form
- * the chosen language's plural rules ask for; {count} and the other {blanks} filled. */
+/**
+ * The text of a counted `key` ({ one, other, ... } in each catalogue) for `count`, in the form
+ * the chosen language's plural rules ask for; {count} and the other {blanks} filled.
+ * @param {string} key
+ * @param {number} count
+ * @param {Record<string, any>} [values]
+ * @returns {string}
+ */
 export function tn(key, count, values = {}) {
   return t(key, { ...values, count });
 }
@@ -86,15 +112,26 @@ function pluralForm(forms, count) {
   return forms[cached("plural", () => new Intl.PluralRules(locale())).select(count)] ?? forms.other;
 }
 
-/** The language's name for seat `seat` of a table: the name a person gave, or, for a name the
+/**
+ * The language's name for seat `seat` of a table: the name a person gave, or, for a name the
  * server left to the page (`keys[seat]`: "you" for a person who gave none, "computer.N" for a
- * computer player), the language's own word for it. */
+ * computer player), the language's own word for it.
+ * @param {string[]} names
+ * @param {(string | null)[] | null | undefined} keys
+ * @param {number} seat
+ * @returns {string}
+ */
 export function seatName(names, keys, seat) {
   const key = keys && keys[seat];
   return key && has(`name.${key}`) ? t(`name.${key}`) : names[seat];
 }
 
-/** Every seat's name in the language (seatName, for a whole list). */
+/**
+ * Every seat's name in the language (seatName, for a whole list).
+ * @param {string[]} names
+ * @param {(string | null)[] | null | undefined} keys
+ * @returns {string[]}
+ */
 export function seatNames(names, keys) {
   return names.map((_, seat) => seatName(names, keys, seat));
 }
@@ -106,9 +143,14 @@ function fill(text, values) {
   });
 }
 
-/** A number (counted, a score, a share with { style: "percent" }...) as the language writes
+/**
+ * A number (counted, a score, a share with { style: "percent" }...) as the language writes
  * it, from Intl; or a text of digits the server wrote (a score "-4.1", a seed), kept as it is
- * but in the language's digits. A minus is a minus sign. */
+ * but in the language's digits. A minus is a minus sign.
+ * @param {number | string} value
+ * @param {Intl.NumberFormatOptions | null} [options]
+ * @returns {string}
+ */
 export function num(value, options = null) {
   if (typeof value === "number" && Number.isFinite(value)) {
     const format = options
@@ -127,9 +169,13 @@ function minus(text) {
   return text.replace(/^(\u200e?)[-\u2212]/, "$1\u2212");
 }
 
-/** A date and time (seconds since the epoch) as the language writes it, from Intl. A browser
+/**
+ * A date and time (seconds since the epoch) as the language writes it, from Intl. A browser
  * without the language's calendar words (Chromium carries no Nepali ones: it would write
- * "Dec २, २०२६") still gives the numbers; the month and the order come from the catalogue. */
+ * "Dec २, २०२६") still gives the numbers; the month and the order come from the catalogue.
+ * @param {number} seconds since the epoch
+ * @returns {string}
+ */
 export function formatDate(seconds) {
   const date = new Date(seconds * 1000);
   const full = cached("date", () => new Intl.DateTimeFormat(locale(), {
@@ -150,11 +196,20 @@ function knows(format) {
   return format.resolvedOptions().locale.split("-")[0] === current;
 }
 
+/**
+ * @param {string} letter S, H, D or C
+ * @param {string} [form] "plural" or another form of the catalogue
+ * @returns {string}
+ */
 export function suitName(letter, form = "plural") {
   return t(`suit.${letter}.${form}`);
 }
 
-/** "QS" -> "Queen of spades" in the chosen language. */
+/**
+ * "QS" -> "Queen of spades" in the chosen language.
+ * @param {string} code
+ * @returns {string}
+ */
 export function cardName(code) {
   return t("card.name", { rank: code[0], suit: code[1] });
 }

@@ -10,7 +10,13 @@ import { t, tn } from "./i18n.js";
 
 const CLOCKS = [0, 15, 30, 60];
 
-/** The form's elements, and its rules menu (for the "How to play" beside it). */
+/**
+ * The form's elements, and its rules menu (for the "How to play" beside it).
+ * @param {{name: string, options: object}[]} profiles
+ * @param {string[]} levels the computer levels of the menu
+ * @param {string[]} speeds
+ * @returns {any}
+ */
 export function roomForm(profiles, levels, speeds) {
   const saved = readSaved();
   const name = el("input", { id: "room-name", name: "name", maxlength: "32", autocomplete: "nickname", required: true,
@@ -77,7 +83,7 @@ export function roomForm(profiles, levels, speeds) {
       keepRoomEntry(room, { token, seat });
       location.hash = `#/room/${room}`;
     } catch (error) {
-      problem.textContent = serverText(error.message);
+      problem.textContent = serverText(error);
     }
   });
   return { elements: [form, joinByCode()], profile };

@@ -42,7 +42,7 @@ function pick() {
 
 const lang = pick();
 const words = TEXTS[lang];
-const button = document.getElementById("offline-retry");
+const button = /** @type {HTMLButtonElement} */ (document.getElementById("offline-retry"));
 document.documentElement.lang = lang;
 document.title = words.page;
 document.getElementById("offline-title").textContent = words.title;

@@ -6,6 +6,10 @@
 import { api, el, heldTokens, levelLabel, profileLabel, score, serverText } from "./common.js";
 import { num, t, tn } from "./i18n.js";
 
+/**
+ * @param {HTMLElement} view the page's box
+ * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
+ */
 export async function render(view) {
   // The newest 500 of each: as many as the server counts in one request.
   const held = { matches: heldTokens("match"), rooms: heldTokens("room") };
@@ -13,7 +17,7 @@ export async function render(view) {
   try {
     figures = await api("/api/stats", { method: "POST", body: held });
   } catch (error) {
-    view.append(el("p", { class: "error", text: t("record.cannotLoad", { detail: serverText(error.message) }) }));
+    view.append(el("p", { class: "error", text: t("record.cannotLoad", { detail: serverText(error) }) }));
     return;
   }
   const total = figures.total;

@@ -17,7 +17,9 @@ import {
   SUITS,
 } from "./common.js";
 import { seatNames, suitName, t } from "./i18n.js";
-import { avatarOf, iconSvg, layHand, oneFinger, positionOf, tricksLine } from "./table.js";
+import { avatarOf, positionOf, tricksLine } from "./badges.js";
+import { layHand } from "./hand.js";
+import { iconSvg, oneFinger } from "./toolbar.js";
 
 /** What each card of the bottom seat's hand shows of itself at least (px, and a share of its
  * width): its corner index; nobody taps it. */
@@ -27,6 +29,11 @@ const SWIPE_PX = 40;
 /** The suits of a seat's cards, in the order the table sorts a hand. */
 const SUIT_ORDER = ["S", "H", "C", "D"];
 
+/**
+ * @param {HTMLElement} view the page's box
+ * @param {string[]} params the address's parts
+ * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
+ */
 export async function render(view, params) {
   const room = params.length === 2;
   const id = room ? params[1].toUpperCase() : params[0];
@@ -41,7 +48,7 @@ export async function render(view, params) {
   try {
     data = await api(`${base}/replay`, { token });
   } catch (error) {
-    view.append(el("p", { class: "error", text: t(room ? "replay.cannotRoom" : "replay.cannotMatch", { detail: serverText(error.message) }) }));
+    view.append(el("p", { class: "error", text: t(room ? "replay.cannotRoom" : "replay.cannotMatch", { detail: serverText(error) }) }));
     return null;
   }
   const { record, rules } = data;
@@ -241,7 +248,7 @@ class ReplayPage {
     const first = this.dealIndex === 0 && this.step === 0;
     const last = this.dealIndex === this.deals.length - 1 && over;
     // A button about to be disabled under the keyboard gives its focus to the other way.
-    const focused = document.activeElement;
+    const focused = /** @type {HTMLButtonElement | null} */ (document.activeElement);
     this.previous.disabled = this.back.disabled = first;
     this.next.disabled = this.forward.disabled = last;
     if (focused && focused.disabled) (first ? this.forward : this.back).focus();

@@ -12,6 +12,11 @@ import {
 import { num, seatNames, t, tn } from "./i18n.js";
 import { TablePage } from "./table.js";
 
+/**
+ * @param {HTMLElement} view the page's box
+ * @param {string[]} params the address's parts
+ * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
+ */
 export async function render(view, [code]) {
   code = code.toUpperCase();
   if (!ROOM_CODE.test(code)) {
@@ -50,7 +55,7 @@ class RoomPage {
       replayHash: `#/replay/room/${code}`,
       againHash: "#/friends",
       seenKey: `callbreak:seen:room:${code}`,
-      missing: "no such room",
+      missing: "no_such_room",
       turnSeconds: () => this.lobby && this.lobby.turn_seconds,
     });
   }
@@ -78,13 +83,13 @@ class RoomPage {
       this.draw();
       return true;
     }
-    if (message.type === "error" && message.message === "no such room") {
+    if (message.type === "error" && message.code === "no_such_room") {
       this.table.missing = true;
       drawMissing(this.view, this.code);
       return true;
     }
     // A token that holds no seat any more: the welcome that follows says what it means.
-    return message.type === "error" && String(message.message).startsWith("that seat token");
+    return message.type === "error" && message.code === "watching";
   }
 
   welcome(seat) {
@@ -210,7 +215,7 @@ class RoomPage {
 
     this.seatList.replaceChildren(...seats.map((info, index) => this.seatRow(info, index, lobby)));
 
-    let note = "";
+    let note;
     if (over) note = t("room.over");
     else if (this.seat === null) {
       note = t(canJoin ? "room.watchJoin" : started ? "room.watchStarted" : "room.watchFull");
@@ -303,7 +308,7 @@ class RoomPage {
       this.lobby = await this.post(path, body);
       this.draw();
     } catch (error) {
-      this.problem.textContent = serverText(error.message);
+      this.problem.textContent = serverText(error);
     }
   }
 
@@ -327,7 +332,7 @@ class RoomPage {
       this.say(t("room.joined", { seat: seat + 1 }));
       this.table.reconnect(); // say hello again, with the new seat's token
     } catch (error) {
-      this.joinProblem.textContent = serverText(error.message);
+      this.joinProblem.textContent = serverText(error);
     }
   }
 
@@ -342,7 +347,7 @@ class RoomPage {
     try {
       await this.post("/leave", {});
     } catch (error) {
-      this.problem.textContent = serverText(error.message);
+      this.problem.textContent = serverText(error);
       return;
     }
     const entry = roomEntry(this.code) || {};

@@ -23,6 +23,11 @@ function addStyles() {
   return styles;
 }
 
+/**
+ * @param {HTMLElement} view the page's box
+ * @param {string[]} params the address's parts
+ * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
+ */
 export async function render(view, params) {
   await addStyles();
   const [id] = params;
@@ -42,7 +47,7 @@ async function renderStart(view) {
     [profiles, sheets] = await Promise.all([api("/api/profiles"),
       api("/api/sheets/mine", { method: "POST", body: held })]);
   } catch (error) {
-    problem.textContent = t("sheet.cannotLoad", { detail: serverText(error.message) });
+    problem.textContent = t("sheet.cannotLoad", { detail: serverText(error) });
   }
 
   const names = [1, 2, 3, 4].map((seat) =>
@@ -88,7 +93,7 @@ async function renderStart(view) {
       keepEntry("sheet", sheet.id, { token: sheet.token }); // the server keeps only its hash
       location.hash = `#/sheet/${sheet.id}`;
     } catch (error) {
-      problem.textContent = serverText(error.message);
+      problem.textContent = serverText(error);
     }
   });
 
@@ -136,7 +141,7 @@ async function renderSheet(view, id) {
   try {
     sheet = await api(`/api/sheets/${id}`, { token });
   } catch (error) {
-    alert.textContent = serverText(error.message);
+    alert.textContent = serverText(error);
     view.append(el("div", { class: "panel" }, el("h1", { text: t("nav.sheet") }), alert,
       el("p", {}, el("a", { href: "#/sheet", text: t("sheet.all") }))));
     return;
@@ -192,7 +197,7 @@ async function renderSheet(view, id) {
           method: "PUT", token, body: { calls: values.slice(0, 4), tricks: values.slice(4) },
         });
       } catch (error) {
-        alert.textContent = serverText(error.message);
+        alert.textContent = serverText(error);
         return;
       }
       if (editing === null) localStorage.removeItem(draftKey);
@@ -216,7 +221,7 @@ async function renderSheet(view, id) {
       try {
         sheet = await api(`/api/sheets/${id}/deals/${last}`, { method: "DELETE", token });
       } catch (error) {
-        alert.textContent = serverText(error.message);
+        alert.textContent = serverText(error);
         return;
       }
       if (editing === last) editing = null;
@@ -268,9 +273,9 @@ function overReason(sheet) {
 function checkNames(names) {
   const trimmed = names.map((name) => name.trim());
   const empty = trimmed.findIndex((name) => !name);
-  if (empty >= 0) return t("sheet.nameEmpty", { n: empty + 1 });
+  if (empty >= 0) return t("refusal.sheet_name_empty", { seat: empty + 1 });
   const twice = trimmed.find((name, index) => trimmed.indexOf(name) !== index);
-  if (twice) return t("sheet.nameTwice", { name: twice });
+  if (twice) return t("refusal.names_twice", { name: twice });
   return null;
 }
 
@@ -281,19 +286,19 @@ function checkDeal(sheet, calls, tricks) {
   for (let seat = 0; seat < 4; seat++) {
     const name = sheet.names[seat];
     const call = calls[seat];
-    if (call === null) return t("sheet.callMissing", { name });
-    if (!Number.isInteger(call) || call < low || call > high) return t("sheet.callRange", { name, call: String(call), low, high });
+    if (call === null) return t("refusal.call_missing", { name });
+    if (!Number.isInteger(call) || call < low || call > high) return t("refusal.call_range", { name, value: String(call), low, high });
   }
   for (let seat = 0; seat < 4; seat++) {
     const name = sheet.names[seat];
     const taken = tricks[seat];
-    if (taken === null) return t("sheet.tricksMissing", { name });
-    if (!Number.isInteger(taken) || taken < 0 || taken > 13) return t("sheet.tricksRange", { name, tricks: String(taken) });
+    if (taken === null) return t("refusal.tricks_missing", { name });
+    if (!Number.isInteger(taken) || taken < 0 || taken > 13) return t("refusal.tricks_range", { name, value: String(taken) });
   }
   const total = tricks.reduce((sum, value) => sum + value, 0);
-  if (total !== 13) return t("sheet.tricksTotal", { total });
+  if (total !== 13) return t("refusal.tricks_total", { total });
   const called = calls.reduce((sum, value) => sum + value, 0);
-  if (called < (sheet.min_total_calls || 0)) return t("sheet.callsLow", { total: called, least: sheet.min_total_calls });
+  if (called < (sheet.min_total_calls || 0)) return t("refusal.calls_total", { total: called, min: sheet.min_total_calls });
   return null;
 }
 

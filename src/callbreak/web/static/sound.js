@@ -8,6 +8,9 @@ let context = null;
 /** The kinds of the sounds this page has made, in order (the tests read it). */
 export const heard = [];
 
+/**
+ * @returns {boolean}
+ */
 export function enabled() {
   try {
     return localStorage.getItem(KEY) === "on";
@@ -16,6 +19,9 @@ export function enabled() {
   }
 }
 
+/**
+ * @param {boolean} on
+ */
 export function setEnabled(on) {
   try {
     localStorage.setItem(KEY, on ? "on" : "off");
@@ -28,7 +34,7 @@ export function setEnabled(on) {
 
 function audio() {
   if (!context) {
-    const Context = window.AudioContext || window.webkitAudioContext;
+    const Context = window.AudioContext || /** @type {any} */ (window).webkitAudioContext;
     if (!Context) return null;
     context = new Context();
   }
@@ -77,7 +83,10 @@ const SOUNDS = {
   broken: (ctx) => { tone(ctx, 392, 0, 0.2, 0.14, "triangle"); tone(ctx, 311, 0.16, 0.35, 0.14, "triangle"); },
 };
 
-/** Play `kind` (card, trick, won, turn, made, broken) when sound is on. */
+/**
+ * Play `kind` (card, trick, won, turn, made, broken) when sound is on.
+ * @param {string} kind
+ */
 export function play(kind) {
   if (!enabled() || !SOUNDS[kind]) return;
   const ctx = audio();

@@ -15,33 +15,35 @@
 //   worker): no table, no token, no answer of the API is ever kept.
 
 /* global VERSION, SHELL */
+/** This script's scope: a service worker's. */
+const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 const CACHE = `callbreak-shell-${VERSION}`;
 const OFFLINE = "/static/offline.html";
 const DOWN = new Set([502, 503, 504]);
 
-self.addEventListener("install", (event) => {
+worker.addEventListener("install", (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     // Past the browser's HTTP cache: this release's files, not older copies of them.
     await cache.addAll(SHELL.map((url) => new Request(url, { cache: "reload" })));
-    await self.skipWaiting();
+    await worker.skipWaiting();
   })());
 });
 
-self.addEventListener("activate", (event) => {
+worker.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
       if (name.startsWith("callbreak-") && name !== CACHE) await caches.delete(name);
     }
-    await self.clients.claim();
+    await worker.clients.claim();
   })());
 });
 
-self.addEventListener("fetch", (event) => {
+worker.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET") return;
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin) return;
+  if (url.origin !== worker.location.origin) return;
   if (url.pathname.startsWith("/api/") || url.pathname.startsWith("/ws/")) return;
   if (request.mode === "navigate") event.respondWith(page(request));
   else if (!url.search && SHELL.includes(url.pathname)) event.respondWith(kept(request));

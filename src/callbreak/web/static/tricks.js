@@ -1,0 +1,238 @@
+// The cards on the table, and states shown one after the other: a card travels from its seat
+// (or from the hand) to the trick, a finished trick stays up for a moment (a setting) and goes
+// to its winner, a new deal is dealt. Functions of the table page (table.js).
+
+import { cardElement, cardName } from "./common.js";
+import { t } from "./i18n.js";
+import { PAUSES, pauseSetting } from "./prefs.js";
+import { motion, travel, wait } from "./motion.js";
+import { markPlayed } from "./hand.js";
+import { positionOf } from "./badges.js";
+import { drawPeek } from "./dialogs.js";
+import * as sound from "./sound.js";
+
+/** @typedef {import("./table.js").TablePage} TablePage */
+/** @typedef {import("./table.js").TableState} TableState */
+/** @typedef {import("./table.js").Trick} Trick */
+
+const MOVE_MS = 300;
+
+const QUICK_MS = 110;
+
+function isFreshDeal(state) {
+  return state.hand.length === 13 && state.tricks_played === 0 && !state.trick.cards.length &&
+    state.calls.every((call) => call === null) && !state.match_over;
+}
+
+/**
+ * @param {TablePage} page
+ * @returns {Promise<void>}
+ */
+export async function pump(page) {
+  if (page.busy) return;
+  page.busy = true;
+  try {
+    while (page.queue.length && !page.closed) {
+      const next = page.queue.shift();
+      page.drawing = next.version;
+      try {
+        await transition(page, page.state, next);
+      } catch (error) {
+        console.error(error);
+        show(page, next);
+      }
+    }
+  } finally {
+    page.busy = false;
+  }
+}
+
+/**
+ * @param {TablePage} page
+ * @param {TableState | null} prev
+ * @param {TableState} next
+ * @returns {Promise<void>}
+ */
+async function transition(page, prev, next) {
+  const sameTable = prev && prev.match === next.match && prev.seat === next.seat;
+  if (sameTable && next.thrown_in.length > prev.thrown_in.length) {
+    // The deal was thrown in (the calls too low, or a spadeless hand's claim): said, and
+    // the new hand dealt out, rather than the calls vanishing with no word.
+    page.note(t(`table.thrownIn.${next.thrown_in[next.thrown_in.length - 1]}`), "info");
+    show(page, next);
+    if (isFreshDeal(next)) await dealOut(page);
+    return;
+  }
+  if (!sameTable || next.version <= prev.version || next.version > prev.version + 1) {
+    const fresh = !sameTable || next.version !== prev.version;
+    show(page, next);
+    if (fresh && isFreshDeal(next)) await dealOut(page);
+    return;
+  }
+  const sameDeal = next.deal_number === prev.deal_number && next.tricks_played >= prev.tricks_played;
+  const before = prev.trick.cards;
+  // A card added to the trick being played.
+  if (sameDeal && next.tricks_played === prev.tricks_played && next.trick.leader === prev.trick.leader &&
+      next.trick.cards.length === before.length + 1) {
+    await layCards(page, next.trick, before.length, next);
+    show(page, next);
+    return;
+  }
+  // A trick completed: by the same deal's next trick, or by the next deal after the 13th.
+  const done = next.last_trick;
+  const completed = done && done.cards.length === 4 && done.leader === prev.trick.leader &&
+    before.every((card, index) => done.cards[index] === card) && (
+    (sameDeal && next.tricks_played === prev.tricks_played + 1) ||
+    (!sameDeal && prev.tricks_played === 12 && next.tricks_played === 0));
+  if (completed) {
+    await layCards(page, done, before.length, prev);
+    // The last card has landed: whose turn it is now (and their clock) is said at once, while
+    // the finished trick still stays up.
+    page.drawLive(next);
+    await takeTrick(page, done, prev);
+    show(page, next);
+    if (isFreshDeal(next)) await dealOut(page);
+    return;
+  }
+  show(page, next);
+  if (isFreshDeal(next) && !sameDeal) await dealOut(page);
+}
+
+/**
+ * Draw `state` at once, everything in its place.
+ * @param {TablePage} page
+ * @param {TableState} state
+ */
+export function show(page, state) {
+  if (page.closed) return; // the page was left while a card travelled: nothing more is drawn
+  const previous = page.state;
+  page.state = state;
+  page.draw();
+  const myTurn = (s) => s && s.seat !== null && s.turn === s.seat && !s.match_over;
+  if (myTurn(state) && !(myTurn(previous) && previous.version === state.version)) sound.play("turn");
+}
+
+/**
+ * Lay the cards of `trick` from index `from` on the table, each travelling from its seat.
+ * @param {TablePage} page
+ * @param {Trick} trick
+ * @param {number} from
+ * @param {TableState} state
+ * @returns {Promise<void>}
+ */
+async function layCards(page, trick, from, state) {
+  for (let index = from; index < trick.cards.length; index++) {
+    if (page.closed) return;
+    const code = trick.cards[index];
+    const seat = (trick.leader + index) % 4;
+    const card = trickCard(page, code, seat, state);
+    page.trick.append(card);
+    if (seat === state.seat) markPlayed(page, code);
+    sound.play("card");
+    const origin = originOf(page, seat, code, state);
+    if (motion() && origin) {
+      await travel(card, origin, null, page.hurried() ? QUICK_MS : MOVE_MS);
+    }
+  }
+}
+
+/**
+ * Where a card of `seat` starts from: its place in the hand, or the seat's badge.
+ * @param {TablePage} page
+ * @param {number} seat
+ * @param {string} code
+ * @param {TableState} state
+ * @returns {DOMRect}
+ */
+function originOf(page, seat, code, state) {
+  if (seat === state.seat) {
+    const card = page.handCards.get(code);
+    if (card && card.isConnected) return card.getBoundingClientRect();
+  }
+  const badge = page.seats[positionOf(state, seat)];
+  // The fan of backs where it is drawn (not on a phone), else the badge itself.
+  const fan = badge.querySelector(".fan");
+  return (fan && fan.offsetWidth ? fan : badge).getBoundingClientRect();
+}
+
+/**
+ * The finished trick stays up a moment, then goes to its winner.
+ * @param {TablePage} page
+ * @param {Trick} trick
+ * @param {TableState} state
+ * @returns {Promise<void>}
+ */
+async function takeTrick(page, trick, state) {
+  const cards = [...page.trick.querySelectorAll(".card")];
+  const winner = cards.find((card) => card.dataset.card === trick.cards[(trick.winner - trick.leader + 4) % 4]);
+  if (winner) winner.classList.add("winner");
+  sound.play(trick.winner === state.seat ? "won" : "trick");
+  const pause = PAUSES[pauseSetting()];
+  if (pause && !page.hurried()) await pauseFor(page, pause);
+  if (page.closed) return;
+  if (motion()) {
+    const target = page.seats[positionOf(state, trick.winner)].getBoundingClientRect();
+    const ms = page.hurried() ? QUICK_MS : MOVE_MS;
+    await Promise.all(cards.map((card) => travel(card, null, target, ms)));
+  }
+  page.trick.replaceChildren();
+}
+
+/**
+ * Wait `ms`, or less if the person acts meanwhile.
+ * @param {TablePage} page
+ * @param {number} ms
+ * @returns {Promise<void>}
+ */
+async function pauseFor(page, ms) {
+  const end = performance.now() + ms;
+  while (performance.now() < end && !page.hurried() && !page.closed) await wait(50);
+}
+
+/**
+ * The new deal's cards come to the hand from the middle of the table, one by one.
+ * @param {TablePage} page
+ * @returns {Promise<void>}
+ */
+async function dealOut(page) {
+  if (!motion() || page.hurried() || page.closed) return;
+  const from = page.trick.getBoundingClientRect();
+  const cards = page.state.hand.map((code) => page.handCards.get(code)).filter(Boolean);
+  const backs = [...page.board.querySelectorAll(".fan .card")];
+  sound.play("card");
+  await Promise.all([
+    ...cards.map((card, index) => travel(card, from, null, 260, index * 28)),
+    ...backs.map((back, index) => travel(back, from, null, 260, (index % 13) * 28)),
+  ]);
+}
+
+/**
+ * A card on the table, in the place of the seat that played it.
+ * @param {TablePage} page
+ * @param {string} code
+ * @param {number} seat
+ * @param {TableState} state
+ * @returns {HTMLElement}
+ */
+function trickCard(page, code, seat, state) {
+  const card = cardElement(code, { label: t("table.playedBy", { card: cardName(code), name: state.names[seat] }) });
+  card.classList.add(`slot-${positionOf(state, seat)}`);
+  return card;
+}
+
+/**
+ * @param {TablePage} page
+ */
+export function drawTrick(page) {
+  const s = page.state;
+  const wanted = s.trick.cards.map((code, index) => [code, (s.trick.leader + index) % 4]);
+  const kept = new Map([...page.trick.querySelectorAll(".card")].map((card) => [card.dataset.card, card]));
+  const cards = wanted.map(([code, seat]) => {
+    const card = kept.get(code) || trickCard(page, code, seat, s);
+    card.className = card.className.replace(/ ?slot-\d/, "") + ` slot-${page.position(seat)}`;
+    card.classList.remove("winner");
+    return card;
+  });
+  page.trick.replaceChildren(...cards);
+  if (!page.peek.hidden) drawPeek(page);
+}
