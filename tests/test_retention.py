@@ -133,8 +133,8 @@ async def test_a_table_in_use_in_this_process_is_never_removed(tmp_path: Path) -
 
 def test_scoresheets_go_with_the_finished(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite")
-    store.save_sheet("old", {"deals": []}, "hash")
-    store.save_sheet("recent", {"deals": []}, "hash")
+    store.create_sheet("old", {"deals": []}, "hash")
+    store.create_sheet("recent", {"deals": []}, "hash")
     with store.transaction() as db:
         db.execute("UPDATE sheets SET updated = ? WHERE id = 'old'", (NOW - 31 * DAY,))
         db.execute("UPDATE sheets SET updated = ? WHERE id = 'recent'", (NOW - 29 * DAY,))

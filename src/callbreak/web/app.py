@@ -68,12 +68,13 @@ def create_app(
     metrics_from: Sequence[str] = (),
     ping_seconds: float = PING_SECONDS,
 ) -> Starlette:
-    """The ASGI app. Scoresheets (and, without ``redis_url``, matches and rooms) are kept in
-    the SQLite file ``db_path``; with ``redis_url`` matches and rooms are kept in Redis, shared
-    with every server process that uses the same Redis. ``limits`` bound what one address or
-    connection may ask (``web.limits``); every answer carries the security headers of
-    ``web.http``. ``/metrics`` answers only the addresses of the networks ``metrics_from``
-    (``web.metrics``); every socket hears a ping every ``ping_seconds`` (``web.messages``).
+    """The ASGI app. Matches, rooms and scoresheets are kept in the SQLite file ``db_path``;
+    with ``redis_url`` they are kept in Redis, shared with every server process that uses the
+    same Redis (the file then only gives up the scoresheets it kept before). ``limits`` bound
+    what one address or connection may ask (``web.limits``); every answer carries the security
+    headers of ``web.http``. ``/metrics`` answers only the addresses of the networks
+    ``metrics_from`` (``web.metrics``); every socket hears a ping every ``ping_seconds``
+    (``web.messages``).
     ``app.state.drain`` hands the tables over at shutdown (``web.drain``). While it runs, idle
     tables leave memory and data past ``retention`` leaves the store (``web.retention``)."""
     allowed = Networks(metrics_from)  # a bad network raises ValueError before anything opens
@@ -83,7 +84,7 @@ def create_app(
     if redis_url is not None:
         from callbreak.web.redis_backend import RedisBackend
 
-        stored = RedisBackend(redis_url, retention)
+        stored = RedisBackend(redis_url, retention, sheets_before=store)
     backend = Metered(stored, metrics)
     tables = Tables(backend, limits, metrics)
     metrics.count_tables(lambda: [t.data.kind for t in list(tables.live.values()) if t.connections])
@@ -223,7 +224,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # Kept on the app: the task (and through it the loop the tables live on) for whoever
         # looks in from outside the loop, as the tests do.
-        app.state.upkeep = asyncio.get_running_loop().create_task(upkeep(tables, store, retention))
+        app.state.upkeep = asyncio.get_running_loop().create_task(upkeep(tables, retention))
         yield
         app.state.upkeep.cancel()
         tables.work.close()
@@ -248,7 +249,7 @@ def create_app(
         WebSocketRoute("/ws/matches/{id}", match_socket),
         *rooms.routes(tables, limits),
         WebSocketRoute("/ws/rooms/{code}", room_socket),
-        *sheets.routes(store),
+        *sheets.routes(backend),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     # Outermost first: every answer is counted and logged, a refusal of the limits or of a

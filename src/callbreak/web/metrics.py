@@ -18,7 +18,7 @@ import contextlib
 import functools
 import ipaddress
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
@@ -37,7 +37,7 @@ from callbreak.game import Call, ClaimRedeal, Play
 from callbreak.seating import PlayerSpec
 from callbreak.web.accesslog import room_event
 from callbreak.web.actions import STOP
-from callbreak.web.backend import Backend, Event
+from callbreak.web.backend import Backend, Event, Sheet
 from callbreak.web.model import FINISHED, STOPPED, TableData
 
 if TYPE_CHECKING:
@@ -284,6 +284,25 @@ class Metered:
 
     async def ping(self) -> None:
         await self._counted("ping", self.inner.ping)
+
+    async def create_sheet(self, sheet_id: str, data: dict[str, Any], token: str) -> None:
+        await self._counted("sheet", lambda: self.inner.create_sheet(sheet_id, data, token))
+
+    async def sheet(self, sheet_id: str) -> Sheet | None:
+        found: Sheet | None = await self._counted("sheet", lambda: self.inner.sheet(sheet_id))
+        return found
+
+    async def sheets(self, ids: Sequence[str]) -> list[Sheet]:
+        found: list[Sheet] = await self._counted("sheet", lambda: self.inner.sheets(ids))
+        return found
+
+    async def update_sheet(self, sheet_id: str, data: dict[str, Any], rev: int) -> bool:
+        return bool(
+            await self._counted("sheet", lambda: self.inner.update_sheet(sheet_id, data, rev))
+        )
+
+    async def expire_sheets(self, before: float) -> int:
+        return int(await self._counted("expire", lambda: self.inner.expire_sheets(before)))
 
     async def close(self) -> None:
         await self.inner.close()

@@ -29,7 +29,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the command line reads the durations without loading the web app
-    from callbreak.web.store import Store
     from callbreak.web.tables import Tables
 
 __all__ = [
@@ -110,7 +109,6 @@ DEFAULT_RETENTION = Retention()
 
 async def upkeep(
     tables: Tables,
-    store: Store,
     retention: Retention,
     clock: Callable[[], float] = time.time,
     evict_every: float = EVICT_EVERY,
@@ -128,7 +126,7 @@ async def upkeep(
                 await tables.expire(retention, clock())
                 finished = retention.finished
                 if finished is not None:
-                    store.expire_sheets(clock() - finished)
+                    await tables.backend.expire_sheets(clock() - finished)
             except Exception:  # the store out of reach: tried again at the next sweep
                 LOG.exception("could not remove the data past its time")
         try:
