@@ -33,7 +33,7 @@ from callbreak.web import messages, rooms, sheets
 from callbreak.web.accesslog import Logged
 from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.drain import Drain, Draining
-from callbreak.web.export import replay_data
+from callbreak.web.export import record_data, replay_data
 from callbreak.web.health import Health
 from callbreak.web.http import BadRequest, Guarded, answered, bearer, check_bots, error, read_json
 from callbreak.web.limits import DEFAULT, Limits, RateLimits
@@ -42,9 +42,10 @@ from callbreak.web.metrics import Metered, Metrics, Networks, endpoint
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.owners import held_matches, held_rooms, read_held
 from callbreak.web.retention import DEFAULT_RETENTION, Retention, upkeep
-from callbreak.web.stats import figures, game_of, replay
+from callbreak.web.state import TableState, replay
+from callbreak.web.stats import figures, game_of
 from callbreak.web.store import Store
-from callbreak.web.tables import Table, Tables
+from callbreak.web.tables import Tables
 from callbreak.web.view import level_name, rules_json
 
 __all__ = ["create_app"]
@@ -87,7 +88,9 @@ def create_app(
         stored = RedisBackend(redis_url, retention, sheets_before=store)
     backend = Metered(stored, metrics)
     tables = Tables(backend, limits, metrics)
-    metrics.count_tables(lambda: [t.data.kind for t in list(tables.live.values()) if t.connections])
+    metrics.count_tables(
+        lambda: [t.state.data.kind for t in list(tables.live.values()) if t.hub.connections]
+    )
     drain = Drain(tables)
     health = Health(backend, store, lambda: drain.draining, metrics)
 
@@ -171,28 +174,28 @@ def create_app(
         summaries.sort(key=lambda summary: -summary["updated"])
         return JSONResponse(summaries)
 
-    async def match_of(request: Request) -> Table:
-        """The match of the request's id whose token the request carries; BadRequest (404)
-        alike for an unknown id and a wrong token."""
+    async def match_of(request: Request) -> tuple[TableData, dict[str, Any]]:
+        """The match of the request's id whose token the request carries, as stored (the
+        store is ahead of any copy: it takes an action first), and its record; BadRequest
+        (404) alike for an unknown id and a wrong token."""
         token = bearer(request, "the match's token")
-        table = await tables.get(request.path_params["id"])
-        if table is None or table.data.kind != MATCH or table.data.seat_of(token) != 0:
+        data = await backend.load(request.path_params["id"])
+        if data is None or data.kind != MATCH or data.seat_of(token) != 0:
             raise BadRequest("no such match", 404)
-        await table.catch_up()  # another process may have moved it on
-        return table
+        state = TableState(data)  # the match replayed: no live table, no seats, no tasks
+        return data, record_data(state.match, state.faults_by_deal)
 
     async def match_record(request: Request) -> Response:
-        table = await match_of(request)
-        text = json.dumps(table.record(), indent=1)
-        disposition = f'attachment; filename="callbreak-{table.id}.json"'
+        data, record = await match_of(request)
+        text = json.dumps(record, indent=1)
+        disposition = f'attachment; filename="callbreak-{data.id}.json"'
         return Response(
             text, media_type="application/json", headers={"Content-Disposition": disposition}
         )
 
     async def match_replay(request: Request) -> Response:
-        table = await match_of(request)
-        record = table.record()
-        return JSONResponse(replay_data(record, table.data.name_keys))
+        data, record = await match_of(request)
+        return JSONResponse(replay_data(record, data.name_keys))
 
     async def stats(request: Request) -> Response:
         # The matches and rooms the client holds tokens for; in a room, the seat its token

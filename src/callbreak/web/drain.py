@@ -9,7 +9,7 @@ shutdown begins (``cli._Server``), so that by the time the sockets close:
   and ``/readyz`` says so: a load balancer sends nobody new);
 - its tables' drivers (computers, clocks, the cover) are stopped and the leases it holds on
   them given up, so that the process the people reconnect to takes each room over at once,
-  not when the lease would have run out (``scheduler.LEASE_SECONDS``).
+  not when the lease would have run out (``tasks.LEASE_SECONDS``).
 
 A browser that sees 1012 reconnects at once without showing an error (``static/table.js``);
 behind a load balancer it reaches another process, which serves the same rooms from Redis. The
@@ -24,7 +24,6 @@ import json
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from callbreak.web import scheduler
 from callbreak.web.backend import OWNER
 from callbreak.web.http import LOG
 from callbreak.web.tables import Tables
@@ -51,7 +50,7 @@ class Drain:
         self.draining = True
         live = list(self.tables.live.values())
         for table in live:
-            scheduler.stop(table)
+            table.stop()
         backend = self.tables.backend
         if not backend.shared:
             return  # one process: nobody takes a table over

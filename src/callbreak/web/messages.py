@@ -26,10 +26,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from callbreak.cards import parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Play
-from callbreak.web.actions import STOP
+from callbreak.web.actions import Stop, TableAction
 from callbreak.web.drain import RESTARTING, Drain
 from callbreak.web.hints import Hints
 from callbreak.web.http import COULD_NOT, COULD_NOT_SAVE, LOG
+from callbreak.web.hub import ROOM_VIEW, VIEW
 from callbreak.web.limits import CLOSED, DEFAULT, Bucket, Limits
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
 from callbreak.web.tables import Table, Tables
@@ -87,8 +88,8 @@ async def _serve(
             await _refuse(socket, problem, 4401)
             return
     table = await tables.get(table_id)
-    held = kind != MATCH or (table is not None and table.data.seat_of(token) == 0)
-    if table is None or table.data.kind != kind or not held:
+    held = kind != MATCH or (table is not None and table.state.data.seat_of(token) == 0)
+    if table is None or table.state.data.kind != kind or not held:
         await _refuse(socket, "no such match" if kind == MATCH else "no such room", 4404)
         return
     bucket = Bucket(limits.messages_per_second, limits.message_burst)
@@ -105,7 +106,7 @@ async def _serve(
     seat = await table.join(socket, token if isinstance(token, str) else None)
     if kind == ROOM and token is not None and seat is None:
         message = "that seat token is not one of this room's: watching"
-        await table.send({"type": "error", "message": message}, socket)
+        await table.hub.send({"type": "error", "message": message}, socket)
     beat = asyncio.get_running_loop().create_task(_beat(table, socket, every))
     try:
         strikes = 0
@@ -115,9 +116,9 @@ async def _serve(
                 break
             if not bucket.take():
                 strikes += 1
-                await table.send({"type": "error", "message": "too many messages"}, socket)
+                await table.hub.send({"type": "error", "message": "too many messages"}, socket)
                 if strikes > limits.strikes:
-                    await table.flush(socket)
+                    await table.hub.flush(socket)
                     await socket.close(code=CLOSED)
                     break
                 continue
@@ -135,7 +136,7 @@ async def _beat(table: Table, socket: WebSocket, every: float) -> None:
     ping = {"type": "ping", "every": every}
     while True:
         await asyncio.sleep(every)
-        await table.send(ping, socket)
+        await table.hub.send(ping, socket)
 
 
 async def _receive(socket: WebSocket) -> str | None:
@@ -181,7 +182,7 @@ async def _hello(table: Table, socket: WebSocket) -> object:
     spectator), with the room caught up to the store, where the token is looked up next."""
     token, problem = await _read_hello(socket)
     if problem is not None:
-        await table.send({"type": "error", "message": problem}, socket)
+        await table.hub.send({"type": "error", "message": problem}, socket)
     # The token is checked against the room as stored now: this process's copy may be behind
     # a lobby change made through another (a seat given away, or a new person seated).
     await table.catch_up()
@@ -192,28 +193,26 @@ async def handle(table: Table, socket: WebSocket, text: str, hints: Hints) -> No
     """One message from a connection; a refused one is answered with an error."""
     try:
         message = read_message(text)
-        if table.is_room:
+        if table.state.is_room:
             # The seat as it is now, on every process: the room as stored decides whose seat
             # is whose (a lobby change through another process may have moved or revoked it).
             await table.catch_up()
-        await _dispatch(table, socket, table.seat_of(socket), message, hints)
+        await _dispatch(table, socket, table.hub.seat_of(socket), message, hints)
     except StaleAction as error:
-        await table.send({"type": "error", "message": str(error), "stale": True}, socket)
-        if table.status != LOBBY:
-            await table.send({"type": "state", "state": table.view(table.seat_of(socket))}, socket)
+        await table.hub.send({"type": "error", "message": str(error), "stale": True}, socket)
+        await table.hub.send(VIEW, socket)
     except CallbreakError as error:
-        await table.send({"type": "error", "message": str(error)}, socket)
+        await table.hub.send({"type": "error", "message": str(error)}, socket)
     except Exception as error:  # ours or the store's: keep the socket and the table
         # The detail (a host, a port, a trace) is for the log only; the person gets words and a
         # code that say whether trying again may help.
         LOG.exception("a message to table %s failed", table.id)
         stored = isinstance(error, table.backend.failures)
         words, code = (COULD_NOT_SAVE, "store") if stored else (COULD_NOT, "internal")
-        await table.send({"type": "error", "message": words, "code": code}, socket)
-        if table.status != LOBBY:
-            # The table as this copy has it, nothing of the refused action in it: the page
-            # draws what is true rather than a card that never landed.
-            await table.send({"type": "state", "state": table.view(table.seat_of(socket))}, socket)
+        await table.hub.send({"type": "error", "message": words, "code": code}, socket)
+        # The table as this copy has it, nothing of the refused action in it: the page draws
+        # what is true rather than a card that never landed.
+        await table.hub.send(VIEW, socket)
 
 
 def read_message(text: str) -> dict[str, Any]:
@@ -234,10 +233,8 @@ async def _dispatch(
 ) -> None:
     kind = message["type"]
     if kind == "sync":
-        if table.is_room:
-            await table.send({"type": "room", "room": table.lobby()}, socket)
-        if table.status != LOBBY:
-            await table.send({"type": "state", "state": table.view(seat)}, socket)
+        await table.hub.send(ROOM_VIEW, socket)
+        await table.hub.send(VIEW, socket)
         return
     if kind == "hello":
         raise CallbreakError("hello is the first message only; reconnect to change seats")
@@ -253,7 +250,7 @@ async def _dispatch(
     if kind == "settings":
         if seat != 0:
             raise CallbreakError("only the room's creator changes its settings")
-        new = read_settings(message, table.settings)
+        new = read_settings(message, table.state.data.settings)
         await table.change(lambda data: data.settings.update(new))
         return
     if kind == "hint":
@@ -261,7 +258,7 @@ async def _dispatch(
         return
     if "seat" in message and message["seat"] != seat:
         raise CallbreakError(f"you play seat {seat}, not seat {message['seat']!r}")
-    action: Action | str = STOP if kind == "stop" else read_action(kind, message)
+    action: TableAction = Stop() if kind == "stop" else read_action(kind, message)
     await table.act(seat, action, message.get("version"), by=socket)
 
 
@@ -284,8 +281,9 @@ def read_action(kind: str, message: dict[str, Any]) -> Action:
 
 
 async def _hint(table: Table, socket: WebSocket, seat: int, hints: Hints) -> None:
-    match = table.match
-    if table.status == LOBBY or match.is_over or match.deal.turn != seat:
+    state = table.state
+    match = state.match
+    if state.status == LOBBY or state.pending or match.is_over or match.deal.turn != seat:
         raise CallbreakError("a hint is for your own turn")
-    message = await hints.hint(table.id, table.version, match.observation(seat))
-    await table.send(message, socket)
+    message = await hints.hint(state.id, state.version, match.observation(seat))
+    await table.hub.send(message, socket)

@@ -36,7 +36,7 @@ from callbreak.errors import CallbreakError
 from callbreak.game import Call, ClaimRedeal, Play
 from callbreak.seating import PlayerSpec
 from callbreak.web.accesslog import room_event
-from callbreak.web.actions import STOP
+from callbreak.web.actions import Stop
 from callbreak.web.backend import Backend, Event, Sheet
 from callbreak.web.model import FINISHED, STOPPED, TableData
 
@@ -144,7 +144,7 @@ DETACHED = Metrics()
 
 def action_kind(action: object) -> str:
     """call, play, redeal or stop."""
-    if action == STOP:
+    if isinstance(action, Stop):
         return "stop"
     if isinstance(action, Call):
         return "call"

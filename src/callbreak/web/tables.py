@@ -1,13 +1,14 @@
-"""The live tables of a server process: a match or room each, its seats and its connections.
+"""The live tables of a server process: a match or room each, kept in step with the store.
 
-A :class:`Table` is one process's copy of a stored match or room (:mod:`~callbreak.web.model`):
-the match rebuilt from its actions, the seating (people, computers, the cover that plays for a
-person who is away or out of time), and the sockets connected to it, each with its seat or
-none (a spectator). Every action goes through :meth:`Table.act`, which appends it to the backend
-only on the version it was made on; every lobby change through :meth:`Table.change`. Other
-processes serving the same room hear of both through the backend's events and catch up. Who
-does what lives elsewhere: the socket protocol in :mod:`~callbreak.web.messages`, the computers'
-turns and the clock in :mod:`~callbreak.web.scheduler`, the views in :mod:`~callbreak.web.view`.
+A :class:`Table` is one process's copy of a stored match or room (:mod:`~callbreak.web.model`),
+in three parts with one owner each: its state (``web.state``: the match rebuilt from its
+actions, the lobby, the version), its connections here and what each is sent (``web.hub``), and
+its driver (``web.driver``: the computers, the clock, the cover). The table itself only keeps
+them in step with the store and the other processes: every action goes through
+:meth:`Table.act` (checked and taken once by the state, stored on the version it was made on,
+then shown), every lobby change through :meth:`Table.change`, and other processes serving the
+same room hear of both through the backend's events and catch up (the listener). The socket
+protocol lives in :mod:`~callbreak.web.messages`.
 
 :class:`Tables` holds a process's copies: a table nobody uses (no socket, no driver, nothing
 being stored) leaves memory after a while and is read from the backend again when asked for.
@@ -16,8 +17,6 @@ being stored) leaves memory after a while and is read from the backend again whe
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import time
 import weakref
 from collections.abc import Callable, Sequence
@@ -28,27 +27,22 @@ from starlette.websockets import WebSocket
 
 from callbreak.bots.remote import NO_BOTS, BotAddresses
 from callbreak.errors import CallbreakError
-from callbreak.game import Action, Call, Match, Play
-from callbreak.players import Player
-from callbreak.seating import PlayerSpec, Seating, close, derive_seed
-from callbreak.warmup import STAND_IN
-from callbreak.web import scheduler
-from callbreak.web.actions import STOP, decode, encode
+from callbreak.game import Match
+from callbreak.seating import PlayerSpec, close
+from callbreak.web.actions import TableAction
 from callbreak.web.backend import OWNER, Backend, retried
+from callbreak.web.driver import Driver
 from callbreak.web.export import record_data
 from callbreak.web.hints import Hints
 from callbreak.web.http import LOG
+from callbreak.web.hub import ROOM_VIEW, VIEW, Hub
 from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.metrics import DETACHED, Metrics
 from callbreak.web.model import (
     COMPUTER,
     FINISHED,
-    LOBBY,
-    PERSON,
     PLAYING,
-    ROOM,
     STOPPED,
-    SUMMARY_SECONDS,
     RoomError,
     StaleAction,
     TableData,
@@ -57,15 +51,13 @@ from callbreak.web.model import (
     new_room,
 )
 from callbreak.web.retention import Retention
-from callbreak.web.view import lobby_json, private_view, public_view, seat_view
+from callbreak.web.state import Step, TableState, next_deadline
+from callbreak.web.tasks import spawn, until_store_answers, within
 from callbreak.web.work import Work
 
-__all__ = ["IDLE_FINISHED", "IDLE_UNFINISHED", "MAX_IDLE", "Connection", "Table", "Tables"]
+__all__ = ["IDLE_FINISHED", "IDLE_UNFINISHED", "MAX_IDLE", "Table", "Tables"]
 
 T = TypeVar("T")
-OUTBOX_LIMIT = 200
-"""Messages waiting for one connection before it counts as stuck and is closed (it reconnects
-and gets a fresh snapshot)."""
 IDLE_FINISHED = 60.0
 """Seconds a finished (or ended) table stays in memory once nobody uses it: its page asks for
 the record and the replay right after the end; anything later reads it from the store again
@@ -78,55 +70,14 @@ MAX_IDLE = 200
 """Idle tables kept at most (about 370 kB each once played, some 75 MB): past it the least
 recently used is let go of at once, whatever its idle time. Tables in use (a socket open, a
 driver or a change running) are never let go of; their number is bounded by the sockets."""
-
-
-class Connection:
-    """One socket with its seat (None: a spectator) and the messages on their way to it, sent
-    by a task of its own, so that a slow phone never holds up anyone else's messages."""
-
-    def __init__(self, websocket: WebSocket, seat: int | None, token: str | None = None) -> None:
-        self.websocket = websocket
-        self.seat = seat
-        self.token = token
-        """The seat token the connection said hello with: its seat follows the token's."""
-        self.outbox: asyncio.Queue[str] = asyncio.Queue()
-        self.writer = asyncio.get_running_loop().create_task(self._write())
-
-    def put(self, text: str) -> None:
-        """Queue a message; close a connection that stopped taking them."""
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
-            self.close()
-            return
-        self.outbox.put_nowait(text)
-
-    async def _write(self) -> None:
-        while True:
-            text = await self.outbox.get()
-            try:
-                await self.websocket.send_text(text)
-            except Exception:  # gone: the receiving side notices and forgets the connection
-                return
-            finally:
-                self.outbox.task_done()
-
-    async def flush(self, seconds: float = 2.0) -> None:
-        """Wait (a little) for the queued messages to go out, before closing on purpose."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.outbox.join(), seconds)
-
-    def close(self) -> None:
-        """Stop sending, and close the socket (the client reconnects and resyncs)."""
-        self.writer.cancel()
-
-        async def shut() -> None:
-            with contextlib.suppress(Exception):
-                await self.websocket.close(code=1013)
-
-        asyncio.get_running_loop().create_task(shut())
+PRESENCE_REFRESH = 4.0
+"""Seconds between two looks of the listener at the store, however quiet the table: it says
+again which seats this process holds, and reads the table (pub/sub may drop a message)."""
 
 
 class Table:
-    """One process's live copy of a match or a room."""
+    """One process's live copy of a match or a room: its state, hub and driver, kept in step
+    with the store."""
 
     def __init__(
         self,
@@ -138,214 +89,135 @@ class Table:
         self.backend = backend
         self.metrics = metrics
         """The app's figures (``web.metrics``): actions, their latency, computers' decisions."""
-        self.bots = bots
-        """The remote bots this process may call: a stored spec of another is never called."""
-        self.connections: dict[WebSocket, Connection] = {}
-        self.thinking: int | None = None
-        self.stood_in = False
-        """Whether the stand-in decides for the thinking seat (its search is being prepared)."""
-        self.lock = asyncio.Lock()
-        self.changed = asyncio.Event()
-        """Set whenever the table changes (here or in another process): wakes the driver."""
-        self.driver: asyncio.Task[None] | None = None
+        self.state = TableState(data, bots)
+        self.hub = Hub(self.state)
+        self.driver = Driver(self)
         self.listener: asyncio.Task[None] | None = None
-        self.covers: dict[int, Player] = {}
-        self.stand_ins: dict[int, Player] = {}
-        self.away_since: dict[int, float] = {}
-        self.present: set[int] = set()
-        """Seats with a connection open in some process, as last heard."""
-        self.seen: dict[int, int] = {}
-        """How many scored deals each person's page has shown and had closed, for the seats
-        whose page shows summaries (it sent ``seen``)."""
-        self.summary_since: dict[int, float] = {}
-        """When the driver first found the next deal waiting on a summary, by version."""
-        self._private: dict[tuple[int, int, int | None], str] = {}
-        """Each seat's own part of the view, as JSON text, for the current version."""
+        """The task that hears the other processes' changes while anyone is connected here."""
+        self.lock = asyncio.Lock()
+        """Held while an action or a change is stored, or the copy catches up."""
         self._moved: set[int] = set()
         """Seats whose connections here changed with a copy of the room, to be counted again."""
         self.used = 0.0
         """When the process's tables last handed this one out or found it in use (their clock)."""
-        self._rebuild(data)
-
-    def _rebuild(self, data: TableData) -> None:
-        """Replay the stored actions into a fresh match and seating, and give each connection
-        the seat its token holds in this copy (at once, with no await between: an action is
-        checked against the seat its connection holds at the copy's revision)."""
-        self.data = data
-        self.match = Match(data.rules, seed=data.seed, players=tuple(data.names))
-        self.faults_by_deal: dict[int, list[dict[str, Any]]] = {}
-        self.seating = Seating(
-            self.match, self._occupants(), ready=False, substitute_failures=True, bots=self.bots
-        )
-        for index, code in enumerate(data.actions):
-            self._apply_code(code, data.faults.get(index, []))
-        for connection in self.connections.values():
-            if connection.token is None:
-                continue
-            seat = data.seat_of(connection.token)
-            if seat != connection.seat:
-                self._moved.update(s for s in (connection.seat, seat) if s is not None)
-                connection.seat = seat
-                connection.put(json.dumps({"type": "welcome", "seat": seat}))
-
-    def _occupants(self) -> list[PlayerSpec | None]:
-        return [None if level is None else PlayerSpec.parse(level) for level in self.data.levels]
-
-    def _apply_code(self, code: str, faults: Sequence[dict[str, Any]]) -> None:
-        deal_index = len(self.match.deals) - 1
-        action = decode(code)
-        if action == STOP:
-            self.seating.stop()
-        else:
-            assert not isinstance(action, str)
-            self.seating.apply(action)
-        if faults:
-            self.faults_by_deal.setdefault(deal_index, []).extend(faults)
-
-    # --- what the table is ---------------------------------------------------------------------
 
     @property
     def id(self) -> str:
         """The match id, or the room's code."""
-        return self.data.id
-
-    @property
-    def names(self) -> list[str]:
-        """The seats' names."""
-        return self.data.names
-
-    @property
-    def levels(self) -> list[str | None]:
-        """The computer seats' specs (None for people and open seats)."""
-        return self.data.levels
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        """speed, auto_forced, turn_seconds, cover."""
-        return self.data.settings
-
-    @property
-    def version(self) -> int:
-        """How many actions the match has taken: the state an action or a hint refers to."""
-        return self.data.version
-
-    @property
-    def status(self) -> str:
-        """'lobby', 'playing', 'finished' or 'stopped'."""
-        return self.data.status
-
-    @property
-    def is_room(self) -> bool:
-        """Whether people play each other here (a match is one person and three computers)."""
-        return self.data.kind == ROOM
-
-    @property
-    def can_stop(self) -> bool:
-        """Whether the table may end the match now: between deals of an open-ended match."""
-        match = self.match
-        return (
-            self.status == PLAYING
-            and match.rules.deals is None
-            and not match.deal.actions
-            and bool(match.played_deals())
-            and not match.is_over
-        )
+        return self.state.id
 
     def in_use(self) -> bool:
         """Whether anything here depends on this copy now: a socket is connected, the driver or
         the listener runs (a computer's turn, the clock), or an action or a change is being
         stored. Such a table is never let go of."""
-        tasks = (self.driver, self.listener)
+        listening = self.listener is not None and not self.listener.done()
         return (
-            bool(self.connections)
-            or self.lock.locked()
-            or any(task is not None and not task.done() for task in tasks)
+            bool(self.hub.connections) or self.lock.locked() or listening or (self.driver.running())
         )
-
-    def covered(self) -> list[int]:
-        """The people's seats the cover plays for now: left, or not connected anywhere while
-        someone else is at the table (nobody waits for a table nobody is at)."""
-        if not self.is_room or self.status != PLAYING:
-            return []
-        people = [seat for seat, info in enumerate(self.data.seats) if info.kind == PERSON]
-        here = [seat for seat in people if seat in self.present and not self.data.seats[seat].left]
-        return [
-            seat
-            for seat in people
-            if self.data.seats[seat].left or (seat not in self.present and here)
-        ]
-
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` is shown (a spectator's view for None)."""
-        return seat_view(self, seat)
-
-    def lobby(self) -> dict[str, Any]:
-        """The room as its lobby shows it: no token, no hand."""
-        return lobby_json(self)
 
     def record(self) -> dict[str, Any]:
         """The game record, safe to give out while the match is being played."""
-        return record_data(self.match, self.faults_by_deal)
+        return record_data(self.state.match, self.state.faults_by_deal)
+
+    # --- the tasks -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run the table's listener and driver unless they are running."""
+        if self.listener is None or self.listener.done():
+            self.listener = spawn(self._listen())
+        self.driver.start()
+
+    def stop(self) -> None:
+        """Stop the table's tasks: nobody here is connected any more, or the process drains."""
+        if self.listener is not None:
+            self.listener.cancel()
+        self.listener = None
+        self.driver.stop()
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                await self._follow()
+            except self.backend.failures:  # the store out of reach as the listening started
+                LOG.warning("table %s could not listen: the store does not answer", self.id)
+                await until_store_answers(self)
+
+    async def _follow(self) -> None:
+        """Hear the other processes' events, and look at the store every few seconds."""
+        loop = asyncio.get_running_loop()
+        refreshed = loop.time()
+        async with self.backend.events(self.id) as events:
+            while True:
+                event = await within(events.get(), PRESENCE_REFRESH)
+                if loop.time() - refreshed >= PRESENCE_REFRESH:
+                    # However busy the table, this process says again which seats it holds,
+                    # and reads the table again: pub/sub may have dropped a message.
+                    refreshed = loop.time()
+                    try:
+                        await self.refresh_presence()
+                        await self.catch_up()
+                    except Exception:  # the shared store out of reach: tried again next time
+                        LOG.exception("table %s could not refresh", self.id)
+                    # A driver stopped by a failure (the shared store out of reach for a
+                    # moment) starts again rather than leaving the table stuck.
+                    self.driver.start()
+                if event is None or event.get("origin") == OWNER:
+                    continue
+                try:
+                    if event.get("type") in ("action", "lobby"):
+                        await self.catch_up()  # read from the store, not from the message
+                    else:
+                        await self.hear(event)
+                except self.backend.failures:  # read again at the next refresh
+                    LOG.warning("table %s could not catch up: the store does not answer", self.id)
 
     # --- changing the table --------------------------------------------------------------------
 
     async def act(
         self,
         seat: int,
-        action: Action | str,
+        action: TableAction,
         version: object,
         faults: Sequence[dict[str, Any]] = (),
         by: WebSocket | None = None,
     ) -> None:
-        """Take ``action`` (or ``STOP``) for ``seat`` on ``version`` of the table; raises
-        CallbreakError saying why when it may not be taken, StaleAction when the table has
-        moved on since that version. ``by`` is the connection that sent it: the action is
-        taken only while its token holds ``seat`` in this copy."""
+        """Take ``action`` for ``seat`` on ``version`` of the table; raises CallbreakError
+        saying why when it may not be taken, StaleAction when the table has moved on since
+        that version. ``by`` is the connection that sent it: the action is taken only while
+        its token holds ``seat`` in this copy."""
         started = time.perf_counter()
+        state = self.state
         async with self.lock:
             # No reading of the store first: the append below refuses an action on a version
             # or a lobby revision another process has moved past, and this copy then catches
-            # up. A connection's seat is set with every copy of the room (_rebuild), so a
+            # up. A connection's seat is set with every copy of the room (hub.reseat), so a
             # token's seat here is its seat at this copy's revision, which the append checks.
-            if by is not None and not self._holds(by, seat):
+            if by is not None and not self.hub.holds(by, seat):
                 raise StaleAction("your seat changed before that arrived: nothing was played")
-            if type(version) is not int:
-                raise CallbreakError('an action needs the "version" of the state it was made on')
-            if version != self.version:
-                raise StaleAction(
-                    "that was made on an earlier state of the table (version "
-                    f"{version}, now {self.version}): look again, nothing was played"
-                )
-            self._check(seat, action)
-            status, deadline = self._after(action)
-            code = encode(action)
-            if await self._append(version, code, list(faults), status, deadline):
-                # Only now, with the action stored, does this copy take it: nothing shown
-                # while the backend was asked may mix the new state with the old version.
-                self._apply_code(code, faults)
-                self.data.actions.append(code)
-                if faults:
-                    self.data.faults[version] = list(faults)
-                self.data.status, self.data.deadline = status, deadline
-            self.thinking = None
-        await self.notify({"type": "action", "version": self.version})
-        self.metrics.acted(action, started, self.id, self.status)
+            step = state.act(seat, action, version, list(faults))
+            try:
+                if await self._append(step):
+                    state.commit(step)
+            finally:
+                if state.pending is step:
+                    # Not stored (the store failed, or the table is gone): the copy as it was,
+                    # and what was held back meanwhile is shown now.
+                    state.rebuild(state.data)
+                    if self.hub.owed:
+                        await self.hub.send(VIEW)
+            state.thinking = None
+        await self.announce({"type": "action", "version": state.version})
+        self.metrics.acted(action, started, self.id, state.status)
 
-    async def _append(
-        self,
-        version: int,
-        code: str,
-        faults: list[dict[str, Any]],
-        status: str,
-        deadline: float | None,
-    ) -> bool:
-        """Store an action on ``version``: True when stored (for this copy to take it), False
-        when the store holds it already and this copy was rebuilt from there; StaleAction when
-        another action or lobby change came first (this copy then takes the store's table)."""
+    async def _append(self, step: Step) -> bool:
+        """Store ``step``: True when stored (for this copy to take it), False when the store
+        holds it already and this copy was rebuilt from there; StaleAction when another action
+        or lobby change came first (this copy then takes the store's table)."""
+        data = self.state.data
 
         async def append() -> bool:
             return await self.backend.append(
-                self.id, version, self.data.rev, code, faults, status, deadline
+                self.id, step.version, data.rev, step.code, step.faults, step.status, step.deadline
             )
 
         async def load() -> TableData | None:
@@ -364,9 +236,9 @@ class Table:
             fresh = await retried(self.backend, load)
         if fresh is not None:
             ours = (
-                fresh.rev == self.data.rev
-                and fresh.actions[version : version + 1] == [code]
-                and fresh.faults.get(version, []) == faults
+                fresh.rev == data.rev
+                and fresh.actions[step.version : step.version + 1] == [step.code]
+                and fresh.faults.get(step.version, []) == step.faults
             )
             self._rebuild(fresh)
             if ours:
@@ -378,6 +250,13 @@ class Table:
             await self._show_anew()
         raise StaleAction("the table moved on before that arrived: nothing was played")
 
+    def _rebuild(self, data: TableData) -> None:
+        """Take ``data`` as the table, and give each connection the seat its token holds in
+        it (at once, with no await between: an action is checked against the seat its
+        connection holds at the copy's revision)."""
+        self.state.rebuild(data)
+        self._moved |= self.hub.reseat()
+
     async def _restore_if_lost(self, fresh: TableData | None) -> bool:
         """When the store lost this table, or the end of it (Redis restarted without its data,
         or without its last writes), write this copy back, and say so in the log; whether it
@@ -386,63 +265,20 @@ class Table:
         truth (another process restored a longer copy first): it is taken, never overwritten."""
         if not self.backend.shared:
             return False
+        data = self.state.data
         if fresh is not None:
-            behind = fresh.version < self.version or fresh.rev < self.data.rev
-            if not behind or fresh.actions != self.data.actions[: fresh.version]:
+            behind = fresh.version < data.version or fresh.rev < data.rev
+            if not behind or fresh.actions != data.actions[: fresh.version]:
                 return False
-        restored = await retried(self.backend, lambda: self.backend.restore(self.data))
+        restored = await retried(self.backend, lambda: self.backend.restore(data))
         if restored:
             LOG.warning(
                 "table %s was lost by the store (%s): written back at version %d",
                 self.id,
                 "all of it" if fresh is None else f"stored at version {fresh.version}",
-                self.version,
+                data.version,
             )
         return restored
-
-    def _check(self, seat: int, action: Action | str) -> None:
-        match = self.match
-        if self.status == LOBBY:
-            raise CallbreakError("the match has not started yet")
-        if match.is_over:
-            raise CallbreakError("the match is over")
-        if action == STOP:
-            if seat != 0:
-                raise CallbreakError("only the room's creator can end the match")
-            if not self.can_stop:
-                raise CallbreakError(
-                    "the match can be ended only between deals of an open-ended match"
-                )
-            return
-        deal = match.deal
-        if deal.turn != seat:
-            who = deal.turn
-            if who is None:
-                raise CallbreakError("nothing to do now")
-            raise CallbreakError(f"it is {self.names[who]}'s turn, not yours")
-        if isinstance(action, Play):
-            problem = deal.explain(action.card)
-        elif isinstance(action, Call):
-            problem = deal.call_problem(action.value)
-        else:
-            problem = None if deal.may_claim_redeal() else "you may not claim a redeal now"
-        if problem:
-            raise CallbreakError(problem)
-
-    def _after(self, action: Action | str) -> tuple[str, float | None]:
-        """The status and the next clock after ``action``, tried on the match and taken back
-        (python-chess's push and pop)."""
-        match = self.match
-        if action == STOP:
-            match.stop()
-        else:
-            assert not isinstance(action, str)
-            match.apply(action)
-        try:
-            over = STOPPED if match.stopped else FINISHED
-            return (over if match.is_over else PLAYING), next_deadline(self.data, match)
-        finally:
-            match.undo()
 
     async def change(self, change: Callable[[TableData], T]) -> T:
         """Make a lobby change (``change`` edits a fresh copy of the room and returns what the
@@ -456,7 +292,8 @@ class Table:
                     raise RoomError("no such room", 404)
                 result = change(fresh)
                 if fresh.status == PLAYING and not fresh.actions:  # the start: the first clock
-                    fresh.deadline = next_deadline(fresh, Match(fresh.rules, seed=fresh.seed))
+                    first = Match(fresh.rules, seed=fresh.seed)
+                    fresh.deadline = next_deadline(fresh, first, fresh.status)
                 # Not tried again on a failure: a save stored although its answer was lost would
                 # look like a change made meanwhile, and be made a second time.
                 if await self.backend.save(fresh):
@@ -464,7 +301,7 @@ class Table:
                     break
             else:
                 raise RoomError("the room is changing too fast: try again", 409)
-        await self.notify({"type": "lobby"})
+        await self.announce({"type": "lobby"})
         return result
 
     async def catch_up(self) -> None:
@@ -475,230 +312,119 @@ class Table:
         if moved:
             await self._show_anew()
 
-    async def _show_anew(self) -> None:
-        """Show this process's connections a copy of the table taken from the store."""
-        if not self.connections:
-            return
-        self.changed.set()
-        if self.is_room:
-            await self._reseat()  # a lobby change stored by another process
-            await self.send({"type": "room", "room": self.lobby()})
-        if self.status != LOBBY:
-            await self.broadcast()
-
     async def _catch_up(self) -> bool:
         """Bring this copy up to the stored table; whether anything changed. A table the store
         lost (or lost the end of) is written back from this copy first."""
         if not self.backend.shared:
             return False  # one process: this copy is the only writer
-        fresh = await retried(self.backend, lambda: self.backend.load(self.id, known=self.data))
+        data = self.state.data
+        fresh = await retried(self.backend, lambda: self.backend.load(self.id, known=data))
         if await self._restore_if_lost(fresh):
             return False  # the store holds this copy again
-        if fresh is None or fresh.version < self.version or fresh.rev < self.data.rev:
+        if fresh is None or fresh.version < data.version or fresh.rev < data.rev:
             # Lost, and written back first by another process with a longer copy, or not at
             # all (restore refused): the store's table as it is now decides.
             fresh = await retried(self.backend, lambda: self.backend.load(self.id))
-        if fresh is None or (fresh.version, fresh.rev) == (self.version, self.data.rev):
+        if fresh is None or not self.state.extend(fresh):
             return False
-        mine = self.data.actions
-        if fresh.actions[: len(mine)] != mine or fresh.seats != self.data.seats:
-            self._rebuild(fresh)
-            return True
-        for index in range(len(mine), len(fresh.actions)):
-            self._apply_code(fresh.actions[index], fresh.faults.get(index, []))
-        self.data = fresh
+        if fresh.seats != data.seats:  # a lobby change: the seats' holders may have changed
+            self._moved |= self.hub.reseat()
         return True
 
-    def cover(self, seat: int) -> Player:
-        """The computer that plays for the person in ``seat`` when they are away or out of
-        time: the room's cover level, seeded from the match and the seat."""
-        spec = self.settings.get("cover") or "intermediate"
-        return self._helper(self.covers, "cover", spec, seat)
+    async def _show_anew(self) -> None:
+        """Show this process's connections a copy of the table taken from the store."""
+        if not self.hub.connections:
+            return
+        self.driver.changed.set()
+        if self.state.is_room:
+            await self._reseat()  # a lobby change stored by another process
+            await self.hub.send(ROOM_VIEW)
+        await self.hub.send(VIEW)
 
-    def stand_in(self, seat: int) -> Player:
-        """The computer that decides for the search player in ``seat`` while a first start is
-        still compiling its search (:func:`callbreak.warmup.ready`), seeded like the cover."""
-        return self._helper(self.stand_ins, "stand-in", STAND_IN, seat)
-
-    def _helper(self, built: dict[int, Player], role: str, spec: str, seat: int) -> Player:
-        player = built.get(seat)
-        if player is None:
-            seeded = PlayerSpec.parse(spec).with_defaults(
-                seed=derive_seed(self.data.seed, role, seat)
-            )
-            player = seeded.build(ready=False, bots=self.bots)
-            built[seat] = player
-        return player
-
-    # --- connections ---------------------------------------------------------------------------
+    # --- connections and events ----------------------------------------------------------------
 
     async def join(self, websocket: WebSocket, token: str | None) -> int | None:
         """Take a connection with the seat ``token`` holds in this copy (None: a spectator),
         welcome it, send it the table, count it where people's presence matters (a room), and
         start the table's tasks; the seat it was given."""
-        # No await before the connection is kept: from then on every new copy re-seats it.
-        seat = self.data.seat_of(token)
-        connection = Connection(websocket, seat, token if seat is not None else None)
-        self.connections[websocket] = connection
-        connection.put(json.dumps({"type": "welcome", "seat": seat}))
-        if self.is_room and seat is not None:
+        seat = self.hub.add(websocket, token)  # no await before: every new copy re-seats it
+        if self.state.is_room and seat is not None:
             await self._count(seat)  # everyone, this connection included, hears of it
         else:
-            if self.is_room:
-                await self.send({"type": "room", "room": self.lobby()}, websocket)
-            if self.status != LOBBY:
-                await self.send({"type": "state", "state": self.view(seat)}, websocket)
-        scheduler.start(self)
+            await self.hub.send(ROOM_VIEW, websocket)
+            await self.hub.send(VIEW, websocket)
+        self.start()
         return seat
-
-    async def flush(self, websocket: WebSocket) -> None:
-        """Let the messages queued for a connection go out."""
-        connection = self.connections.get(websocket)
-        if connection is not None:
-            await connection.flush()
 
     async def part(self, websocket: WebSocket) -> None:
         """Forget a connection that went away."""
-        connection = self.connections.pop(websocket, None)
+        connection = self.hub.remove(websocket)
         if connection is None:
             return
-        connection.writer.cancel()
         await self._count(connection.seat)
-        if not self.connections:
-            scheduler.stop(self)
+        if not self.hub.connections:
+            self.stop()
 
     async def _count(self, seat: int | None) -> None:
-        if seat is None or not self.is_room:
+        if seat is None or not self.state.is_room:
             return
-        await self.backend.set_presence(self.id, seat, OWNER, self._held(seat))
-        self.present = await self.backend.presence(self.id)
-        await self.notify({"type": "presence"})
-
-    def _holds(self, websocket: WebSocket, seat: int) -> bool:
-        """Whether the connection's token holds ``seat`` in this copy (its seat is kept in step
-        by every copy; the token is asked again all the same, as the store's copy decides)."""
-        connection = self.connections.get(websocket)
-        return (
-            connection is not None
-            and connection.seat == seat
-            and self.data.seat_of(connection.token) == seat
-        )
-
-    def seat_of(self, websocket: WebSocket) -> int | None:
-        """The seat a connection plays now (None: a spectator, or not connected)."""
-        connection = self.connections.get(websocket)
-        return None if connection is None else connection.seat
+        await self.backend.set_presence(self.id, seat, OWNER, self.hub.held(seat))
+        self.state.present = await self.backend.presence(self.id)
+        await self.announce({"type": "presence"})
 
     async def _reseat(self) -> None:
-        """Count again the seats whose connections a copy of the room moved (_rebuild gave
-        each connection the seat its token holds: a person moved to another seat, or who
-        left, is no longer sent, nor may act for, the seat they said hello to)."""
+        """Count again the seats whose connections a copy of the room moved."""
         moved, self._moved = self._moved, set()
         for seat in sorted(moved):
             await self._count(seat)
 
-    def _held(self, seat: int) -> int:
-        return sum(1 for connection in self.connections.values() if connection.seat == seat)
-
     async def refresh_presence(self) -> None:
         """Say again which seats this process holds (a shared backend forgets after a while)."""
-        for seat in {c.seat for c in self.connections.values() if c.seat is not None}:
-            await self.backend.set_presence(self.id, seat, OWNER, self._held(seat))
-        self.present = await self.backend.presence(self.id)
+        for seat in self.hub.seats():
+            await self.backend.set_presence(self.id, seat, OWNER, self.hub.held(seat))
+        self.state.present = await self.backend.presence(self.id)
 
     async def saw(self, seat: int, deals: object) -> None:
         """The person in ``seat`` closed the summary of the first ``deals`` scored deals: the
         computers need not wait for them before the next deal. A page that shows summaries
         says so at once (``deals`` 0 on a fresh page): only such seats are waited for, never a
         client that shows none (a script, a bot)."""
-        if type(deals) is not int or not 0 <= deals <= len(self.match.deals):
+        state = self.state
+        if type(deals) is not int or not 0 <= deals <= len(state.match.deals):
             raise CallbreakError('a seen message needs "deals", the number of deals shown')
-        if seat not in self.seen or deals > self.seen[seat]:
-            await self.notify({"type": "seen", "seat": seat, "deals": deals})
+        if seat not in state.seen or deals > state.seen[seat]:
+            await self.announce({"type": "seen", "seat": seat, "deals": deals})
 
-    def waiting_on_summary(self) -> list[int]:
-        """The people at the table who have not closed the last deal's summary, while the next
-        deal has not begun (empty otherwise)."""
-        match = self.match
-        scored = len(match.played_deals())
-        if not scored or match.deal.actions or match.is_over or self.status != PLAYING:
-            return []
-        if self.is_room:
-            people = [
-                seat
-                for seat in sorted(self.present)
-                if self.data.seats[seat].kind == PERSON and not self.data.seats[seat].left
-            ]
-        else:
-            people = sorted({c.seat for c in self.connections.values() if c.seat is not None})
-        return [seat for seat in people if seat in self.seen and self.seen[seat] < scored]
-
-    async def notify(self, event: dict[str, Any]) -> None:
-        """Tell the other processes, wake the driver, and show the change here."""
+    async def announce(self, event: dict[str, Any]) -> None:
+        """Tell the other processes of a change, and show it here."""
         await self.backend.publish(self.id, event | {"origin": OWNER})
         await self.hear(event)
 
     async def hear(self, event: dict[str, Any]) -> None:
-        """Show a change (made here, or heard from another process) to this process's sockets."""
-        kind = event.get("type")
+        """Take a change (made here, or heard from another process) into the state, wake the
+        driver, and show it to this process's sockets."""
+        state, kind = self.state, event.get("type")
         if kind == "thinking":
-            self.thinking = event.get("seat")
-            self.stood_in = bool(event.get("preparing"))
+            state.thinking = event.get("seat")
+            state.stood_in = bool(event.get("preparing"))
         if kind == "seen":
             seat, deals = event.get("seat"), event.get("deals")
             if isinstance(seat, int) and isinstance(deals, int):
-                self.seen[seat] = max(self.seen.get(seat, deals), deals)
-        if kind == "lobby" and self.is_room:
+                state.seen[seat] = max(state.seen.get(seat, deals), deals)
+        if kind == "lobby" and state.is_room:
             await self._reseat()
         if kind in ("presence", "lobby"):
-            self.present = await self.backend.presence(self.id)
-        self.changed.set()
+            state.present = await self.backend.presence(self.id)
+        self.driver.changed.set()
         if kind == "notice":
             # The words in English, and what happened as data for a page in another language.
             extra = {key: event[key] for key in ("cover", "fault") if key in event}
-            await self.send({"type": "notice", "message": str(event.get("message"))} | extra)
+            await self.hub.send({"type": "notice", "message": str(event.get("message"))} | extra)
             return
-        if kind in ("lobby", "presence") and self.is_room:
-            await self.send({"type": "room", "room": self.lobby()})
-        if kind in ("action", "thinking", "lobby", "presence") and self.status != LOBBY:
-            await self.broadcast()
-
-    async def send(self, message: dict[str, Any], to: WebSocket | None = None) -> None:
-        """Send a message to one socket, or to every connection when ``to`` is None."""
-        text = json.dumps(message)
-        if to is not None and to not in self.connections:  # not joined yet: say it directly
-            with contextlib.suppress(Exception):
-                await to.send_text(text)
-            return
-        targets = [self.connections[to]] if to is not None else list(self.connections.values())
-        for connection in targets:
-            connection.put(text)
-
-    async def broadcast(self) -> None:
-        """Send each connection its own seat's view.
-
-        The public part is the same for every seat: it is encoded once, and each seat's own
-        part (worked out once per version) is joined to it as text."""
-        if not self.connections:
-            return
-        public = json.dumps(public_view(self))[:-1]  # without its closing brace
-        texts: dict[int | None, str] = {}
-        for connection in list(self.connections.values()):
-            seat = connection.seat
-            if seat not in texts:
-                # A seat's own part changes only with an action or a lobby change (the start).
-                key = (self.version, self.data.rev, seat)
-                private = self._private.get(key)
-                if private is None:
-                    private = json.dumps(private_view(self, seat))[1:]  # without its "{"
-                    self._private = {k: v for k, v in self._private.items() if k[:2] == key[:2]}
-                    self._private[key] = private
-                texts[seat] = '{"type": "state", "state": ' + public + ", " + private + "}"
-            connection.put(texts[seat])
-
-    async def tell(self, text: str, kind: str = "error") -> None:
-        """Tell every connection something in words (an error, or a notice)."""
-        await self.send({"type": kind, "message": text})
+        if kind in ("lobby", "presence"):
+            await self.hub.send(ROOM_VIEW)
+        if kind in ("action", "thinking", "lobby", "presence"):
+            await self.hub.send(VIEW)
 
 
 class Tables:
@@ -776,7 +502,7 @@ class Tables:
         return gone
 
     def _idle_limit(self, table: Table) -> float:
-        over = table.status in (FINISHED, STOPPED)
+        over = table.state.status in (FINISHED, STOPPED)
         return self.idle_finished if over else self.idle_unfinished
 
     async def expire(self, retention: Retention, now: float) -> list[str]:
@@ -808,7 +534,7 @@ class Tables:
         token = claim(data, 0)
         table = Table(data, self.backend, self.bots, self.metrics)
         await _build_computers(table)
-        await self.backend.create(table.data)
+        await self.backend.create(table.state.data)
         return self._hold(table), token
 
     async def create_room(
@@ -823,38 +549,24 @@ class Tables:
         return self._hold(table), token
 
 
-def next_deadline(data: TableData, match: Match) -> float | None:
-    """When the next decision's clock runs out: a person's turn under a turn clock."""
-    seconds = data.turn_seconds
-    if not seconds or match.is_over or data.status != PLAYING:
-        return None
-    seat = match.deal.turn
-    if seat is None or data.seats[seat].kind != PERSON:
-        return None
-    # The first decision after a scored deal: its summary is up first.
-    after_summary = (
-        len(match.deals) > 1 and not match.deal.actions and not match.deals[-2].thrown_in
-    )
-    return time.time() + seconds + (SUMMARY_SECONDS if after_summary else 0.0)
-
-
 async def _build_computers(table: Table) -> None:
-    for seat, info in enumerate(table.data.seats):
+    state = table.state
+    for seat, info in enumerate(state.data.seats):
         if info.kind == COMPUTER:
             try:
-                await run_in_threadpool(table.seating.player, seat)
+                await run_in_threadpool(state.seating.player, seat)
             except CallbreakError:
                 # The seating adds a seed to the spec: the error is said again of the spec as
                 # the person gave it, which names no seed they never typed.
                 if info.level is not None:
                     await run_in_threadpool(_build_as_given, info.level)
                 raise
-    cover = table.settings.get("cover")
-    if table.is_room and cover:
+    cover = state.data.settings.get("cover")
+    if state.is_room and cover:
         # The cover is built now too, not first when someone's clock runs out: a spec that
         # cannot be built is refused with the room, never a room that stops at that moment.
         try:
-            await run_in_threadpool(table.cover, 0)
+            await run_in_threadpool(table.driver.cover.player, 0)
         except CallbreakError:
             await run_in_threadpool(_build_as_given, cover)
             raise
