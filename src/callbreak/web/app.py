@@ -258,7 +258,7 @@ def create_app(
     # Outermost first: every answer is counted and logged, a refusal of the limits or of a
     # draining process included, and each carries the headers.
     middleware = [
-        Middleware(Logged, metrics=metrics, routes=routes),
+        Middleware(Logged, count=metrics.requested, routes=routes),
         Middleware(Guarded),
         Middleware(Draining, drain=drain),
         Middleware(RateLimits, limits=limits),

@@ -283,7 +283,8 @@ def read_action(kind: str, message: dict[str, Any]) -> Action:
 async def _hint(table: Table, socket: WebSocket, seat: int, hints: Hints) -> None:
     state = table.state
     match = state.match
-    if state.status == LOBBY or state.pending or match.is_over or match.deal.turn != seat:
+    busy = state.pending is not None  # an action being stored: the turn is moving on
+    if state.status == LOBBY or busy or match.is_over or match.deal.turn != seat:
         raise CallbreakError("a hint is for your own turn")
     message = await hints.hint(state.id, state.version, match.observation(seat))
     await table.hub.send(message, socket)

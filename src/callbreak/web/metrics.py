@@ -120,6 +120,10 @@ class Metrics:
                 lambda kind=kind: float(sum(1 for k in kinds() if k == kind))  # type: ignore[misc]
             )
 
+    def requested(self, route: str, method: str, status: str) -> None:
+        """An HTTP request to ``route`` was answered with ``status`` (``web.accesslog``)."""
+        self.requests.labels(route, method, status).inc()
+
     def acted(self, action: object, started: float, table_id: str, status: str) -> None:
         """An action was stored and every connection's state queued (``started``: when it was
         taken, ``time.perf_counter``), leaving its table in ``status``: the access log hears

@@ -203,6 +203,7 @@ class Table:
                     # Not stored (the store failed, or the table is gone): the copy as it was,
                     # and what was held back meanwhile is shown now.
                     state.rebuild(state.data)
+                    self.driver.changed.set()
                     if self.hub.owed:
                         await self.hub.send(VIEW)
             state.thinking = None
