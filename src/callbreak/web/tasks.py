@@ -1,6 +1,6 @@
 """A table's tasks: what they need of their table, how they start, wait and end.
 
-A table (``web.tables.Table``) runs two tasks while a process has connections to it: the
+A table (``web.table.Table``) runs two tasks while a process has connections to it: the
 listener, which hears the other processes' changes, and the driver (``web.driver``). Both are
 started with :func:`spawn`, wait with :func:`within` (never ``asyncio.wait_for``), and wait for
 the store with :func:`until_store_answers` when it is out of reach.
@@ -29,7 +29,7 @@ task waits at most when nothing calls for it."""
 
 
 class Host(Protocol):
-    """What a driver needs of its table (``web.tables.Table``)."""
+    """What a driver needs of its table (``web.table.Table``)."""
 
     state: TableState
     hub: Hub
