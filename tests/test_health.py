@@ -88,15 +88,29 @@ def test_readiness_follows_redis_and_health_never_asks_it(tmp_path: Path) -> Non
 
 
 def test_a_draining_process_takes_nothing_new(client: TestClient) -> None:
-    """Once the shutdown's drain has begun: /readyz 503 at once, a new match or room 503
-    "restarting", a new socket closed with 1012; what is already there still answers."""
+    """Once the shutdown's drain has begun: /readyz 503 at once, every change (a new match,
+    room or scoresheet, a join, a seat, a scoresheet entry) 503 "restarting", a new socket
+    closed with 1012; what is already there still answers, the reads sent as POST included."""
     made = client.post("/api/matches", json={"opponents": ["random"] * 3, "speed": "instant"})
     assert made.status_code == 201
+    room = client.post("/api/rooms", json={"name": "Asha"}).json()
+    sheet = client.post("/api/sheets", json={"names": ["A", "B", "C", "D"]})
+    assert sheet.status_code == 201, sheet.text
     client.portal.call(client.app.state.drain.start)  # type: ignore[attr-defined,union-attr]
     ready = client.get("/readyz")
     assert ready.status_code == 503 and ready.json()["reason"] == "the server is restarting"
-    for path in ("/api/matches", "/api/rooms"):
-        answer = client.post(path, json={})
+    changes = [
+        ("POST", "/api/matches"),
+        ("POST", "/api/rooms"),
+        ("POST", f"/api/rooms/{room['room']}/join"),
+        ("POST", f"/api/rooms/{room['room']}/seats/1"),
+        ("POST", f"/api/rooms/{room['room']}/start"),
+        ("POST", "/api/sheets"),
+        ("PUT", f"/api/sheets/{sheet.json()['id']}/deals/1"),
+        ("DELETE", f"/api/sheets/{sheet.json()['id']}/deals/1"),
+    ]
+    for method, path in changes:
+        answer = client.request(method, path, json={})
         assert answer.status_code == 503, path
         assert answer.json() == {
             "error": "the server is restarting: reconnect",
@@ -109,6 +123,10 @@ def test_a_draining_process_takes_nothing_new(client: TestClient) -> None:
     assert closed.value.code == RESTARTING
     assert client.get("/healthz").status_code == 200
     assert client.get("/api/profiles").status_code == 200
+    assert client.get(f"/api/rooms/{room['room']}").status_code == 200
+    held = [{"id": made.json()["id"], "token": made.json()["token"]}]
+    mine = client.post("/api/matches/mine", json={"matches": held})
+    assert mine.status_code == 200 and len(mine.json()) == 1, mine.text
 
 
 def test_probes_have_their_own_limit(tmp_path: Path) -> None:

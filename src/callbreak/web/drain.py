@@ -5,8 +5,11 @@ RFC 6455's registry: :data:`RESTARTING`), waits for the requests in flight and t
 app's lifespan shutdown. ``callbreak serve`` runs :meth:`Drain.start` first, when uvicorn's
 shutdown begins (``cli._Server``), so that by the time the sockets close:
 
-- this process takes no new socket and no new match or room (503 "the server is restarting",
-  and ``/readyz`` says so: a load balancer sends nobody new);
+- this process takes no new socket and no change (a new match, room or scoresheet, a join, a
+  seat change, a scoresheet entry: 503 "the server is restarting" with Retry-After, and
+  ``/readyz`` says so: a load balancer sends nobody new). A change taken now could start a
+  table's driver again on a process that has just given up its leases; the person's page
+  repeats it on the process it reconnects to;
 - its tables' drivers (computers, clocks, the cover) are stopped and the leases it holds on
   them given up, so that the process the people reconnect to takes each room over at once,
   not when the lease would have run out (``tasks.LEASE_SECONDS``).
@@ -33,8 +36,15 @@ __all__ = ["RESTARTING", "RESTARTING_TEXT", "Drain", "Draining"]
 RESTARTING = 1012
 """The close code of every socket when the server shuts down: reconnect (elsewhere)."""
 RESTARTING_TEXT = "the server is restarting: reconnect"
-NEW_TABLES = frozenset({"/api/matches", "/api/rooms"})
-"""The requests that make a new match or room: refused while draining."""
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
+READ_POSTS = frozenset({"/api/matches/mine", "/api/sheets/mine", "/api/stats"})
+"""Requests sent as POST only so that their tokens travel in the body: they read, and are
+answered while draining like any other read."""
+
+
+def changes(scope: Scope) -> bool:
+    """Whether an HTTP request may change something (and so is refused while draining)."""
+    return scope.get("method") not in READS and scope.get("path") not in READ_POSTS
 
 
 class Drain:
@@ -66,7 +76,7 @@ class Drain:
 
 class Draining:
     """ASGI middleware: while the process drains, a new socket is closed with
-    :data:`RESTARTING` and a new match or room is refused with 503."""
+    :data:`RESTARTING` and every change is refused with 503 (reads are still answered)."""
 
     def __init__(self, app: ASGIApp, drain: Drain) -> None:
         self.app, self.drain = app, drain
@@ -83,8 +93,7 @@ class Draining:
             with contextlib.suppress(Exception):
                 await send({"type": "websocket.close", "code": RESTARTING, "reason": "restart"})
             return
-        new = scope["type"] == "http" and scope.get("method") == "POST"
-        if new and scope.get("path") in NEW_TABLES:
+        if scope["type"] == "http" and changes(scope):
             body = json.dumps({"error": RESTARTING_TEXT, "code": "restarting"}).encode()
             headers = [
                 (b"content-type", b"application/json"),

@@ -30,13 +30,15 @@ export async function render(view, _params, said = null) {
         el("a", { href: "#/friends", text: t("home.withFriends") }))), move);
     return;
   }
+  // The page appears whole, once every table is built: nothing moves under a finger, and the
+  // move panel's arrival means the history is all there (tests/e2e/test_history waits on it).
   const panel = el("div", { class: "panel wide" }, heading);
-  view.append(panel, move);
   if (rooms.length) panel.append(el("h2", { text: t("history.rooms") }), await roomTable(rooms));
   if (matches.length) {
     if (rooms.length) panel.append(el("h2", { text: t("history.matches") }));
     panel.append(matchTable(matches));
   }
+  view.append(panel, move);
 }
 
 /** The server's summary of every match this browser holds a token for, each with its token,
