@@ -11,10 +11,11 @@ machine lengthens far less than the latencies), and the servers' memory: before 
 once they are played and every socket is closed, and once the servers have let go of the
 finished tables (``web.tables.IDLE_FINISHED`` after the last socket, looked for every
 ``EVICT_EVERY``), per room and against the size before them; resident size, and with
-``--tracemalloc`` the Python heap as tracemalloc counts it. ``--rounds 2`` plays the rooms twice, to see whether memory keeps growing; ``--warm N``
-plays N rooms first, so that what the first rooms load once (modules, buffers, caches) is not
-counted per room. People wait ``--think`` seconds before each of their actions (a person
-takes seconds; 0 plays at machine speed and finds where the server saturates).
+``--tracemalloc`` the Python heap as tracemalloc counts it. ``--rounds 2`` plays the rooms
+twice, to see whether memory keeps growing; ``--warm N`` plays N rooms first, so that what the
+first rooms load once (modules, buffers, caches) is not counted per room. People wait
+``--think`` seconds before each of their actions (a person takes seconds; 0 plays at machine
+speed and finds where the server saturates).
 """
 
 from __future__ import annotations
