@@ -201,7 +201,11 @@ return 0
 _SHEET = """
 if tonumber(redis.call('HGET', KEYS[1], 'rev')) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'data', ARGV[2], 'updated', ARGV[3], 'rev', tonumber(ARGV[1]) + 1)
-if tonumber(ARGV[4]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
+if tonumber(ARGV[4]) > 0 then
+  redis.call('EXPIRE', KEYS[1], ARGV[4])
+else
+  redis.call('PERSIST', KEYS[1])
+end
 return 1
 """
 
