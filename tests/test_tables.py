@@ -121,8 +121,9 @@ async def test_an_evicted_finished_match_is_served_from_the_store(served: Any) -
     assert status == 200 and again == record and check(from_data(again)).valid
     status, replayed = http("GET", f"{base}/api/matches/{match_id}/replay", token=token)
     assert status == 200 and replayed == replay
+    assert match_id not in tables.live  # read from the store: no live table built to read it
     status, _ = http("GET", f"{base}/api/matches/{match_id}/record", token="wrong")
-    assert status == 404  # a reloaded table still asks for its token
+    assert status == 404  # a match read from the store still asks for its token
     status, listed = http("POST", f"{base}/api/matches/mine", {"matches": [
         {"id": match_id, "token": token}]})  # fmt: skip
     assert status == 200 and [m["id"] for m in listed] == [match_id]
