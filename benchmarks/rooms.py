@@ -6,14 +6,16 @@ The server runs as `callbreak serve` subprocesses (and a `redis-server` for ``--
 the scripted people are socket clients in this process (``callbreak.web.client``). For each
 action, the time from sending it to the moment each person at the table has the state it made
 is one sample; the report gives the median, 95th percentile and maximum, the actions per second
-in all, and the servers' memory: before the rooms, once they are played and every socket is
-closed, and once the servers have let go of the finished tables (``web.tables.IDLE_FINISHED``
-after the last socket, looked for every ``EVICT_EVERY``), per room and against the size
-before them; resident size, and with ``--tracemalloc`` the Python heap as tracemalloc counts
-it. ``--rounds 2`` plays the rooms twice, to see whether memory keeps growing; ``--warm N``
-plays N rooms first, so that what the first rooms load once (modules, buffers, caches) is not
-counted per room. People wait ``--think`` seconds before each of their actions (a person
-takes seconds; 0 plays at machine speed and finds where the server saturates).
+in all, the servers' CPU time per action (the work they did, which another load on a shared
+machine lengthens far less than the latencies), and the servers' memory: before the rooms,
+once they are played and every socket is closed, and once the servers have let go of the
+finished tables (``web.tables.IDLE_FINISHED`` after the last socket, looked for every
+``EVICT_EVERY``), per room and against the size before them; resident size, and with
+``--tracemalloc`` the Python heap as tracemalloc counts it. ``--rounds 2`` plays the rooms
+twice, to see whether memory keeps growing; ``--warm N`` plays N rooms first, so that what the
+first rooms load once (modules, buffers, caches) is not counted per room. People wait
+``--think`` seconds before each of their actions (a person takes seconds; 0 plays at machine
+speed and finds where the server saturates).
 """
 
 from __future__ import annotations
@@ -44,6 +46,13 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far, user and system, all its threads (Linux): the work the
+    server did, which another load on the machine lengthens far less than the latencies."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def resident_kb(pid: int) -> int:
@@ -383,6 +392,7 @@ def main() -> None:
                 memory.first = None
                 memory.measure(f"after {args.warm} rooms to warm up (before)", 0)
             for round_ in range(1, args.rounds + 1):
+                cpu = sum(cpu_seconds(process.pid) for process in processes)
                 if args.mode == "computers":
                     timing, elapsed = asyncio.run(
                         computers_load(bases[0], args.rooms, args.think, args.seconds)
@@ -391,6 +401,7 @@ def main() -> None:
                     timing, elapsed = asyncio.run(
                         rooms_load(bases, args.rooms, args.think, args.deals, args.seconds)
                     )
+                cpu = sum(cpu_seconds(process.pid) for process in processes) - cpu
                 played = round_ * args.rooms
                 memory.measure(f"after {played} rooms, every socket closed", played)
                 if args.evict:
@@ -414,6 +425,8 @@ def main() -> None:
                     timing,
                     elapsed,
                 )
+                per = 1000 * cpu / max(timing.actions, 1)
+                print(f"servers' CPU: {cpu:.1f} s for {timing.actions} actions ({per:.2f} ms each)")
             print("servers' memory (all processes):", *memory.lines, sep="\n  ")
         finally:
             for process in processes:

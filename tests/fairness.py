@@ -7,7 +7,7 @@ import re
 
 from callbreak.cards import parse_card
 from callbreak.game import Match
-from callbreak.web.actions import STOP, decode
+from callbreak.web.actions import decode, take
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 
@@ -29,12 +29,7 @@ def hidden_cards_seen(
                 visible |= {str(card) for card in trick.cards}
         seen_by_version[version] = visible
         if version < len(codes):
-            action = decode(codes[version])
-            if action == STOP:
-                match.stop()
-            else:
-                assert not isinstance(action, str)
-                match.apply(action)
+            take(match, decode(codes[version]))
     leaks = []
     for text in received:
         message = json.loads(text)

@@ -133,14 +133,47 @@ async def test_a_table_in_use_in_this_process_is_never_removed(tmp_path: Path) -
 
 def test_scoresheets_go_with_the_finished(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite")
-    store.save_sheet("old", {"deals": []}, "hash")
-    store.save_sheet("recent", {"deals": []}, "hash")
+    store.create_sheet("old", {"deals": []}, "hash")
+    store.create_sheet("recent", {"deals": []}, "hash")
     with store.transaction() as db:
         db.execute("UPDATE sheets SET updated = ? WHERE id = 'old'", (NOW - 31 * DAY,))
         db.execute("UPDATE sheets SET updated = ? WHERE id = 'recent'", (NOW - 29 * DAY,))
     assert store.expire_sheets(NOW - 30 * DAY) == 1
     assert store.sheet("old") is None and store.sheet("recent") is not None
     store.close()
+
+
+async def test_redis_keeps_a_scoresheet_as_long_as_a_finished_table(redis_url: str) -> None:
+    """A sheet's key lives --keep-finished from its last change (set by every change), for ever
+    with `never`; a change made on a revision another change moved past is refused."""
+    import redis.asyncio as redis
+
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    await client.flushdb()
+    backend = RedisBackend(redis_url, Retention(finished=3 * DAY))
+    try:
+        await backend.create_sheet("s", {"deals": []}, "hash")
+        assert 3 * DAY - 5 <= await client.ttl("cb:sheet:{s}") <= 3 * DAY
+        await client.expire("cb:sheet:{s}", 60)
+        read = await backend.sheet("s")
+        assert read is not None and read["rev"] == 0 and read["token"] == "hash"
+        assert await backend.update_sheet("s", {"deals": [1]}, read["rev"])
+        assert await client.ttl("cb:sheet:{s}") > DAY  # the change set it again
+        assert not await backend.update_sheet("s", {"deals": [2]}, read["rev"])
+        again = await backend.sheet("s")
+        assert again is not None and again["data"] == {"deals": [1]} and again["rev"] == 1
+        assert [sheet["id"] for sheet in await backend.sheets(["s", "none"])] == ["s"]
+    finally:
+        await backend.close()
+    forever = RedisBackend(redis_url, Retention(finished=None))
+    try:
+        await forever.create_sheet("kept", {"deals": []}, "hash")
+        assert await client.ttl("cb:sheet:{kept}") == -1
+        assert await forever.update_sheet("s", {"deals": [3]}, 1)  # kept before for 3 days
+        assert await client.ttl("cb:sheet:{s}") == -1
+    finally:
+        await forever.close()
+        await client.aclose()
 
 
 async def test_redis_removes_what_is_past_its_time_and_nothing_else(redis_url: str) -> None:

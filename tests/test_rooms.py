@@ -20,6 +20,7 @@ from callbreak.record import check, from_data
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
 from callbreak.web.limits import DEFAULT
+from callbreak.web.view import lobby_json, seat_view
 from tests.fairness import hidden_cards_seen
 from tests.helpers import FAST, Listener, http_reply, redis_server, running, swap_hidden
 
@@ -67,7 +68,7 @@ def new_room(base: str, **body: Any) -> tuple[str, str]:
 
 
 def assert_fair(app: Any, code: str, *clients: Client) -> None:
-    data = app.state.tables.live[code].data
+    data = app.state.tables.live[code].state.data
     for client in clients:
         leaks = hidden_cards_seen(client.received, client.seat, data.rules, data.seed, data.actions)
         assert leaks == [], f"seat {client.seat} saw {leaks[:5]}"
@@ -271,7 +272,7 @@ async def test_the_clock_runs_out_and_the_cover_plays(app: Any, base: str) -> No
     after = await asha.until(lambda m: m["type"] == "state" and m["state"]["version"] > version)
     assert after["state"]["calls"][0] is not None  # the cover called for Asha
     table = app.state.tables.live[code]
-    assert table.data.faults[version][0]["fault"] == "timeout"
+    assert table.state.data.faults[version][0]["fault"] == "timeout"
     assert_fair(app, code, asha)
     await asha.close()
 
@@ -306,8 +307,8 @@ async def test_a_searching_cover_has_the_stand_in_while_its_search_compiles(
     notice = await asha.until(lambda m: m["type"] == "notice", timeout=20)
     assert notice["cover"]["reason"] == "timeout" and notice["cover"]["action"].isdigit()
     table = app.state.tables.live[code]
-    assert [f["fault"] for f in table.data.faults[version]] == ["timeout"]
-    assert list(table.stand_ins) == [0]  # the stand-in, not the expert cover, decided
+    assert [f["fault"] for f in table.state.data.faults[version]] == ["timeout"]
+    assert list(table.driver.cover.stand_ins) == [0]  # the stand-in, not the expert cover, decided
     figures = app.state.metrics.registry
     assert figures.get_sample_value("callbreak_stand_in_decisions_total") >= 1
     assert figures.get_sample_value("callbreak_cover_decisions_total", {"reason": "timeout"}) >= 1
@@ -335,7 +336,7 @@ async def test_a_person_who_goes_away_is_covered_and_gets_the_seat_back(
         lambda m: m["type"] == "notice" and "not at the table" in m["message"], timeout=30
     )
     assert "Bikash" in away["message"]
-    faults = [f for notes in table.data.faults.values() for f in notes]
+    faults = [f for notes in table.state.data.faults.values() for f in notes]
     assert any(f["fault"] == "away" and f["seat"] == 1 for f in faults)
     back = await Client.open(base, code, joined["token"])  # a reload, a new network
     assert back.seat == 1
@@ -346,7 +347,7 @@ async def test_a_person_who_goes_away_is_covered_and_gets_the_seat_back(
     turn = await back.my_turn(timeout=60)
     assert turn is not None
     await asyncio.sleep(6)  # longer than the grace: the cover must not play
-    assert app.state.tables.live[code].version == turn["version"]
+    assert app.state.tables.live[code].state.version == turn["version"]
     helper.cancel()
     assert_fair(app, code, asha, back)
     for client in (asha, back):
@@ -415,9 +416,13 @@ async def test_views_do_not_change_with_the_other_seats_hidden_cards(app: Any, b
     http("POST", f"{base}/api/rooms/{code}/start", token=creator)
     table = app.state.tables.live[code]
     for seat in (0, None):
-        before = json.dumps([table.view(seat), table.lobby(), table.record()], sort_keys=True)
-        swap_hidden(table.match.deal, 0 if seat is None else seat)
-        after = json.dumps([table.view(seat), table.lobby(), table.record()], sort_keys=True)
+        before = json.dumps(
+            [seat_view(table.state, seat), lobby_json(table.state), table.record()], sort_keys=True
+        )
+        swap_hidden(table.state.match.deal, 0 if seat is None else seat)
+        after = json.dumps(
+            [seat_view(table.state, seat), lobby_json(table.state), table.record()], sort_keys=True
+        )
         assert after == before, f"seat {seat}"
 
 
@@ -643,7 +648,7 @@ async def test_the_seed_is_shown_only_once_the_match_is_over(app: Any, base: str
         speed="instant",
     )
     _, joined = http("POST", f"{base}/api/rooms/{code}/join", {"name": "Bikash"})
-    seed = app.state.tables.live[code].data.seed
+    seed = app.state.tables.live[code].state.data.seed
     assert seed.isdigit() and len(seed) >= 6  # 48 random bits
     sent: list[str] = []
 
@@ -719,8 +724,10 @@ async def test_a_client_that_holds_up_its_welcome_keeps_no_seat_its_token_lost(a
     start(data)
     await app.state.backend.create(data)
     table = await tables.get(data.id)
-    while table.match.deal.turn != 1:  # the seats before Bikash call: his turn next
-        await table.act(table.match.deal.turn, Call(table.match.rules.min_call), table.version)
+    while table.state.match.deal.turn != 1:  # the seats before Bikash call: his turn next
+        await table.act(
+            table.state.match.deal.turn, Call(table.state.match.rules.min_call), table.state.version
+        )
     socket = _StalledSocket(token)
     serving = asyncio.get_running_loop().create_task(connect(tables, socket, data.id, ROOM))
     for _ in range(200):  # until the server has read his hello and is sending to him
@@ -731,12 +738,12 @@ async def test_a_client_that_holds_up_its_welcome_keeps_no_seat_its_token_lost(a
     await table.change(lambda room: leave(room, 1))
     await table.change(lambda room: open_seat(room, 1))
     assert (await table.change(lambda room: join(room, "Esha")))[0] == 1
-    given_at = table.data.rev
+    given_at = table.state.data.rev
     socket.reading.set()  # he reads again, and at once plays his old seat's turn
     socket.inbox.put_nowait(
         {
             "type": "websocket.receive",
-            "text": json.dumps({"type": "call", "value": 3, "version": table.version}),
+            "text": json.dumps({"type": "call", "value": 3, "version": table.state.version}),
         }
     )
     for _ in range(100):
@@ -749,8 +756,8 @@ async def test_a_client_that_holds_up_its_welcome_keeps_no_seat_its_token_lost(a
         if message["type"] == "state":
             assert message["state"]["seat"] is None and not message["state"].get("hand")
     stored = await app.state.backend.load(data.id)
-    assert stored.version == table.version and stored.rev == given_at
-    assert stored.seats[1].name == "Esha" and table.match.deal.turn == 1  # still Esha's call
+    assert stored.version == table.state.version and stored.rev == given_at
+    assert stored.seats[1].name == "Esha" and table.state.match.deal.turn == 1  # still Esha's call
     socket.inbox.put_nowait({"type": "websocket.disconnect"})
     await asyncio.wait_for(serving, 10)
 

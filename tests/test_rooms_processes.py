@@ -365,8 +365,9 @@ async def test_an_action_from_a_seat_given_away_meanwhile_is_not_stored() -> Non
     append checks the lobby's revision, and B then gives the connection the seat its token
     holds now (none)."""
     from callbreak.game import Call
+    from callbreak.web.hub import Connection
     from callbreak.web.model import StaleAction, join, leave, new_room, open_seat, start
-    from callbreak.web.tables import Connection, Table
+    from callbreak.web.tables import Table
 
     with redis_server() as url:
         backend = RedisBackend(url)
@@ -378,23 +379,29 @@ async def test_an_action_from_a_seat_given_away_meanwhile_is_not_stored() -> Non
             copy = await backend.load(data.id)
             assert copy is not None and seat == 1
             a = Table(copy, backend)
-            while a.match.deal.turn != 1:  # the seats before Bikash call
-                await a.act(a.match.deal.turn or 0, Call(a.match.rules.min_call), a.version)
+            while a.state.match.deal.turn != 1:  # the seats before Bikash call
+                await a.act(
+                    a.state.match.deal.turn or 0,
+                    Call(a.state.match.rules.min_call),
+                    a.state.version,
+                )
             copy = await backend.load(data.id)
             assert copy is not None
             b = Table(copy, backend)  # B's copy: Bikash to call, his connection here
             socket: Any = _Socket()
-            b.connections[socket] = Connection(socket, 1, token)
+            b.hub.connections[socket] = Connection(socket, 1, token)
             await a.change(lambda room: leave(room, 1))
             await a.change(lambda room: open_seat(room, 1))
             assert (await a.change(lambda room: join(room, "Esha")))[0] == 1
-            version = a.version
-            assert b.version == version and b.data.rev < a.data.rev  # B missed the lobby only
+            version = a.state.version
+            assert (
+                b.state.version == version and b.state.data.rev < a.state.data.rev
+            )  # B missed the lobby only
             with pytest.raises(StaleAction):
-                await b.act(1, Call(b.match.rules.min_call), version, by=socket)
+                await b.act(1, Call(b.state.match.rules.min_call), version, by=socket)
             stored = await backend.load(data.id)
             assert stored is not None and stored.version == version  # nothing stored
-            assert b.seat_of(socket) is None  # and the connection no longer holds the seat
+            assert b.hub.seat_of(socket) is None  # and the connection no longer holds the seat
             await asyncio.sleep(0)  # let the connection's writer send what was queued
             assert any(
                 json.loads(text) == {"type": "welcome", "seat": None} for text in socket.sent

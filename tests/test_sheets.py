@@ -13,6 +13,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from callbreak.web.app import create_app
+from callbreak.web.client import http
+from callbreak.web.model import hash_token, new_token
+from callbreak.web.store import Store
+from tests.helpers import callbreak_serve, redis_server
 
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
 # Ordinary deals that every profile accepts (calls 2-8, tricks totalling 13), none of them
@@ -629,3 +633,66 @@ def test_an_empty_sheet_exports_its_header_totals_and_places(client: TestClient)
     assert [row[0] for row in rows] == ["Deal", "Total", "Place"]
     data = client.get(f"/api/sheets/{sheet}/export.json", headers=auth(sheet)).json()
     assert (data["deals"], data["totals"], data["places"]) == ([], ["0.0"] * 4, [1] * 4)
+
+
+def test_a_sheet_is_changed_only_on_the_revision_it_was_read_at(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    store.create_sheet("s", {"deals": []}, "hash")
+    read = store.sheet("s")
+    assert read is not None and read["rev"] == 0
+    assert store.update_sheet("s", {"deals": [1]}, read["rev"])
+    # A second change made on the same read (another request, another process) is refused.
+    assert not store.update_sheet("s", {"deals": [2]}, read["rev"])
+    again = store.sheet("s")
+    assert again is not None and again["data"] == {"deals": [1]} and again["rev"] == 1
+    assert not store.update_sheet("gone", {"deals": []}, 0)
+    store.close()
+
+
+def test_every_process_on_one_redis_serves_every_scoresheet(tmp_path: Path) -> None:
+    """Two `callbreak serve` processes on one real Redis: a sheet made through one is read,
+    changed, listed and exported through the other; a sheet one process kept in its own SQLite
+    file before sheets moved to Redis is served by both once it was read there."""
+    before = Store(tmp_path / "a" / "serve.db")
+    kept = new_token()
+    before.create_sheet("kept-before", {"version": 1, "names": NAMES, "rules": "strict",
+                                        "created": 1.0, "deals": []}, hash_token(kept))  # fmt: skip
+    before.close()
+    with (
+        redis_server() as url,
+        callbreak_serve(tmp_path / "a", "--redis", url) as (_, a),
+        callbreak_serve(tmp_path / "b", "--redis", url) as (_, b),
+    ):
+        status, made = http("POST", f"{a}/api/sheets", {"names": NAMES, "rules": "strict"})
+        assert status == 201
+        sheet, token = made["id"], made["token"]
+        calls, tricks = PLAIN[0]
+        status, shown = http(
+            "PUT", f"{b}/api/sheets/{sheet}/deals/1", {"calls": calls, "tricks": tricks}, token
+        )
+        assert status == 200 and len(shown["deals"]) == 1
+        calls, tricks = PLAIN[1]
+        status, shown = http(
+            "PUT", f"{a}/api/sheets/{sheet}/deals/2", {"calls": calls, "tricks": tricks}, token
+        )
+        assert status == 200 and [d["calls"] for d in shown["deals"]] == [PLAIN[0][0], calls]
+        for base in (a, b):
+            status, seen = http("GET", f"{base}/api/sheets/{sheet}", token=token)
+            assert status == 200 and seen == shown
+            status, listed = http(
+                "POST", f"{base}/api/sheets/mine", {"sheets": [{"id": sheet, "token": token}]}
+            )
+            assert status == 200 and [s["id"] for s in listed] == [sheet]
+            assert listed[0]["deals_played"] == 2
+            status, exported = http("GET", f"{base}/api/sheets/{sheet}/export.json", token=token)
+            assert status == 200 and len(exported["deals"]) == 2
+            assert http("GET", f"{base}/api/sheets/{sheet}", token="wrong")[0] == 404
+        status, shown = http("DELETE", f"{b}/api/sheets/{sheet}/deals/2", token=token)
+        assert status == 200 and len(shown["deals"]) == 1
+        assert http("GET", f"{a}/api/sheets/{sheet}", token=token)[1] == shown
+
+        # The sheet kept before: only its own process has it until it was read there once.
+        assert http("GET", f"{b}/api/sheets/kept-before", token=kept)[0] == 404
+        status, old = http("GET", f"{a}/api/sheets/kept-before", token=kept)
+        assert status == 200 and old["names"] == NAMES
+        assert http("GET", f"{b}/api/sheets/kept-before", token=kept) == (200, old)

@@ -107,7 +107,7 @@ async def test_an_evicted_finished_match_is_served_from_the_store(served: Any) -
     _, replay = http("GET", f"{base}/api/matches/{match_id}/replay", token=token)
     await client.close()
     table = await settle(app, match_id)
-    version, reference = table.version, weakref.ref(table)
+    version, reference = table.state.version, weakref.ref(table)
     del table
 
     clock.now += IDLE_FINISHED - 1
@@ -121,8 +121,9 @@ async def test_an_evicted_finished_match_is_served_from_the_store(served: Any) -
     assert status == 200 and again == record and check(from_data(again)).valid
     status, replayed = http("GET", f"{base}/api/matches/{match_id}/replay", token=token)
     assert status == 200 and replayed == replay
+    assert match_id not in tables.live  # read from the store: no live table built to read it
     status, _ = http("GET", f"{base}/api/matches/{match_id}/record", token="wrong")
-    assert status == 404  # a reloaded table still asks for its token
+    assert status == 404  # a match read from the store still asks for its token
     status, listed = http("POST", f"{base}/api/matches/mine", {"matches": [
         {"id": match_id, "token": token}]})  # fmt: skip
     assert status == 200 and [m["id"] for m in listed] == [match_id]
@@ -157,8 +158,8 @@ async def test_an_evicted_room_resumes_at_its_version(backend: Any, tmp_path: Pa
         await asha.close()
         await bikash.close()
         table = await settle(app, code)
-        version = table.version
-        hand = [str(card) for card in table.match.observation(0).hand]
+        version = table.state.version
+        hand = [str(card) for card in table.state.match.observation(0).hand]
         assert 0 < version < 52 + 4
         reference = weakref.ref(table)
         del table
@@ -172,7 +173,7 @@ async def test_an_evicted_room_resumes_at_its_version(backend: Any, tmp_path: Pa
 
         status, lobby = http("GET", f"{base}/api/rooms/{code}")  # the lobby reloads it
         assert status == 200 and lobby["status"] == "playing"
-        assert on_server(app, lambda: tables.live[code].version) == version
+        assert on_server(app, lambda: tables.live[code].state.version) == version
         on_server(app, tables.evict)  # not idle long: kept
         clock.now += IDLE_UNFINISHED + 1
         assert on_server(app, tables.evict) == [code]
@@ -186,7 +187,7 @@ async def test_an_evicted_room_resumes_at_its_version(backend: Any, tmp_path: Pa
         await asyncio.gather(asha.play_until(over[0], 120), bikash.play_until(over[1], 120))
         status, record = http("GET", f"{base}/api/rooms/{code}/record")
         assert status == 200 and check(from_data(record)).valid
-        assert on_server(app, lambda: tables.live[code].version) > version
+        assert on_server(app, lambda: tables.live[code].state.version) > version
         await asha.close()
         await bikash.close()
 
@@ -204,11 +205,11 @@ async def test_nothing_in_use_is_evicted(served: Any) -> None:
     table = await settle(app, match_id)
 
     async def drive() -> None:  # a driver in the middle of a computer's turn
-        table.driver = asyncio.get_running_loop().create_task(asyncio.sleep(3600))
+        table.driver.task = asyncio.get_running_loop().create_task(asyncio.sleep(3600))
 
     on_server(app, drive())
     assert on_server(app, tables.evict) == []
-    on_server(app, table.driver.cancel)  # type: ignore[union-attr]
+    on_server(app, table.driver.task.cancel)  # type: ignore[union-attr]
     await settle(app, match_id)
 
     async def hold() -> None:  # an action or a lobby change being stored
@@ -251,7 +252,7 @@ async def test_a_closed_socket_leaves_memory_without_the_cycle_collector(served:
     match_id, _, client = await play_match(base)
     await client.until(lambda m: m["type"] == "state")
     table = app.state.tables.live[match_id]
-    (connection,) = on_server(app, lambda: list(table.connections.values()))
+    (connection,) = on_server(app, lambda: list(table.hub.connections.values()))
     references = [weakref.ref(connection), weakref.ref(connection.websocket)]
     del connection
     gc.collect()

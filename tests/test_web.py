@@ -34,7 +34,7 @@ from callbreak.web.limits import (
     address_of,
     kind_of,
 )
-from callbreak.web.view import display_order
+from callbreak.web.view import display_order, seat_view
 from tests.helpers import FAST, Listener, http_reply, swap_hidden
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
@@ -293,7 +293,7 @@ def play_to_the_end(client: TestClient, match_id: str, token: str) -> dict[str, 
 
 def _assert_only_visible_cards(raw: str, table: Any) -> None:
     """Every card in a message is the person's own or has been played face up."""
-    match = table.match
+    match = table.state.match
     seat = 0
     visible = set(match.deal.held(seat))
     for deal in match.deals:
@@ -323,7 +323,9 @@ def test_the_view_holds_only_the_own_hand(client: TestClient) -> None:
         state = wait_for_my_turn(socket, receive_state(socket))
         raw = json.dumps(state)
         _assert_only_visible_cards(raw, table)
-        assert sorted(parse_card(c) for c in state["hand"]) == sorted(table.match.deal.held(0))
+        assert sorted(parse_card(c) for c in state["hand"]) == sorted(
+            table.state.match.deal.held(0)
+        )
 
 
 @pytest.mark.parametrize(
@@ -475,7 +477,7 @@ def test_the_last_trick_of_a_deal_stays_up_while_the_next_is_called(client: Test
                         {"type": "play", "card": state["legal"][0], "version": state["version"]}
                     )
             state = receive_state(socket)
-    thirteenth = table.match.deals[0].tricks[-1]
+    thirteenth = table.state.match.deals[0].tricks[-1]
     assert state["phase"] == "calling" and state["tricks_played"] == 0
     assert state["last_trick"]["cards"] == [str(card) for card in thirteenth.cards]
 
@@ -590,7 +592,7 @@ def test_every_address_a_bots_name_resolves_to_must_be_allowed() -> None:
 
 def test_a_bots_fault_is_told_by_its_kind_only() -> None:
     from callbreak.players import Fault
-    from callbreak.web.scheduler import _public
+    from callbreak.web.notices import public
 
     said = {
         ("late", "call"): "no answer in time",
@@ -601,9 +603,9 @@ def test_a_bots_fault_is_told_by_its_kind_only() -> None:
     }
     for (kind, action), words in said.items():
         fault = Fault(1, action, kind, "HTTP 500: <html>admin panel of 10.0.0.7</html>", "2")
-        assert _public(fault) == Fault(1, action, kind, words, "2")
+        assert public(fault) == Fault(1, action, kind, words, "2")
     ours = Fault(0, "call", "timeout", "the turn clock ran out", "2")
-    assert _public(ours) is ours
+    assert public(ours) is ours
 
 
 def test_a_stored_bot_at_an_address_no_longer_allowed_is_never_connected_to() -> None:
@@ -631,12 +633,12 @@ def test_nothing_sent_to_a_seat_changes_with_the_other_seats_hidden_cards(
     the other seats."""
     match_id, token = new_match(client, rules="classic")
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
-    match = table.match
+    match = table.state.match
     # Into the second deal, to the person's turn (the computers then wait for them).
     while len(match.deals) < 2 or len(match.deal.tricks) < 5 or match.deal.turn != 0:
         deal = match.deal
         action = Call(deal.rules.min_call) if deal.legal_calls() else Play(min(deal.legal_cards()))
-        asyncio.run(table.act(deal.turn, action, table.version))
+        asyncio.run(table.act(deal.turn, action, table.state.version))
 
     with match_socket(client, match_id, token) as socket:
         first = socket.receive_text()  # the state sent on connecting
@@ -646,7 +648,7 @@ def test_nothing_sent_to_a_seat_changes_with_the_other_seats_hidden_cards(
             socket.send_json({"type": "sync"})
             return [
                 socket.receive_text(),
-                json.dumps(table.view(0), sort_keys=True),
+                json.dumps(seat_view(table.state, 0), sort_keys=True),
                 client.get(f"/api/matches/{match_id}/replay", headers=owner(token)).text,
                 client.get(f"/api/matches/{match_id}/record", headers=owner(token)).text,
             ]
@@ -670,13 +672,13 @@ def test_the_replay_gives_the_engines_trick_winners_and_scores(client: TestClien
         == client.get(f"/api/matches/{match_id}/record", headers=owner(token)).json()
     )
     assert replay["winners"] == [
-        [trick.winner for trick in deal.tricks] for deal in table.match.deals
+        [trick.winner for trick in deal.tricks] for deal in table.state.match.deals
     ]
     # Each deal's scores as the engine counts them (none for a thrown-in deal), which add up
     # to the match's totals.
     assert replay["scores"] == [
         [format_tenths(points) for points in deal.scores()] if not deal.thrown_in else None
-        for deal in table.match.deals
+        for deal in table.state.match.deals
     ]
     played = [row for row in replay["scores"] if row is not None]
     # The totals before each deal: nothing before the first, then each deal's scores added.
@@ -688,13 +690,13 @@ def test_the_replay_gives_the_engines_trick_winners_and_scores(client: TestClien
         ]
         assert [parse_tenths(total) for total in replay["totals"][deal + 1]] == after
     # The hands as the table shows a hand: the record's, sorted as the table sorts them.
-    for deal, hands in zip(table.match.deals, replay["hands"], strict=True):
+    for deal, hands in zip(table.state.match.deals, replay["hands"], strict=True):
         assert hands == [
             [str(card) for card in sorted(hand, key=display_order)] for hand in deal.hands
         ]
     assert [
         sum(parse_tenths(row[seat]) for row in played) for seat in range(4)
-    ] == table.match.totals()
+    ] == table.state.match.totals()
     assert client.get("/api/matches/nope/replay", headers=owner(token)).status_code == 404
 
 
@@ -753,9 +755,9 @@ def test_the_next_deal_waits_for_the_summary_to_be_closed(
 ) -> None:
     import time
 
-    from callbreak.web import scheduler
+    from callbreak.web import driver
 
-    monkeypatch.setattr(scheduler, "SUMMARY_SECONDS", 600.0)
+    monkeypatch.setattr(driver, "SUMMARY_SECONDS", 600.0)
     match_id, token = new_match(client, rules="classic")
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
     with match_socket(client, match_id, token) as socket:
@@ -763,36 +765,36 @@ def test_the_next_deal_waits_for_the_summary_to_be_closed(
         assert state["turn"] != 0 and state["phase"] == "calling"
         version = state["version"]
         time.sleep(1.5)  # at instant speed the computers would have called by now
-        assert table.version == version and table.waiting_on_summary() == [0]
+        assert table.state.version == version and table.driver.waiting_on_summary() == [0]
         socket.send_json({"type": "seen", "deals": 1})
-        assert _wait_for(lambda: table.version > version)
-        assert table.match.deal.calls[state["turn"]] is not None
+        assert _wait_for(lambda: table.state.version > version)
+        assert table.state.match.deal.calls[state["turn"]] is not None
 
 
 def test_the_summary_wait_has_a_timeout(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from callbreak.web import scheduler
+    from callbreak.web import driver
 
-    monkeypatch.setattr(scheduler, "SUMMARY_SECONDS", 0.5)
+    monkeypatch.setattr(driver, "SUMMARY_SECONDS", 0.5)
     match_id, token = new_match(client, rules="classic")
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
     with match_socket(client, match_id, token) as socket:
         state = _play_first_deal(socket, seen=True)
-        assert _wait_for(lambda: table.version > state["version"])  # nobody pressed Continue
+        assert _wait_for(lambda: table.state.version > state["version"])  # nobody pressed Continue
 
 
 def test_a_client_that_shows_no_summary_is_not_waited_for(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from callbreak.web import scheduler
+    from callbreak.web import driver
 
-    monkeypatch.setattr(scheduler, "SUMMARY_SECONDS", 600.0)
+    monkeypatch.setattr(driver, "SUMMARY_SECONDS", 600.0)
     match_id, token = new_match(client, rules="classic")
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
     with match_socket(client, match_id, token) as socket:
         state = _play_first_deal(socket, seen=False)
-        assert _wait_for(lambda: table.version > state["version"])
+        assert _wait_for(lambda: table.state.version > state["version"])
         socket.send_json({"type": "seen", "deals": "all"})
         error = socket.receive_json()
         while error["type"] != "error":
@@ -856,12 +858,18 @@ def test_only_the_seat_to_act_is_shown_thinking(client: TestClient) -> None:
     with match_socket(client, match_id, token) as socket:
         wait_for_my_turn(socket, receive_state(socket))  # nothing moves until the person does
         table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
-        turn = table.match.deal.turn
-        table.thinking, table.stood_in = (turn + 1) % 4, True  # left behind by an earlier seat
-        view = table.view(0)
+        turn = table.state.match.deal.turn
+        table.state.thinking, table.state.stood_in = (
+            (turn + 1) % 4,
+            True,
+        )  # left behind by an earlier seat
+        view = seat_view(table.state, 0)
         assert view["thinking"] is None and view["preparing"] is False
-        table.thinking = turn
-        assert table.view(0)["thinking"] == turn and table.view(0)["preparing"] is True
+        table.state.thinking = turn
+        assert (
+            seat_view(table.state, 0)["thinking"] == turn
+            and seat_view(table.state, 0)["preparing"] is True
+        )
 
 
 # --- your record -----------------------------------------------------------------------------
@@ -1333,7 +1341,7 @@ def test_a_stranger_cannot_open_another_clients_match_socket(
     match_id, _token = new_match(client)
     _other, stranger = new_match(client)
     table = client.app.state.tables.live[match_id]  # type: ignore[attr-defined]
-    version = table.version
+    version = table.state.version
     attempts: list[tuple[Any, str, int]] = [
         ({"type": "hello", "token": stranger}, "no such match", 4404),
         ({"type": "hello", "token": "x" * 43}, "no such match", 4404),
@@ -1355,7 +1363,7 @@ def test_a_stranger_cannot_open_another_clients_match_socket(
     with client.websocket_connect("/ws/matches/nope") as socket:
         socket.send_json({"type": "hello", "token": stranger})
         assert socket.receive_json() == NO_SUCH_MATCH
-    assert table.version == version and not table.connections
+    assert table.state.version == version and not table.hub.connections
 
 
 def test_a_stranger_gets_no_record_or_replay_of_another_clients_match(

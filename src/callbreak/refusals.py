@@ -198,6 +198,7 @@ HELD: dict[str, tuple[int, Words]] = {  # The lists a client holds (matches, roo
 
 SHEET: dict[str, tuple[int, Words]] = {  # A scoresheet.
     "no_such_sheet": (404, "There is no such scoresheet"),
+    "sheet_too_fast": (409, "The scoresheet is changing too fast: try again"),
     "sheet_rules_text": (400, "Rules must be text, such as 'classic' or 'classic(deals=10)'"),
     "sheet_rules": (400, "Bad rules: {detail}"),
     "deal_number": (400, "Deal numbers are whole numbers from 1, not {text!r}"),

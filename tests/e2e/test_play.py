@@ -67,7 +67,7 @@ def test_a_whole_match_by_clicking(page: Any, base_url: str, server: Any, screen
     assert page.locator(".scores tbody tr").count() == 6  # five deals and the total
     page.screenshot(path=str(screens / "table-final.png"))
     table = tables.live[match_id]
-    assert table.match.is_over and len(table.match.played_deals()) == 5
+    assert table.state.match.is_over and len(table.state.match.played_deals()) == 5
     # The browser that played it holds its token: the history test looks back from there.
     PLAYED.update(id=match_id, storage=page.context.storage_state())
     # Every card the browser received is the person's own or was played face up.
@@ -87,7 +87,7 @@ def _assert_no_hidden_cards_in_page(page: Any, table: Any) -> None:
     html = page.content()
     held_by_others = set()
     for seat in range(1, 4):
-        held_by_others |= {str(card) for card in table.match.deal.held(seat)}
+        held_by_others |= {str(card) for card in table.state.match.deal.held(seat)}
     for text in re.findall(r'data-card="([2-9TJQKA][SHDC])"', html):
         assert text not in held_by_others
 
@@ -191,7 +191,7 @@ def test_history_replays_a_finished_match(browser: Any, base_url: str, server: A
     assert PLAYED, "the whole-match test leaves a finished match"
     tables = server["app"].state.tables
     finished = PLAYED["id"]
-    assert tables.live[finished].match.is_over
+    assert tables.live[finished].state.match.is_over
     # Another browser holds nothing: its history lists nobody's matches, and the match's pages
     # do not open in it.
     stranger = browser.new_context()

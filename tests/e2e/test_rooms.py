@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from callbreak.web.view import lobby_json
 from tests.e2e.table import cards_shown
 from tests.fairness import hidden_cards_seen
 
@@ -139,14 +140,14 @@ def act(page: Any) -> str | None:
 def played_cards(table: Any) -> set[str]:
     """Every card played face up so far in the deals of ``table``."""
     cards = set()
-    for deal in list(table.match.deals):
+    for deal in list(table.state.match.deals):
         for trick in [*list(deal.tricks), deal.trick]:
             cards |= {str(card) for card in list(trick.cards)}
     return cards
 
 
 def assert_fair(table: Any, frames: list[str], seat: int | None) -> None:
-    data = table.data
+    data = table.state.data
     leaks = hidden_cards_seen(frames, seat, data.rules, data.seed, data.actions)
     assert leaks == [], f"seat {seat} was sent {leaks[:5]}"
 
@@ -209,14 +210,18 @@ def test_four_people_play_a_room_through_the_invite_link(
         on_page = watcher.locator("[data-card]").evaluate_all("e => e.map(c => c.dataset.card)")
         assert watcher.locator(".hand .card").count() == 0
         assert set(on_page) <= played_cards(table), on_page
-        if not shots and len(table.match.deal.tricks) == 3 and table.match.deal.trick.cards:
+        if (
+            not shots
+            and len(table.state.match.deal.tricks) == 3
+            and table.state.match.deal.trick.cards
+        ):
             asha.screenshot(path=str(screens / "room-table-desktop.png"), full_page=True)
             bikash.screenshot(path=str(screens / "room-table-360.png"), full_page=True)
             watcher.screenshot(path=str(screens / "room-spectator-desktop.png"), full_page=True)
             shots = True
         if not acted:
             asha.wait_for_timeout(30)
-    assert table.match.is_over
+    assert table.state.match.is_over
     watcher.wait_for_function(
         "() => /Match over/.test(document.querySelector('.status').textContent)"
     )
@@ -269,13 +274,13 @@ def test_a_person_who_closes_the_browser_is_covered_and_comes_back(
 
     # Both play until the second trick is under way, then Bikash's browser goes away.
     deadline = time.monotonic() + 60
-    while len(table.match.deal.tricks) < 1 or not table.match.deal.trick.cards:
+    while len(table.state.match.deal.tricks) < 1 or not table.state.match.deal.trick.cards:
         assert time.monotonic() < deadline, "the first trick did not end in time"
         if not (act(asha) or act(bikash)):
             asha.wait_for_timeout(30)
     storage = bikash.context.storage_state()
     bikash.context.close()
-    versions_before = table.version
+    versions_before = table.state.version
 
     asha.wait_for_function(
         """() => /computer playing for Bikash while away/.test(
@@ -285,7 +290,7 @@ def test_a_person_who_closes_the_browser_is_covered_and_comes_back(
     deadline = time.monotonic() + 60
     while not any(
         fault["seat"] == 1 and fault["fault"] == "away"
-        for index, notes in list(table.data.faults.items())
+        for index, notes in list(table.state.data.faults.items())
         if index >= versions_before
         for fault in notes
     ):
@@ -306,17 +311,17 @@ def test_a_person_who_closes_the_browser_is_covered_and_comes_back(
     deadline = time.monotonic() + 60
     while True:
         assert time.monotonic() < deadline, "Bikash's turn did not come"
-        version = table.version
+        version = table.state.version
         turn = act(back)
         if turn in ("call", "play"):
             break
         if not act(asha):
             asha.wait_for_timeout(30)
     deadline = time.monotonic() + 20
-    while table.version == version:
+    while table.state.version == version:
         assert time.monotonic() < deadline
         back.wait_for_timeout(50)
-    assert not table.data.faults.get(version), "Bikash's own card, not the computer's"
+    assert not table.state.data.faults.get(version), "Bikash's own card, not the computer's"
     assert_fair(table, people.frames[back], 1)
     assert_fair(table, people.frames[asha], 0)
 
@@ -336,7 +341,7 @@ def test_a_room_from_the_home_page_and_its_lobby(
     asha.wait_for_url(re.compile(r"#/room/[2-9A-Z]{6}$"))
     code = asha.url.rsplit("/", 1)[1]
     asha.wait_for_selector(".seat-row.mine[data-seat='0']")
-    lobby = server["app"].state.tables.live[code].lobby()
+    lobby = lobby_json(server["app"].state.tables.live[code].state)
     assert lobby["rules"] == "classic" and lobby["turn_seconds"] == 15
     assert [seat["kind"] for seat in lobby["seats"]] == ["person", "open", "computer", "open"]
     asha.click("text=Copy link")
@@ -429,10 +434,10 @@ def test_a_stale_click_from_a_second_tab_is_refused(
     second.wait_for_selector(".calling:not([hidden]) button.call")
     first.wait_for_selector(".calling:not([hidden]) button.call")
     holding["on"] = True
-    version = table.version
+    version = table.state.version
     first.locator(".calling button.call").first.click()
     first.wait_for_selector(".calling[hidden]", state="attached")
-    assert table.version > version
+    assert table.state.version > version
     second.locator(".calling button.call").last.click()  # on the state before the call
     deadline = time.monotonic() + 20
     while not any('"stale": true' in message for message in held):
@@ -448,7 +453,9 @@ def test_a_stale_click_from_a_second_tab_is_refused(
         second.locator(".seat.mine .line").inner_text()
         == first.locator(".seat.mine .line").inner_text()
     )
-    assert not any(fault["seat"] == 0 for notes in table.data.faults.values() for fault in notes)
+    assert not any(
+        fault["seat"] == 0 for notes in table.state.data.faults.values() for fault in notes
+    )
     # Said briefly: the status goes back to the table's own.
     second.locator(".status-box .note:not([hidden])", has_text="earlier state").wait_for(
         state="detached", timeout=15_000

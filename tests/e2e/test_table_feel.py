@@ -24,7 +24,7 @@ def test_sound_is_off_until_turned_on_and_made_in_the_page(
         page.goto(f"{base_url}/#/play/{match}")
         page.wait_for_selector(".hand .card")
         # Off by default: two tricks are played in silence.
-        deal = server["app"].state.tables.live[match].match.deal
+        deal = server["app"].state.tables.live[match].state.match.deal
         for _ in range(2_000):
             if len(deal.tricks) >= 2:
                 break

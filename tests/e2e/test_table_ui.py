@@ -43,7 +43,7 @@ def made(browser: Any, base_url: str, server: Any) -> Iterator[dict[str, Any]]:
     page.goto(f"{base_url}/#/play/{summary}")
     play_until(page, "dialog")
     # Behind the summary the next deal waits for Continue: nobody has called yet.
-    deal = server["app"].state.tables.live[summary].match.deal
+    deal = server["app"].state.tables.live[summary].state.match.deal
     assert deal.calls == [None] * 4 or all(c is None for c in deal.calls)
     sheet = new_sheet(page, base_url, {"names": NAMES, "rules": "strict"})
     entered = page.request.put(

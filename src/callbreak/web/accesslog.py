@@ -14,16 +14,13 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from callbreak.web.limits import address_of
-
-if TYPE_CHECKING:  # web.metrics logs through this module
-    from callbreak.web.metrics import Metrics
 
 __all__ = ["ACCESS", "JsonLines", "Logged", "room_event", "route_of"]
 
@@ -77,8 +74,10 @@ class Logged:
     (``Metrics.requests``) and logged as one line when it is answered; each socket logged when
     it ends, with its close code."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics, routes: Sequence[BaseRoute]) -> None:
-        self.app, self.metrics, self.routes = app, metrics, routes
+    def __init__(
+        self, app: ASGIApp, count: Callable[[str, str, str], None], routes: Sequence[BaseRoute]
+    ) -> None:
+        self.app, self.count, self.routes = app, count, routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve the request, noting its answer."""
@@ -112,7 +111,7 @@ class Logged:
             route = route_of(self.routes, scope)
             method = str(scope.get("method", "GET")) if kind == "http" else "WS"
             if kind == "http":
-                self.metrics.requests.labels(route, method, str(status or 500)).inc()
+                self.count(route, method, str(status or 500))
             if ACCESS.isEnabledFor(logging.INFO):
                 fields = {
                     "event": "http" if kind == "http" else "socket",

@@ -33,7 +33,7 @@ from callbreak.web import messages, rooms, sheets
 from callbreak.web.accesslog import Logged
 from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.drain import Drain, Draining
-from callbreak.web.export import replay_data
+from callbreak.web.export import record_data, replay_data
 from callbreak.web.health import Health
 from callbreak.web.http import Guarded, bearer, check_bots
 from callbreak.web.limits import DEFAULT, Limits, RateLimits
@@ -42,9 +42,10 @@ from callbreak.web.metrics import Metered, Metrics, Networks, endpoint
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.owners import held_matches, held_rooms, read_held
 from callbreak.web.retention import DEFAULT_RETENTION, Retention, upkeep
-from callbreak.web.stats import figures, game_of, replay
+from callbreak.web.state import TableState, replay
+from callbreak.web.stats import figures, game_of
 from callbreak.web.store import Store
-from callbreak.web.tables import Table, Tables
+from callbreak.web.tables import Tables
 from callbreak.web.view import level_name, rules_json
 
 __all__ = ["create_app"]
@@ -68,12 +69,13 @@ def create_app(
     metrics_from: Sequence[str] = (),
     ping_seconds: float = PING_SECONDS,
 ) -> Starlette:
-    """The ASGI app. Scoresheets (and, without ``redis_url``, matches and rooms) are kept in
-    the SQLite file ``db_path``; with ``redis_url`` matches and rooms are kept in Redis, shared
-    with every server process that uses the same Redis. ``limits`` bound what one address or
-    connection may ask (``web.limits``); every answer carries the security headers of
-    ``web.http``. ``/metrics`` answers only the addresses of the networks ``metrics_from``
-    (``web.metrics``); every socket hears a ping every ``ping_seconds`` (``web.messages``).
+    """The ASGI app. Matches, rooms and scoresheets are kept in the SQLite file ``db_path``;
+    with ``redis_url`` they are kept in Redis, shared with every server process that uses the
+    same Redis (the file then only gives up the scoresheets it kept before). ``limits`` bound
+    what one address or connection may ask (``web.limits``); every answer carries the security
+    headers of ``web.http``. ``/metrics`` answers only the addresses of the networks
+    ``metrics_from`` (``web.metrics``); every socket hears a ping every ``ping_seconds``
+    (``web.messages``).
     ``app.state.drain`` hands the tables over at shutdown (``web.drain``). While it runs, idle
     tables leave memory and data past ``retention`` leaves the store (``web.retention``)."""
     allowed = Networks(metrics_from)  # a bad network raises ValueError before anything opens
@@ -83,10 +85,12 @@ def create_app(
     if redis_url is not None:
         from callbreak.web.redis_backend import RedisBackend
 
-        stored = RedisBackend(redis_url, retention)
+        stored = RedisBackend(redis_url, retention, sheets_before=store)
     backend = Metered(stored, metrics)
     tables = Tables(backend, limits, metrics)
-    metrics.count_tables(lambda: [t.data.kind for t in list(tables.live.values()) if t.connections])
+    metrics.count_tables(
+        lambda: [t.state.data.kind for t in list(tables.live.values()) if t.hub.connections]
+    )
     drain = Drain(tables)
     health = Health(backend, store, lambda: drain.draining, metrics)
 
@@ -163,28 +167,28 @@ def create_app(
         summaries.sort(key=lambda summary: -summary["updated"])
         return JSONResponse(summaries)
 
-    async def match_of(request: Request) -> Table:
-        """The match of the request's id whose token the request carries; a Refusal (404)
-        alike for an unknown id and a wrong token."""
+    async def match_of(request: Request) -> tuple[TableData, dict[str, Any]]:
+        """The match of the request's id whose token the request carries, as stored (the
+        store is ahead of any copy: it takes an action first), and its record; a Refusal
+        (404) alike for an unknown id and a wrong token."""
         token = bearer(request, "match")
-        table = await tables.get(request.path_params["id"])
-        if table is None or table.data.kind != MATCH or table.data.seat_of(token) != 0:
+        data = await backend.load(request.path_params["id"])
+        if data is None or data.kind != MATCH or data.seat_of(token) != 0:
             raise Refusal("no_such_match")
-        await table.catch_up()  # another process may have moved it on
-        return table
+        state = TableState(data)  # the match replayed: no live table, no seats, no tasks
+        return data, record_data(state.match, state.faults_by_deal)
 
     async def match_record(request: Request) -> Response:
-        table = await match_of(request)
-        text = json.dumps(table.record(), indent=1)
-        disposition = f'attachment; filename="callbreak-{table.id}.json"'
+        data, record = await match_of(request)
+        text = json.dumps(record, indent=1)
+        disposition = f'attachment; filename="callbreak-{data.id}.json"'
         return Response(
             text, media_type="application/json", headers={"Content-Disposition": disposition}
         )
 
     async def match_replay(request: Request) -> Response:
-        table = await match_of(request)
-        record = table.record()
-        return JSONResponse(replay_data(record, table.data.name_keys))
+        data, record = await match_of(request)
+        return JSONResponse(replay_data(record, data.name_keys))
 
     async def stats(request: Request) -> Response:
         # The matches and rooms the client holds tokens for; in a room, the seat its token
@@ -216,7 +220,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # Kept on the app: the task (and through it the loop the tables live on) for whoever
         # looks in from outside the loop, as the tests do.
-        app.state.upkeep = asyncio.get_running_loop().create_task(upkeep(tables, store, retention))
+        app.state.upkeep = asyncio.get_running_loop().create_task(upkeep(tables, retention))
         yield
         app.state.upkeep.cancel()
         tables.work.close()
@@ -241,13 +245,13 @@ def create_app(
         WebSocketRoute("/ws/matches/{id}", match_socket),
         *rooms.routes(tables, limits),
         WebSocketRoute("/ws/rooms/{code}", room_socket),
-        *sheets.routes(store),
+        *sheets.routes(backend),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     # Outermost first: every answer is counted and logged, a refusal of the limits or of a
     # draining process included, and each carries the headers.
     middleware = [
-        Middleware(Logged, metrics=metrics, routes=routes),
+        Middleware(Logged, count=metrics.requested, routes=routes),
         Middleware(Guarded),
         Middleware(Draining, drain=drain),
         Middleware(RateLimits, limits=limits),

@@ -1,7 +1,8 @@
 """Where tables live and how the processes that serve them hear of each other's changes.
 
-A backend keeps every match and room (:class:`~callbreak.web.model.TableData`), appends an
-action only on the version it was made on (so one action at a time per room, across processes),
+A backend keeps every match and room (:class:`~callbreak.web.model.TableData`) and every
+scoresheet, appends an action only on the version it was made on (so one action at a time per
+room, across processes) and changes a sheet only on the revision it was read at,
 carries events between the processes serving a room, knows which seats have a connection
 somewhere, and gives one process at a time the lease to run a room's computers and clock.
 
@@ -17,13 +18,22 @@ import os
 import secrets
 import socket
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from typing import Any, Protocol, TypeVar
 
 from callbreak.web.model import TableData
 from callbreak.web.store import Store
 
-__all__ = ["EXPIRE_BATCH", "OWNER", "STORE_RETRY", "Backend", "LocalBackend", "forget", "retried"]
+__all__ = [
+    "EXPIRE_BATCH",
+    "OWNER",
+    "STORE_RETRY",
+    "Backend",
+    "LocalBackend",
+    "Sheet",
+    "forget",
+    "retried",
+]
 
 T = TypeVar("T")
 
@@ -32,6 +42,9 @@ OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 Event = dict[str, Any]
 """``{"type": "action" | "lobby" | "thinking" | "presence", ...}``: a table changed."""
+Sheet = dict[str, Any]
+"""A stored scoresheet: ``id``, ``created``, ``updated``, ``data``, ``token`` (its hash),
+``rev``."""
 
 
 class Backend(Protocol):
@@ -102,6 +115,23 @@ class Backend(Protocol):
         """Remove the stored tables whose status has a cutoff and whose last change came before
         it, except those in ``keep`` and those with a connection open in any process; the ids
         removed. Safe to run in several processes at once."""
+
+    async def create_sheet(self, sheet_id: str, data: dict[str, Any], token: str) -> None:
+        """Store a new scoresheet held by the token whose hash is ``token``."""
+
+    async def sheet(self, sheet_id: str) -> Sheet | None:
+        """One scoresheet (``id``, ``created``, ``updated``, ``data``, ``token``: the hash of
+        its token, ``rev``), or None."""
+
+    async def sheets(self, ids: Sequence[str]) -> list[Sheet]:
+        """The scoresheets of ``ids`` that exist, the most recently changed first."""
+
+    async def update_sheet(self, sheet_id: str, data: dict[str, Any], rev: int) -> bool:
+        """Replace a sheet's data as read at ``rev``; False when it changed meanwhile (another
+        request, perhaps through another process) or is gone."""
+
+    async def expire_sheets(self, before: float) -> int:
+        """Remove the scoresheets last changed before ``before``; how many."""
 
     async def close(self) -> None:
         """Let go of connections and files."""
@@ -223,6 +253,21 @@ class LocalBackend:
 
     async def ping(self) -> None:
         await asyncio.to_thread(self.store.ping)
+
+    async def create_sheet(self, sheet_id: str, data: dict[str, Any], token: str) -> None:
+        self.store.create_sheet(sheet_id, data, token)
+
+    async def sheet(self, sheet_id: str) -> Sheet | None:
+        return self.store.sheet(sheet_id)
+
+    async def sheets(self, ids: Sequence[str]) -> list[Sheet]:
+        return self.store.sheets(ids)
+
+    async def update_sheet(self, sheet_id: str, data: dict[str, Any], rev: int) -> bool:
+        return self.store.update_sheet(sheet_id, data, rev)
+
+    async def expire_sheets(self, before: float) -> int:
+        return self.store.expire_sheets(before)
 
     async def close(self) -> None:
         self.store.close()

@@ -12,7 +12,7 @@ shutdown begins (``cli._Server``), so that by the time the sockets close:
   repeats it on the process it reconnects to;
 - its tables' drivers (computers, clocks, the cover) are stopped and the leases it holds on
   them given up, so that the process the people reconnect to takes each room over at once,
-  not when the lease would have run out (``scheduler.LEASE_SECONDS``).
+  not when the lease would have run out (``tasks.LEASE_SECONDS``).
 
 A browser that sees 1012 reconnects at once without showing an error (``static/table.js``);
 behind a load balancer it reaches another process, which serves the same rooms from Redis. The
@@ -28,7 +28,6 @@ import json
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from callbreak.refusals import Refusal
-from callbreak.web import scheduler
 from callbreak.web.backend import OWNER
 from callbreak.web.http import LOG
 from callbreak.web.tables import Tables
@@ -61,7 +60,7 @@ class Drain:
         self.draining = True
         live = list(self.tables.live.values())
         for table in live:
-            scheduler.stop(table)
+            table.stop()
         backend = self.tables.backend
         if not backend.shared:
             return  # one process: nobody takes a table over

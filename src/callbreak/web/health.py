@@ -68,7 +68,7 @@ class Health:
     async def _store_reason(self) -> str | None:
         try:
             await asyncio.wait_for(self.backend.ping(), STORE_SECONDS)
-            if self.backend.shared:  # the scoresheets stay in SQLite beside Redis
+            if self.backend.shared:  # the sheets kept in SQLite before they moved to Redis
                 await asyncio.wait_for(_sqlite_ping(self.store), STORE_SECONDS)
         except TimeoutError:  # a failure is counted by the backend (web.metrics.Metered)
             self.metrics.store_errors.labels("ping").inc()

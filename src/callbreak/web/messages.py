@@ -27,10 +27,11 @@ from callbreak.cards import parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Play
 from callbreak.refusals import Refusal, refusal
-from callbreak.web.actions import STOP
+from callbreak.web.actions import Stop, TableAction
 from callbreak.web.drain import RESTARTING, Drain
 from callbreak.web.hints import Hints
 from callbreak.web.http import LOG
+from callbreak.web.hub import ROOM_VIEW, VIEW
 from callbreak.web.limits import CLOSED, DEFAULT, Bucket, Limits
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
 from callbreak.web.tables import Table, Tables
@@ -87,8 +88,8 @@ async def _serve(
             await _refuse(socket, problem or Refusal("hello_needed"), 4401)
             return
     table = await tables.get(table_id)
-    held = kind != MATCH or (table is not None and table.data.seat_of(token) == 0)
-    if table is None or table.data.kind != kind or not held:
+    held = kind != MATCH or (table is not None and table.state.data.seat_of(token) == 0)
+    if table is None or table.state.data.kind != kind or not held:
         await _refuse(socket, Refusal("no_such_match" if kind == MATCH else "no_such_room"), 4404)
         return
     bucket = Bucket(limits.messages_per_second, limits.message_burst)
@@ -104,7 +105,7 @@ async def _serve(
     # meanwhile (from then on, every copy of the room re-seats the connections it holds).
     seat = await table.join(socket, token if isinstance(token, str) else None)
     if kind == ROOM and token is not None and seat is None:
-        await table.send(Refusal("watching").message(), socket)
+        await table.hub.send(Refusal("watching").message(), socket)
     beat = asyncio.get_running_loop().create_task(_beat(table, socket, every))
     try:
         strikes = 0
@@ -114,9 +115,9 @@ async def _serve(
                 break
             if not bucket.take():
                 strikes += 1
-                await table.send(Refusal("too_many_messages").message(), socket)
+                await table.hub.send(Refusal("too_many_messages").message(), socket)
                 if strikes > limits.strikes:
-                    await table.flush(socket)
+                    await table.hub.flush(socket)
                     await socket.close(code=CLOSED)
                     break
                 continue
@@ -134,7 +135,7 @@ async def _beat(table: Table, socket: WebSocket, every: float) -> None:
     ping = {"type": "ping", "every": every}
     while True:
         await asyncio.sleep(every)
-        await table.send(ping, socket)
+        await table.hub.send(ping, socket)
 
 
 async def _receive(socket: WebSocket) -> str | None:
@@ -180,7 +181,7 @@ async def _hello(table: Table, socket: WebSocket) -> object:
     spectator), with the room caught up to the store, where the token is looked up next."""
     token, problem = await _read_hello(socket)
     if problem is not None:
-        await table.send(problem.message(), socket)
+        await table.hub.send(problem.message(), socket)
     # The token is checked against the room as stored now: this process's copy may be behind
     # a lobby change made through another (a seat given away, or a new person seated).
     await table.catch_up()
@@ -191,27 +192,25 @@ async def handle(table: Table, socket: WebSocket, text: str, hints: Hints) -> No
     """One message from a connection; a refused one is answered with an error."""
     try:
         message = read_message(text)
-        if table.is_room:
+        if table.state.is_room:
             # The seat as it is now, on every process: the room as stored decides whose seat
             # is whose (a lobby change through another process may have moved or revoked it).
             await table.catch_up()
-        await _dispatch(table, socket, table.seat_of(socket), message, hints)
+        await _dispatch(table, socket, table.hub.seat_of(socket), message, hints)
     except StaleAction as error:
-        await table.send(error.message() | {"stale": True}, socket)
-        if table.status != LOBBY:
-            await table.send({"type": "state", "state": table.view(table.seat_of(socket))}, socket)
+        await table.hub.send(error.message() | {"stale": True}, socket)
+        await table.hub.send(VIEW, socket)
     except CallbreakError as error:
-        await table.send(refusal(error).message(), socket)
+        await table.hub.send(refusal(error).message(), socket)
     except Exception as error:  # ours or the store's: keep the socket and the table
         # The detail (a host, a port, a trace) is for the log only; the person gets words and a
         # code that say whether trying again may help.
         LOG.exception("a message to table %s failed", table.id)
         stored = isinstance(error, table.backend.failures)
-        await table.send(Refusal("store" if stored else "internal").message(), socket)
-        if table.status != LOBBY:
-            # The table as this copy has it, nothing of the refused action in it: the page
-            # draws what is true rather than a card that never landed.
-            await table.send({"type": "state", "state": table.view(table.seat_of(socket))}, socket)
+        await table.hub.send(Refusal("store" if stored else "internal").message(), socket)
+        # The table as this copy has it, nothing of the refused action in it: the page draws
+        # what is true rather than a card that never landed.
+        await table.hub.send(VIEW, socket)
 
 
 def read_message(text: str) -> dict[str, Any]:
@@ -232,10 +231,8 @@ async def _dispatch(
 ) -> None:
     kind = message["type"]
     if kind == "sync":
-        if table.is_room:
-            await table.send({"type": "room", "room": table.lobby()}, socket)
-        if table.status != LOBBY:
-            await table.send({"type": "state", "state": table.view(seat)}, socket)
+        await table.hub.send(ROOM_VIEW, socket)
+        await table.hub.send(VIEW, socket)
         return
     if kind == "hello":
         raise Refusal("hello_again")
@@ -251,7 +248,7 @@ async def _dispatch(
     if kind == "settings":
         if seat != 0:
             raise Refusal("settings_creator")
-        new = read_settings(message, table.settings)
+        new = read_settings(message, table.state.data.settings)
         await table.change(lambda data: data.settings.update(new))
         return
     if kind == "hint":
@@ -259,7 +256,7 @@ async def _dispatch(
         return
     if "seat" in message and message["seat"] != seat:
         raise Refusal("wrong_seat", seat=seat, asked=message["seat"])
-    action: Action | str = STOP if kind == "stop" else read_action(kind, message)
+    action: TableAction = Stop() if kind == "stop" else read_action(kind, message)
     await table.act(seat, action, message.get("version"), by=socket)
 
 
@@ -282,8 +279,10 @@ def read_action(kind: str, message: dict[str, Any]) -> Action:
 
 
 async def _hint(table: Table, socket: WebSocket, seat: int, hints: Hints) -> None:
-    match = table.match
-    if table.status == LOBBY or match.is_over or match.deal.turn != seat:
+    state = table.state
+    match = state.match
+    busy = state.pending is not None  # an action being stored: the turn is moving on
+    if state.status == LOBBY or busy or match.is_over or match.deal.turn != seat:
         raise Refusal("hint_turn")
-    message = await hints.hint(table.id, table.version, match.observation(seat))
-    await table.send(message, socket)
+    message = await hints.hint(state.id, state.version, match.observation(seat))
+    await table.hub.send(message, socket)

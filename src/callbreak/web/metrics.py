@@ -18,7 +18,7 @@ import contextlib
 import functools
 import ipaddress
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
@@ -37,8 +37,8 @@ from callbreak.game import Call, ClaimRedeal, Play
 from callbreak.refusals import Refusal, answer
 from callbreak.seating import PlayerSpec
 from callbreak.web.accesslog import room_event
-from callbreak.web.actions import STOP
-from callbreak.web.backend import Backend, Event
+from callbreak.web.actions import Stop
+from callbreak.web.backend import Backend, Event, Sheet
 from callbreak.web.model import FINISHED, STOPPED, TableData
 
 if TYPE_CHECKING:
@@ -121,6 +121,10 @@ class Metrics:
                 lambda kind=kind: float(sum(1 for k in kinds() if k == kind))  # type: ignore[misc]
             )
 
+    def requested(self, route: str, method: str, status: str) -> None:
+        """An HTTP request to ``route`` was answered with ``status`` (``web.accesslog``)."""
+        self.requests.labels(route, method, status).inc()
+
     def acted(self, action: object, started: float, table_id: str, status: str) -> None:
         """An action was stored and every connection's state queued (``started``: when it was
         taken, ``time.perf_counter``), leaving its table in ``status``: the access log hears
@@ -145,7 +149,7 @@ DETACHED = Metrics()
 
 def action_kind(action: object) -> str:
     """call, play, redeal or stop."""
-    if action == STOP:
+    if isinstance(action, Stop):
         return "stop"
     if isinstance(action, Call):
         return "call"
@@ -285,6 +289,25 @@ class Metered:
 
     async def ping(self) -> None:
         await self._counted("ping", self.inner.ping)
+
+    async def create_sheet(self, sheet_id: str, data: dict[str, Any], token: str) -> None:
+        await self._counted("sheet", lambda: self.inner.create_sheet(sheet_id, data, token))
+
+    async def sheet(self, sheet_id: str) -> Sheet | None:
+        found: Sheet | None = await self._counted("sheet", lambda: self.inner.sheet(sheet_id))
+        return found
+
+    async def sheets(self, ids: Sequence[str]) -> list[Sheet]:
+        found: list[Sheet] = await self._counted("sheet", lambda: self.inner.sheets(ids))
+        return found
+
+    async def update_sheet(self, sheet_id: str, data: dict[str, Any], rev: int) -> bool:
+        return bool(
+            await self._counted("sheet", lambda: self.inner.update_sheet(sheet_id, data, rev))
+        )
+
+    async def expire_sheets(self, before: float) -> int:
+        return int(await self._counted("expire", lambda: self.inner.expire_sheets(before)))
 
     async def close(self) -> None:
         await self.inner.close()

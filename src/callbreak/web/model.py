@@ -24,9 +24,10 @@ import secrets
 import time
 from typing import Any
 
+from callbreak.cards import Card
 from callbreak.players import MENU, level_options
 from callbreak.refusals import Refusal
-from callbreak.rules import Rules
+from callbreak.rules import Duty, Rules
 from callbreak.seating import PlayerSpec, is_remote
 from callbreak.spec import SpecError, parse_spec
 
@@ -37,6 +38,7 @@ __all__ = [
     "TableData",
     "check_name",
     "claim",
+    "duty_json",
     "fill",
     "hash_token",
     "holds",
@@ -441,3 +443,13 @@ def _index(seat: object) -> int:
     if type(seat) is not int or not 0 <= seat <= 3:
         raise Refusal("bad_seat", seat=seat)
     return seat
+
+
+def duty_json(duty: Duty) -> dict[str, str | None]:
+    """The duty that forbids a card, as data for a page to word: its kind, the card to beat
+    and the suit led."""
+    return {
+        "duty": duty.kind,
+        "card": str(Card(duty.card)) if duty.card >= 0 else None,
+        "suit": "SHDC"[duty.suit] if duty.suit >= 0 else None,
+    }

@@ -5,7 +5,10 @@ keeps them together): ``cb:{ID}:data`` (seats, rules, settings: JSON), ``cb:{ID}
 of rev, status, deadline, updated), ``cb:{ID}:actions`` (a list of action codes),
 ``cb:{ID}:faults`` (a hash of action index to the faults noted on it), ``cb:{ID}:presence``
 (which process holds a connection for which seat, until when) and ``cb:{ID}:lease`` (the process
-that runs the table's computers and clock). ``cb:index:KIND`` lists the tables of a kind.
+that runs the table's computers and clock). ``cb:index:KIND`` lists the tables of a kind. A
+scoresheet ``ID`` is one hash, ``cb:sheet:{ID}`` (created, updated, data, the hash of its token,
+rev), so that every process serves every sheet; a sheet that a process kept in its own SQLite
+file before sheets moved to Redis is read from there once and kept in Redis from then on.
 
 Each of a table's own keys lives for its retention (:mod:`~callbreak.web.retention`) from the
 last write to it, set by that write, and at least that long from the last time a process said
@@ -26,15 +29,16 @@ import dataclasses
 import json
 import math
 import time
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from typing import Any
 
 import redis.asyncio as redis
 
-from callbreak.web.backend import EXPIRE_BATCH, Event, forget
+from callbreak.web.backend import EXPIRE_BATCH, Event, Sheet, forget
 from callbreak.web.http import LOG
-from callbreak.web.model import STATUSES, TableData
+from callbreak.web.model import FINISHED, STATUSES, TableData
 from callbreak.web.retention import DEFAULT_RETENTION, Retention
+from callbreak.web.store import Store
 
 __all__ = ["RedisBackend"]
 
@@ -193,6 +197,27 @@ return 0
 """
 )
 
+# A sheet's change on the revision it was read at: fails (0) when it changed meanwhile or is gone.
+_SHEET = """
+if tonumber(redis.call('HGET', KEYS[1], 'rev')) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'data', ARGV[2], 'updated', ARGV[3], 'rev', tonumber(ARGV[1]) + 1)
+if tonumber(ARGV[4]) > 0 then
+  redis.call('EXPIRE', KEYS[1], ARGV[4])
+else
+  redis.call('PERSIST', KEYS[1])
+end
+return 1
+"""
+
+# A sheet stored from this process's SQLite file, unless another process did so first.
+_ADOPT_SHEET = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'created', ARGV[1], 'updated', ARGV[2], 'data', ARGV[3],
+           'token', ARGV[4], 'rev', 0)
+if tonumber(ARGV[5]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[5]) end
+return 1
+"""
+
 # Give up the lease only when ours: another process may have taken it since it ran out.
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -202,6 +227,24 @@ return 0
 
 def _key(table_id: str, part: str) -> str:
     return f"cb:{{{table_id}}}:{part}"
+
+
+def _sheet_key(sheet_id: str) -> str:
+    return f"cb:sheet:{{{sheet_id}}}"
+
+
+def _sheet_of(sheet_id: str, fields: Mapping[Any, Any]) -> Sheet | None:
+    """A sheet as the backends give it, from its hash (None when there is none)."""
+    if not fields:
+        return None
+    return {
+        "id": sheet_id,
+        "created": float(fields["created"]),
+        "updated": float(fields["updated"]),
+        "data": json.loads(fields["data"]),
+        "token": fields.get("token") or None,
+        "rev": int(fields["rev"]),
+    }
 
 
 def _stored(table_id: str) -> list[str]:
@@ -215,7 +258,9 @@ class RedisBackend:
     shared = True
     failures: tuple[type[Exception], ...] = (redis.RedisError, OSError)
 
-    def __init__(self, url: str, retention: Retention = DEFAULT_RETENTION) -> None:
+    def __init__(
+        self, url: str, retention: Retention = DEFAULT_RETENTION, sheets_before: Store | None = None
+    ) -> None:
         pool = redis.BlockingConnectionPool.from_url(
             url,
             max_connections=CONNECTIONS,
@@ -232,7 +277,12 @@ class RedisBackend:
         self._release = self.client.register_script(_RELEASE)
         self._present = self.client.register_script(_PRESENT)
         self._expire = self.client.register_script(_EXPIRE)
+        self._sheet = self.client.register_script(_SHEET)
+        self._adopt_sheet = self.client.register_script(_ADOPT_SHEET)
         self.retention = retention
+        self.sheets_before = sheets_before
+        """This process's SQLite file, where it kept its own scoresheets before they moved to
+        Redis: read once for a sheet Redis does not have."""
         self._listeners: dict[str, set[asyncio.Queue[Event]]] = {}
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
@@ -530,6 +580,66 @@ class RedisBackend:
         if removed:
             await self.client.zrem(index, *removed)
         return [t for t, result in zip(table_ids, results, strict=True) if result == 1]
+
+    # --- scoresheets -----------------------------------------------------------------------
+
+    def _sheet_lifetime(self) -> int:
+        """Seconds a sheet lives after a change (0: for ever): as long as a finished table."""
+        return self._lifetime(FINISHED)
+
+    async def create_sheet(self, sheet_id: str, data: dict[str, Any], token: str) -> None:
+        now = repr(time.time())
+        fields: dict[str | bytes | bytearray | memoryview[int] | int | float, Any] = {
+            "created": now,
+            "updated": now,
+            "data": json.dumps(data),
+            "token": token,
+            "rev": 0,
+        }
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hset(_sheet_key(sheet_id), mapping=fields)
+            if seconds := self._sheet_lifetime():
+                pipe.expire(_sheet_key(sheet_id), seconds)
+            await pipe.execute()
+
+    async def sheet(self, sheet_id: str) -> Sheet | None:
+        found = _sheet_of(sheet_id, await self.client.hgetall(_sheet_key(sheet_id)))
+        if found is None and self.sheets_before is not None:
+            found = await self._sheet_before(sheet_id)
+        return found
+
+    async def _sheet_before(self, sheet_id: str) -> Sheet | None:
+        """A sheet this process kept in SQLite before sheets moved to Redis, stored in Redis
+        from now on (once: a sheet another process stored first is read from Redis)."""
+        assert self.sheets_before is not None
+        row = await asyncio.to_thread(self.sheets_before.sheet, sheet_id)
+        if row is None or row["token"] is None:
+            return None  # never here, or ownerless until ``callbreak adopt`` (in the file)
+        args: list[str | int] = [
+            repr(row["created"]),
+            repr(row["updated"]),
+            json.dumps(row["data"]),
+            str(row["token"]),
+            self._sheet_lifetime(),
+        ]
+        await self._adopt_sheet(keys=[_sheet_key(sheet_id)], args=args)
+        return _sheet_of(sheet_id, await self.client.hgetall(_sheet_key(sheet_id)))
+
+    async def sheets(self, ids: Sequence[str]) -> list[Sheet]:
+        found = [sheet for sheet_id in ids if (sheet := await self.sheet(sheet_id)) is not None]
+        found.sort(key=lambda sheet: -float(sheet["updated"]))
+        return found
+
+    async def update_sheet(self, sheet_id: str, data: dict[str, Any], rev: int) -> bool:
+        args: list[str | int] = [rev, json.dumps(data), repr(time.time()), self._sheet_lifetime()]
+        return bool(await self._sheet(keys=[_sheet_key(sheet_id)], args=args))
+
+    async def expire_sheets(self, before: float) -> int:
+        # Sheets in Redis expire on their own (their lifetime is set with every change); the
+        # sheets still in this process's SQLite file are swept there.
+        if self.sheets_before is None:
+            return 0
+        return await asyncio.to_thread(self.sheets_before.expire_sheets, before)
 
     async def close(self) -> None:
         if self._reader is not None:

@@ -27,11 +27,10 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the command line reads the durations without loading the web app
-    from callbreak.web.store import Store
-    from callbreak.web.tables import Tables
+    from callbreak.web.backend import Backend
 
 __all__ = [
     "DEFAULT_RETENTION",
@@ -109,9 +108,20 @@ class Retention:
 DEFAULT_RETENTION = Retention()
 
 
+class Kept(Protocol):
+    """What the upkeep needs of a process's tables (``web.tables.Tables``)."""
+
+    backend: Backend
+
+    async def expire(self, retention: Retention, now: float) -> list[str]:
+        """Remove the stored tables past their time at ``now``, never one in use here."""
+
+    def evict(self) -> list[str]:
+        """Let go of the tables nobody uses."""
+
+
 async def upkeep(
-    tables: Tables,
-    store: Store,
+    tables: Kept,
     retention: Retention,
     clock: Callable[[], float] = time.time,
     evict_every: float = EVICT_EVERY,
@@ -129,7 +139,7 @@ async def upkeep(
                 await tables.expire(retention, clock())
                 finished = retention.finished
                 if finished is not None:
-                    store.expire_sheets(clock() - finished)
+                    await tables.backend.expire_sheets(clock() - finished)
             except Exception:  # the store out of reach: tried again at the next sweep
                 LOG.exception("could not remove the data past its time")
         try:

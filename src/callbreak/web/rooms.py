@@ -32,6 +32,7 @@ from callbreak.web.model import (
     start,
 )
 from callbreak.web.tables import Table, Tables
+from callbreak.web.view import lobby_json
 
 __all__ = ["routes"]
 
@@ -43,7 +44,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
 
     async def room(request: Request) -> Table:
         table = await tables.get(request.path_params["code"].upper())
-        if table is None or not table.is_room:
+        if table is None or not table.state.is_room:
             raise Refusal("no_such_room")
         await table.catch_up()  # another process may have changed it
         return table
@@ -88,7 +89,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
     async def lobby(request: Request) -> Response:
         table = await room(request)
         await table.refresh_presence()
-        return JSONResponse(table.lobby())
+        return JSONResponse(lobby_json(table.state))
 
     async def join_room(request: Request) -> Response:
         table = await room(request)
@@ -109,7 +110,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
             await table.change(as_creator(request, lambda data: fill(data, seat, body["level"])))
         else:
             raise Refusal("seat_change")
-        return JSONResponse(table.lobby())
+        return JSONResponse(lobby_json(table.state))
 
     async def move_seats(request: Request) -> Response:
         table = await room(request)
@@ -118,13 +119,13 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         await table.change(
             as_creator(request, lambda data: move(data, body.get("from"), body.get("to")))
         )
-        return JSONResponse(table.lobby())
+        return JSONResponse(lobby_json(table.state))
 
     async def start_room(request: Request) -> Response:
         table = await room(request)
         await table.change(as_creator(request, start))
         room_event(table.id, "started")
-        return JSONResponse(table.lobby())
+        return JSONResponse(lobby_json(table.state))
 
     async def leave_room(request: Request) -> Response:
         table = await room(request)
@@ -133,7 +134,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         # make another person leave.
         seat = await table.change(lambda data: _left(data, token))
         room_event(table.id, "left", seat=seat)
-        return JSONResponse(table.lobby())
+        return JSONResponse(lobby_json(table.state))
 
     async def record(request: Request) -> Response:
         table = await room(request)
@@ -146,7 +147,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
     async def replay(request: Request) -> Response:
         table = await room(request)
         data = table.record()
-        return JSONResponse(replay_data(data, table.data.name_keys))
+        return JSONResponse(replay_data(data, table.state.data.name_keys))
 
     return [
         Route("/api/rooms", create, methods=["POST"]),

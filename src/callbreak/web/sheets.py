@@ -14,7 +14,7 @@ import io
 import json
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from starlette.requests import Request
@@ -24,10 +24,10 @@ from starlette.routing import BaseRoute, Route
 from callbreak.errors import InvalidRulesError
 from callbreak.refusals import Refusal, read_json, winners_text
 from callbreak.rules import Rules, format_tenths, made, places, score_deal
+from callbreak.web.backend import Backend
 from callbreak.web.http import bearer
 from callbreak.web.model import hash_token, holds, new_token
 from callbreak.web.owners import read_held
-from callbreak.web.store import Store
 
 __all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "MAX_NAME", "Sheet", "routes"]
 
@@ -356,20 +356,33 @@ def _cell(text: str) -> str:
 # --- routes --------------------------------------------------------------------------------------
 
 
-def routes(store: Store) -> list[BaseRoute]:
-    """The scoresheet API's routes. Every request for a sheet carries the token its creation
+def routes(backend: Backend) -> list[BaseRoute]:
+    """The scoresheet API's routes, over the backend that keeps matches and rooms (with Redis,
+    every process serves every sheet). Every request for a sheet carries the token its creation
     answered, as ``Authorization: Bearer T``."""
 
-    # Handlers read, change and save a sheet with no await in between, so two requests to one
-    # sheet can never interleave inside the single-threaded event loop.
-    def load(request: Request) -> Sheet:
-        """The sheet of the request's id whose token the request carries; Refusal (404)
-        alike for an unknown id and a wrong token."""
+    async def read(request: Request) -> tuple[Sheet, int]:
+        """The sheet of the request's id whose token the request carries, and the revision it
+        was read at; a Refusal (404) alike for an unknown id and a wrong token."""
         token = bearer(request, "sheet")
-        row = store.sheet(request.path_params["id"])
+        row = await backend.sheet(request.path_params["id"])
         if row is None or not holds(row["token"], token):
             raise Refusal("no_such_sheet")
-        return Sheet.load(row["id"], row["data"])
+        return Sheet.load(row["id"], row["data"]), row["rev"]
+
+    async def load(request: Request) -> Sheet:
+        return (await read(request))[0]
+
+    async def change(request: Request, edit: Callable[[Sheet], None]) -> Sheet:
+        """``edit`` made on the sheet as stored, and stored only on the revision it was read
+        at: two requests to one sheet (perhaps through two processes) never interleave; the
+        later is made again on the earlier's result."""
+        for _ in range(5):
+            sheet, rev = await read(request)
+            edit(sheet)
+            if await backend.update_sheet(sheet.id, sheet.data(), rev):
+                return sheet
+        raise Refusal("sheet_too_fast")
 
     def deal_number(request: Request) -> int:
         text = request.path_params["n"]
@@ -380,7 +393,7 @@ def routes(store: Store) -> list[BaseRoute]:
     async def create(request: Request) -> Response:
         sheet = Sheet.create(await read_json(request))
         token = new_token()
-        store.save_sheet(sheet.id, sheet.data(), hash_token(token))
+        await backend.create_sheet(sheet.id, sheet.data(), hash_token(token))
         return JSONResponse(sheet.view() | {"token": token}, 201)
 
     async def mine(request: Request) -> Response:
@@ -391,35 +404,31 @@ def routes(store: Store) -> list[BaseRoute]:
         return JSONResponse(
             [
                 Sheet.load(row["id"], row["data"]).summary(row["updated"])
-                for row in store.sheets(list(held))
+                for row in await backend.sheets(list(held))
                 if any(holds(row["token"], token) for token in held[row["id"]])
             ]
         )
 
     async def show(request: Request) -> Response:
-        return JSONResponse(load(request).view())
+        return JSONResponse((await load(request)).view())
 
     async def put_deal(request: Request) -> Response:
         body = await read_json(request)
-        sheet = load(request)
-        sheet.put_deal(deal_number(request), body)
-        store.save_sheet(sheet.id, sheet.data())
+        sheet = await change(request, lambda sheet: sheet.put_deal(deal_number(request), body))
         return JSONResponse(sheet.view())
 
     async def delete_deal(request: Request) -> Response:
-        sheet = load(request)
-        sheet.delete_deal(deal_number(request))
-        store.save_sheet(sheet.id, sheet.data())
+        sheet = await change(request, lambda sheet: sheet.delete_deal(deal_number(request)))
         return JSONResponse(sheet.view())
 
     async def export_csv(request: Request) -> Response:
-        sheet = load(request)
+        sheet = await load(request)
         # The byte order mark lets spreadsheet programs read non-Latin names as UTF-8.
         return Response("\ufeff" + sheet.export_csv(), media_type="text/csv",
                         headers=_attachment(f"callbreak-sheet-{sheet.id}.csv"))  # fmt: skip
 
     async def export_json(request: Request) -> Response:
-        sheet = load(request)
+        sheet = await load(request)
         text = json.dumps(sheet.export_json(), indent=1, ensure_ascii=False)
         return Response(text, media_type="application/json",
                         headers=_attachment(f"callbreak-sheet-{sheet.id}.json"))  # fmt: skip

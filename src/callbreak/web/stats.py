@@ -19,11 +19,11 @@ from typing import Any
 
 from callbreak.game import Match
 from callbreak.rules import Rules, format_tenths, made
-from callbreak.web.actions import STOP, decode
 from callbreak.web.model import COMPUTER, PERSON, TableData
+from callbreak.web.state import replay
 from callbreak.web.view import level_name
 
-__all__ = ["FRIENDS", "MIXED", "Game", "Line", "figures", "game_of", "opponents_of", "replay"]
+__all__ = ["FRIENDS", "MIXED", "Game", "Line", "figures", "game_of", "opponents_of"]
 
 FRIENDS = "people"
 """The opponents' "level" of a room where another person held a seat."""
@@ -113,19 +113,6 @@ def opponents_of(data: TableData, seat: int) -> str:
         return FRIENDS
     levels = {level_name(info.level) or MIXED for info in others if info.kind == COMPUTER}
     return levels.pop() if len(levels) == 1 else MIXED
-
-
-def replay(data: TableData) -> Match:
-    """The match of a stored table, its actions taken again."""
-    match = Match(data.rules, seed=data.seed, players=tuple(data.names))
-    for code in data.actions:
-        action = decode(code)
-        if action == STOP:
-            match.stop()
-        else:
-            assert not isinstance(action, str)
-            match.apply(action)
-    return match
 
 
 def game_of(data: TableData, seat: int) -> Game | None:

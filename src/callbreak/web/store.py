@@ -54,7 +54,8 @@ CREATE TABLE IF NOT EXISTS sheets (
     created REAL NOT NULL,
     updated REAL NOT NULL,
     data TEXT NOT NULL,
-    token TEXT
+    token TEXT,
+    rev INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS tables_by_age ON tables (status, updated);
 CREATE INDEX IF NOT EXISTS sheets_by_age ON sheets (updated);
@@ -215,19 +216,28 @@ class Store:
 
     # --- scoresheets -----------------------------------------------------------------------
 
-    def save_sheet(self, sheet_id: str, data: dict[str, Any], token: str | None = None) -> None:
-        """Create a scoresheet held by the token whose hash is ``token``, or replace a stored
-        sheet's data (its token stays)."""
+    def create_sheet(self, sheet_id: str, data: dict[str, Any], token: str | None) -> None:
+        """Store a new scoresheet, held by the token whose hash is ``token``."""
         now = time.time()
         with self.transaction() as db:
             db.execute(
-                "INSERT INTO sheets (id, created, updated, data, token) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT(id) DO UPDATE SET data = excluded.data, updated = excluded.updated",
+                "INSERT INTO sheets (id, created, updated, data, token, rev) "
+                "VALUES (?, ?, ?, ?, ?, 0)",
                 (sheet_id, now, now, json.dumps(data), token),
             )
 
+    def update_sheet(self, sheet_id: str, data: dict[str, Any], rev: int) -> bool:
+        """Replace a sheet's data as read at revision ``rev`` (bumped; its token stays);
+        False when the sheet changed meanwhile or is gone."""
+        with self.transaction() as db:
+            changed = db.execute(
+                "UPDATE sheets SET data = ?, updated = ?, rev = rev + 1 WHERE id = ? AND rev = ?",
+                (json.dumps(data), time.time(), sheet_id, rev),
+            ).rowcount
+        return bool(changed)
+
     def sheet(self, sheet_id: str) -> dict[str, Any] | None:
-        """One scoresheet (id, times, data, the hash of its token), or None."""
+        """One scoresheet (id, times, data, the hash of its token, its revision), or None."""
         with self.transaction() as db:
             row = db.execute("SELECT * FROM sheets WHERE id = ?", (sheet_id,)).fetchone()
         return None if row is None else _sheet_row(row)
@@ -328,15 +338,19 @@ def _sheet_row(row: sqlite3.Row) -> dict[str, Any]:
         "updated": row["updated"],
         "data": json.loads(row["data"]),
         "token": row["token"],
+        "rev": row["rev"],
     }
 
 
 def _migrate_sheets(db: sqlite3.Connection) -> None:
     """Give the sheets of a database from before sheets had owners their token column (NULL:
-    nobody holds them until ``callbreak adopt``), once."""
+    nobody holds them until ``callbreak adopt``), and those from before a sheet was changed
+    only on the revision it was read at their revision, once."""
     columns = {row["name"] for row in db.execute("PRAGMA table_info(sheets)")}
     if "token" not in columns:
         db.execute("ALTER TABLE sheets ADD COLUMN token TEXT")
+    if "rev" not in columns:
+        db.execute("ALTER TABLE sheets ADD COLUMN rev INTEGER NOT NULL DEFAULT 0")
 
 
 def _migrate_matches(db: sqlite3.Connection) -> None:

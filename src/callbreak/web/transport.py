@@ -4,7 +4,7 @@ uvicorn answers every ping frame with a pong written at once, with no regard for
 peer reads: a client that sends pings and never reads makes the server keep every pong in
 memory (60 MB of pings held 56 MB until the client went away), past the frame limit and the
 message limits, which never see a ping. The app's own messages wait for the socket to drain
-(and a connection that falls 200 behind is closed: ``tables.OUTBOX_LIMIT``), so only pongs
+(and a connection that falls 200 behind is closed: ``hub.OUTBOX_LIMIT``), so only pongs
 need a bound. A browser never sends pings; a client that leaves this much unread is dropped.
 """
 

@@ -8,19 +8,16 @@ scores. Other seats' hands never enter it. A spectator (no seat) gets the public
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from callbreak.cards import Card
 from callbreak.game import Trick
-from callbreak.rules import Duty, Rules, format_tenths
+from callbreak.rules import Rules, format_tenths
 from callbreak.seating import is_remote
-from callbreak.web.model import COMPUTER, PERSON, PLAYING
-
-if TYPE_CHECKING:
-    from callbreak.web.tables import Table
+from callbreak.web.model import COMPUTER, PERSON, PLAYING, duty_json
+from callbreak.web.state import TableState
 
 __all__ = [
-    "duty_json",
     "level_name",
     "lobby_json",
     "paused_json",
@@ -32,18 +29,18 @@ __all__ = [
 ]
 
 
-def seat_view(table: Table, seat: int | None) -> dict[str, Any]:
-    """The view of ``table`` from ``seat``: only what that seat may see (a spectator, None,
+def seat_view(state: TableState, seat: int | None) -> dict[str, Any]:
+    """The view of ``state`` from ``seat``: only what that seat may see (a spectator, None,
     sees what every seat sees)."""
-    return public_view(table) | private_view(table, seat)
+    return public_view(state) | private_view(state, seat)
 
 
-def private_view(table: Table, seat: int | None) -> dict[str, Any]:
+def private_view(state: TableState, seat: int | None) -> dict[str, Any]:
     """What only ``seat`` may see: its hand and, on its turn, what it may play and why not the
     rest. A spectator's is empty."""
-    match = table.match
+    match = state.match
     deal = match.deal
-    my_turn = seat is not None and deal.turn == seat and table.status == PLAYING
+    my_turn = seat is not None and deal.turn == seat and state.status == PLAYING
     if seat is None:
         hand: list[Card] = []
         legal_cards: list[str] = []
@@ -71,9 +68,9 @@ def private_view(table: Table, seat: int | None) -> dict[str, Any]:
     }
 
 
-def public_view(table: Table) -> dict[str, Any]:
-    """What every seat (and a spectator) sees of ``table``: no hand, no legal cards."""
-    match = table.match
+def public_view(state: TableState) -> dict[str, Any]:
+    """What every seat (and a spectator) sees of ``state``: no hand, no legal cards."""
+    match = state.match
     deal = match.deal
     played = match.played_deals()
     last_trick = deal.tricks[-1] if deal.tricks else None
@@ -94,14 +91,14 @@ def public_view(table: Table) -> dict[str, Any]:
     turn = None if match.is_over else deal.turn
     # Only the seat to act can be thinking: a copy in another process hears "thinking" but
     # learns of the action itself by catching up, which leaves the flag behind.
-    thinking = table.thinking if table.thinking == turn else None
-    paused = paused_json(table)
+    thinking = state.thinking if state.thinking == turn else None
+    paused = paused_json(state)
     return {
-        "match": table.id,
+        "match": state.id,
         "rules": rules_json(rules),
-        "names": table.names,
-        "name_keys": table.data.name_keys,
-        "levels": [level_name(level) for level in table.levels],
+        "names": state.data.names,
+        "name_keys": state.data.name_keys,
+        "levels": [level_name(level) for level in state.data.levels],
         "deal_number": match.deal_number,
         "dealer": deal.dealer,
         "phase": deal.phase.value,
@@ -116,50 +113,50 @@ def public_view(table: Table) -> dict[str, Any]:
         "results": results,
         "thrown_in": [d.thrown_in for d in match.deals if d.thrown_in],
         "match_over": match.is_over,
-        "status": table.status,
+        "status": state.status,
         "places": match.places() if match.is_over else None,
-        "can_stop": table.can_stop,
+        "can_stop": state.can_stop,
         "thinking": thinking,
-        "settings": {key: table.settings.get(key) for key in ("speed", "auto_forced")},
-        "version": table.version,
-        "room": table.id if table.is_room else None,
-        "seats": lobby_json(table)["seats"] if table.is_room else None,
-        "covered": table.covered(),
-        "clock": None if paused else _clock(table),
+        "settings": {key: state.data.settings.get(key) for key in ("speed", "auto_forced")},
+        "version": state.version,
+        "room": state.id if state.is_room else None,
+        "seats": lobby_json(state)["seats"] if state.is_room else None,
+        "covered": state.covered(),
+        "clock": None if paused else _clock(state),
         "paused": paused,
-        "preparing": thinking is not None and table.stood_in,
+        "preparing": thinking is not None and state.stood_in,
     }
 
 
-def paused_json(table: Table) -> dict[str, Any] | None:
+def paused_json(state: TableState) -> dict[str, Any] | None:
     """Why a room waits with nobody to move it on, or None: it is a person's turn and none of
     the room's people is here, so the cover does not play for them (nobody waits for a table
     nobody is at) and the turn clock stands still. ``reason`` is "away" (any of ``seats``, the
     people who still hold a seat, resumes it by coming back) or "left" (every person left for
     good: nobody can)."""
-    if not table.is_room or table.status != PLAYING or table.match.is_over:
+    if not state.is_room or state.status != PLAYING or state.match.is_over:
         return None
-    seats = table.data.seats
-    turn = table.match.deal.turn
+    seats = state.data.seats
+    turn = state.match.deal.turn
     if turn is None or seats[turn].kind != PERSON:
         return None
     holders = [seat for seat, info in enumerate(seats) if info.kind == PERSON and not info.left]
-    if any(seat in table.present for seat in holders):
+    if any(seat in state.present for seat in holders):
         return None
     return {"reason": "away" if holders else "left", "seats": holders}
 
 
-def _clock(table: Table) -> dict[str, Any] | None:
-    deadline = table.data.deadline
-    if deadline is None or table.match.is_over or table.match.deal.turn is None:
+def _clock(state: TableState) -> dict[str, Any] | None:
+    deadline = state.data.deadline
+    if deadline is None or state.match.is_over or state.match.deal.turn is None:
         return None
-    return {"seat": table.match.deal.turn, "deadline": round(deadline * 1000)}
+    return {"seat": state.match.deal.turn, "deadline": round(deadline * 1000)}
 
 
-def lobby_json(table: Table) -> dict[str, Any]:
+def lobby_json(state: TableState) -> dict[str, Any]:
     """The room as its lobby shows it: names, kinds, who is connected; never a token."""
-    data = table.data
-    covered = set(table.covered())
+    data = state.data
+    covered = set(state.covered())
     keys = data.name_keys
     seats = [
         {
@@ -167,7 +164,7 @@ def lobby_json(table: Table) -> dict[str, Any]:
             "name_key": keys[seat],
             "kind": info.kind,
             "level": level_name(info.level) if info.kind == COMPUTER else None,
-            "connected": seat in table.present,
+            "connected": seat in state.present,
             "covered": seat in covered,
             "left": info.left,
         }
@@ -177,8 +174,8 @@ def lobby_json(table: Table) -> dict[str, Any]:
         "room": data.id,
         "status": data.status,
         "rules": data.rules,
-        "summary": table.match.rules.summary(),
-        "options": rules_json(table.match.rules)["options"],
+        "summary": state.match.rules.summary(),
+        "options": rules_json(state.match.rules)["options"],
         "seats": seats,
         "turn_seconds": data.turn_seconds,
         "cover": level_name(data.settings.get("cover")),
@@ -203,16 +200,6 @@ def rules_json(rules: Rules) -> dict[str, Any]:
 def display_order(card: Card) -> tuple[int, int]:
     """Spades, hearts, clubs, diamonds: black and red alternate, highest first."""
     return ((0, 1, 3, 2)[card.suit], -card.rank)
-
-
-def duty_json(duty: Duty) -> dict[str, str | None]:
-    """The duty that forbids a card, as data for a page to word: its kind, the card to beat
-    and the suit led."""
-    return {
-        "duty": duty.kind,
-        "card": str(Card(duty.card)) if duty.card >= 0 else None,
-        "suit": "SHDC"[duty.suit] if duty.suit >= 0 else None,
-    }
 
 
 def trick_json(trick: Trick) -> dict[str, Any]:

@@ -180,6 +180,7 @@ export default {
   "refusal.held_id": "Each of {key} needs an id of 1-{max} characters.",
   "refusal.held_token": "Each of {key} needs a token of 1-{max} characters.",
   "refusal.no_such_sheet": "There is no such scoresheet.",
+  "refusal.sheet_too_fast": "The scoresheet is changing too fast: try again.",
   "refusal.sheet_rules_text": "Rules must be text, such as classic or classic(deals=10).",
   "refusal.sheet_rules": "Bad rules: {detail}",
   "refusal.deal_number": "Deal numbers are whole numbers from 1, not {text}.",

@@ -181,6 +181,7 @@ export default {
   "refusal.held_id": "{key} में हर एक को १–{max} अक्षरों का id चाहिए।",
   "refusal.held_token": "{key} में हर एक को १–{max} अक्षरों का टोकन चाहिए।",
   "refusal.no_such_sheet": "ऐसी कोई अंक तालिका नहीं है।",
+  "refusal.sheet_too_fast": "अंक तालिका बहुत जल्दी बदल रही है: फिर से कोशिश करें।",
   "refusal.sheet_rules_text": "नियम अक्षरों में होने चाहिए, जैसे classic या classic(deals=10)।",
   "refusal.sheet_rules": "नियम ठीक नहीं: {detail}",
   "refusal.deal_number": "बाजी का नंबर १ से शुरू होने वाली पूरी संख्या है, {text} नहीं।",

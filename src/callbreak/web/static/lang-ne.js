@@ -181,6 +181,7 @@ export default {
   "refusal.held_id": "{key} को हरेकमा १–{max} अक्षरको id चाहिन्छ।",
   "refusal.held_token": "{key} को हरेकमा १–{max} अक्षरको टोकन चाहिन्छ।",
   "refusal.no_such_sheet": "यस्तो अङ्क तालिका छैन।",
+  "refusal.sheet_too_fast": "अङ्क तालिका धेरै छिटो बदलिँदैछ: फेरि प्रयास गर्नुहोस्।",
   "refusal.sheet_rules_text": "नियम अक्षरमा हुनुपर्छ, जस्तै classic वा classic(deals=10)।",
   "refusal.sheet_rules": "नियम मिलेनन्: {detail}",
   "refusal.deal_number": "बाजीको नम्बर १ देखिको पूर्ण सङ्ख्या हो, {text} होइन।",
