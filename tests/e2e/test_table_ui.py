@@ -482,15 +482,20 @@ def test_a_silent_server_is_left_and_a_restart_reconnects_quietly(
     """The page hears the server's pings: once a server falls silent (frozen, not closed: the
     socket stays open) for 2.5 intervals it lets the socket go, says "Connection lost" and
     connects again. A socket closed with 1012 (the server restarting) is connected again at
-    once, with nothing said."""
+    once, with nothing said; when that fails too (one process, not back yet), the page says
+    the server is restarting, not that the connection was lost, and the note goes once back."""
     ctx = context(browser, "1366")
     page = ctx.new_page()
     sockets: list[Any] = []
     frozen: set[int] = set()
+    refused: set[int] = set()  # connections closed at once, as a server not back yet would
 
     def route(ws: Any) -> None:
         sockets.append(ws)
         number = len(sockets)
+        if number in refused:
+            ws.close()
+            return
         server = ws.connect_to_server()
 
         def to_page(message: Any) -> None:
@@ -536,6 +541,23 @@ def test_a_silent_server_is_left_and_a_restart_reconnects_quietly(
         wait_for_socket(3)
         page.wait_for_selector(".hand .card")
         assert not any(seen) and lost.count() == 0, "a restart was shown as a lost connection"
+
+        # A restart on one process: the first connection after the 1012 is refused.
+        refused.add(4)
+        before = page.evaluate("window.__notes.length")
+        sockets[2].close(code=1012, reason="restart")
+        wait_for_socket(5)
+        restarting = page.locator(
+            ".status-box .note:not([hidden])", has_text="The server is restarting"
+        )
+        page.wait_for_function(
+            "() => window.__notes.some((text) => text.includes('The server is restarting'))",
+            timeout=10_000,
+        )
+        notes = page.evaluate("window.__notes")[before:]
+        assert not any("Connection lost" in text for text in notes), notes
+        page.wait_for_selector(".hand .card")
+        restarting.wait_for(state="detached", timeout=10_000)  # back: the note goes
     finally:
         ctx.close()
 

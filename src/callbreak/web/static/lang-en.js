@@ -322,6 +322,7 @@ export default {
   "room.left": "You left the room: you are watching.",
 
   "table.connectionLost": "Connection lost: reconnecting…",
+  "table.restarting": "The server is restarting: reconnecting…",
   "table.notConnected": "Not connected: wait a moment.",
   "table.cardsOnTable": "Cards on the table",
   "table.yourCall": "Your call",

@@ -323,6 +323,7 @@ export default {
   "room.left": "आपने कमरा छोड़ दिया: आप देख रहे हैं।",
 
   "table.connectionLost": "कनेक्शन टूट गया: फिर से जुड़ रहा है…",
+  "table.restarting": "सर्वर फिर से शुरू हो रहा है: फिर से जुड़ रहा है…",
   "table.notConnected": "कनेक्शन नहीं है: थोड़ा रुकें।",
   "table.cardsOnTable": "मेज़ पर पड़े पत्ते",
   "table.yourCall": "आपकी कॉल",

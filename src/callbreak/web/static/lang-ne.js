@@ -323,6 +323,7 @@ export default {
   "room.left": "तपाईंले कोठा छोड्नुभयो: तपाईं हेर्दै हुनुहुन्छ।",
 
   "table.connectionLost": "जडान टुट्यो: फेरि जोडिँदैछ…",
+  "table.restarting": "सर्भर फेरि सुरु हुँदैछ: फेरि जोडिँदैछ…",
   "table.notConnected": "जडान छैन: एक छिन पर्खनुहोस्।",
   "table.cardsOnTable": "टेबलमा भएका पत्ता",
   "table.yourCall": "तपाईंको कल",

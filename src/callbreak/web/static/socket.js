@@ -10,7 +10,8 @@
  * @property {(message: any) => void} heard a message from the server (never a ping)
  * @property {(code: number) => boolean} lost the connection is gone (its close code): false
  *   when the page wants no new one (it was left, or the table does not exist)
- * @property {() => void} lostWord the connection is gone for a reason the person should hear
+ * @property {(restarting: boolean) => void} lostWord the connection is gone for a reason the person
+ *   should hear (restarting: the server said it was restarting, and is not back yet)
  */
 
 /** Silence for this many ping intervals means the server is gone. */
@@ -29,6 +30,9 @@ export class TableSocket {
     this.socket = null;
     this.retry = 0;
     this.closed = false;
+    // The server closed with 1012 and no connection has opened since: on one process (no
+    // other to take over) the person hears that it is restarting, not that the line dropped.
+    this.restarting = false;
   }
 
   /** Open a connection (the one the messages come from from now on). */
@@ -49,7 +53,8 @@ export class TableSocket {
       // balancer): back at once, and nothing to tell the person unless that fails too.
       const limited = code === 4429;
       const restarting = code === 1012;
-      if (!limited && !restarting) this.handlers.lostWord();
+      if (restarting) this.restarting = true;
+      else if (!limited) this.handlers.lostWord(this.restarting);
       this.retry = restarting ? 0 : Math.min(this.retry + 1, 5);
       const wait = limited ? 15_000 : restarting ? 100 + Math.random() * 400 : 300 * this.retry;
       setTimeout(() => { if (!this.closed && socket === this.socket) this.connect(); }, wait);
@@ -61,6 +66,7 @@ export class TableSocket {
     }, 1000);
     socket.addEventListener("open", () => {
       this.retry = 0;
+      this.restarting = false;
       heard = Date.now();
       this.handlers.opened();
       const hello = this.handlers.hello();

@@ -189,7 +189,8 @@ export class TablePage {
       hello: () => (this.options.hello ? this.options.hello() : null),
       heard: (message) => this.receive(message),
       lost: () => !this.closed && !this.missing,
-      lostWord: () => this.note(t("table.connectionLost"), "offline"),
+      lostWord: (restarting) =>
+        this.note(t(restarting ? "table.restarting" : "table.connectionLost"), "offline"),
     });
   }
 
