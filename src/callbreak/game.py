@@ -23,15 +23,19 @@ import random
 import secrets
 from collections.abc import Iterable, Sequence
 
-from callbreak.cards import SPADE_MASK, Card, CardSet, parse_card
+from callbreak.cards import Card, CardSet, parse_card
 from callbreak.errors import CallbreakError, IllegalCallError, IllegalPlayError
 from callbreak.rules import (
     STRICT,
     Duty,
     Rules,
+    calls_thrown_in,
     describe_legal,
     duties,
-    made,
+    match_over,
+    may_claim_spadeless,
+    next_dealer,
+    outright_winners,
     places,
     score_deal,
     trick_winner,
@@ -284,11 +288,10 @@ class Deal:
         turn = self.turn
         seat = turn if seat is None else seat
         return (
-            self.rules.spadeless_redeal
-            and self.phase is Phase.CALLING
+            self.phase is Phase.CALLING
             and seat is not None
             and seat == turn
-            and not self.hands[seat].mask & SPADE_MASK
+            and may_claim_spadeless(self.hands[seat].mask, self.rules.spadeless_redeal)
         )
 
     def call(self, value: int) -> None:
@@ -304,7 +307,9 @@ class Deal:
         self.calls[seat] = value
         self._calls_made += 1
         self.actions.append(Call(value))
-        if self._calls_made == 4 and sum(self.called()) < self.rules.min_total_calls:
+        if self._calls_made == 4 and calls_thrown_in(
+            sum(self.called()), self.rules.min_total_calls
+        ):
             self.thrown_in = MIN_TOTAL_CALLS
 
     def call_problem(self, value: object) -> str | None:
@@ -489,13 +494,9 @@ class Deal:
 
     def eight_winners(self) -> list[int]:
         """Seats that called 8 or more and made it, when ``eight_wins`` is played."""
-        if not self.rules.eight_wins or self.phase is not Phase.OVER:
+        if self.phase is not Phase.OVER:
             return []
-        return [
-            seat
-            for seat, (call, won) in enumerate(zip(self.calls, self.won, strict=True))
-            if call is not None and call >= 8 and made(self.rules, call, won)
-        ]
+        return outright_winners(self.rules, self.calls, self.won)
 
     def observation(
         self, seat: int, totals: Sequence[int] = (0, 0, 0, 0), deal_number: int = 1
@@ -579,9 +580,8 @@ class Match:
         if self.stopped:
             return True
         played = self.played_deals()
-        if played and played[-1].eight_winners():
-            return True
-        return self.rules.deals is not None and len(played) >= self.rules.deals
+        outright = bool(played and played[-1].eight_winners())
+        return match_over(len(played), self.rules.deals or 0, outright)
 
     def totals(self) -> list[int]:
         """Each seat's total in tenths over the played deals."""
@@ -600,7 +600,7 @@ class Match:
         if not self.deal.is_over or self.is_over:
             return
         thrown = self.deal.phase is Phase.THROWN_IN
-        self._new_deal(self.deal.dealer if thrown else (self.deal.dealer + 1) % 4)
+        self._new_deal(next_dealer(self.deal.dealer, thrown))
 
     def apply(self, action: Action) -> None:
         """Take one action in the current deal; a finished deal is followed by the next."""

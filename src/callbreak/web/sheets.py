@@ -22,7 +22,16 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from callbreak.errors import InvalidRulesError
-from callbreak.rules import Rules, format_tenths, made, places, score_deal
+from callbreak.rules import (
+    Rules,
+    calls_thrown_in,
+    format_tenths,
+    made,
+    match_over,
+    outright_winners,
+    places,
+    score_deal,
+)
 from callbreak.web.http import BadRequest, answered, bearer, read_json
 from callbreak.web.model import hash_token, holds, new_token
 from callbreak.web.owners import read_held
@@ -36,8 +45,6 @@ EXPORT_VERSION = 1
 # The layout of a sheet in the database, so that a later layout can still read this one.
 STORED_VERSION = 1
 TRICKS_PER_DEAL = 13
-# Calls of this many tricks or more, made, end the match at once under ``eight_wins``.
-EIGHT = 8
 
 
 class Sheet:
@@ -303,7 +310,7 @@ def check_deal(rules: Rules, names: Sequence[str], body: object) -> dict[str, li
         raise BadRequest(
             f"The tricks total {sum(checked_tricks)}, but every deal has exactly 13 tricks"
         )
-    if sum(checked_calls) < rules.min_total_calls:
+    if calls_thrown_in(sum(checked_calls), rules.min_total_calls):
         raise BadRequest(
             f"The calls total {sum(checked_calls)}, under the {rules.min_total_calls} these "
             "rules require: that deal is thrown in and dealt again by the same dealer, so it "
@@ -314,16 +321,13 @@ def check_deal(rules: Rules, names: Sequence[str], body: object) -> dict[str, li
 
 def eight_winners(rules: Rules, deal: dict[str, list[int]]) -> list[int]:
     """Seats that called 8 or more and made it, when ``eight_wins`` is played."""
-    if not rules.eight_wins:
-        return []
-    pairs = zip(deal["calls"], deal["tricks"], strict=True)
-    return [seat for seat, (c, t) in enumerate(pairs) if c >= EIGHT and made(rules, c, t)]
+    return outright_winners(rules, deal["calls"], deal["tricks"])
 
 
 def match_end(rules: Rules, deals: Sequence[dict[str, list[int]]]) -> int | None:
     """The number of the deal that ends the match, or None while the match goes on."""
     for number, deal in enumerate(deals, 1):
-        if eight_winners(rules, deal) or (rules.deals is not None and number >= rules.deals):
+        if match_over(number, rules.deals or 0, bool(eight_winners(rules, deal))):
             return number
     return None
 
@@ -400,6 +404,18 @@ def routes(store: Store) -> list[BaseRoute]:
             ]
         )
 
+    # The page asks these before it sends an entry, so that names and deals are checked in one
+    # place, the server's (the same checks as create and put_deal, nothing saved).
+    async def check_new(request: Request) -> Response:
+        sheet = Sheet.create(await read_json(request))
+        return JSONResponse({"valid": True, "names": sheet.names, "rules": str(sheet.rules)})
+
+    async def check_deal_entry(request: Request) -> Response:
+        body = await read_json(request)
+        sheet = load(request)
+        sheet.put_deal(deal_number(request), body)
+        return JSONResponse({"valid": True, "sheet": sheet.view()})
+
     async def show(request: Request) -> Response:
         return JSONResponse(load(request).view())
 
@@ -431,9 +447,11 @@ def routes(store: Store) -> list[BaseRoute]:
     return [
         Route("/api/sheets", answered(create), methods=["POST"]),
         Route("/api/sheets/mine", answered(mine), methods=["POST"]),
+        Route("/api/sheets/check", answered(check_new), methods=["POST"]),
         Route("/api/sheets/{id}", answered(show), methods=["GET"]),
         Route("/api/sheets/{id}/deals/{n}", answered(put_deal), methods=["PUT"]),
         Route("/api/sheets/{id}/deals/{n}", answered(delete_deal), methods=["DELETE"]),
+        Route("/api/sheets/{id}/deals/{n}/check", answered(check_deal_entry), methods=["POST"]),
         Route("/api/sheets/{id}/export.csv", answered(export_csv), methods=["GET"]),
         Route("/api/sheets/{id}/export.json", answered(export_json), methods=["GET"]),
     ]
