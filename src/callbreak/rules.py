@@ -26,13 +26,12 @@ calls to anything but each other). The kernel's cache is keyed on this file's te
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from callbreak.cards import FULL_MASK, SPADE_MASK, Card, CardSet, Suit
-from callbreak.errors import InvalidRulesError
-from callbreak.spec import SpecError, format_spec, parse_spec
+from callbreak.errors import InvalidRulesError, SpecError
+from callbreak.spec import format_spec, parse_spec
 
 __all__ = [
     "BHOOS",
@@ -583,15 +582,6 @@ def format_tenths(tenths: int) -> str:
     sign = "-" if tenths < 0 else ""
     whole, tenth = divmod(abs(tenths), 10)
     return f"{sign}{whole}.{tenth}"
-
-
-def parse_tenths(text: str) -> int:
-    """Points written with at most one decimal, as integer tenths: '-4.0' → -40."""
-    match = re.fullmatch(r"\s*([+-]?)(\d+)(?:\.(\d))?\s*", text)
-    if not match:
-        raise ValueError(f"not a score with at most one decimal: {text!r}")
-    tenths = int(match[2]) * 10 + int(match[3] or 0)
-    return -tenths if match[1] == "-" else tenths
 
 
 def places(totals: Sequence[int], winners: Sequence[int] = ()) -> list[int]:

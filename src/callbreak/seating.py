@@ -24,7 +24,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 
 from callbreak.bots.remote import BotAddresses, RemotePlayer
-from callbreak.errors import CallbreakError
+from callbreak.errors import CallbreakError, SpecError
 from callbreak.game import Action, Call, Match, Observation, Play
 from callbreak.players import (
     Fault,
@@ -48,7 +48,7 @@ from callbreak.players.base import (
     written,
 )
 from callbreak.record import Record
-from callbreak.spec import SpecError, format_spec, parse_spec
+from callbreak.spec import format_spec, parse_spec
 
 __all__ = [
     "Decision",

@@ -31,6 +31,7 @@ from callbreak.bots.protocol import (
     answer_call,
     answer_card,
     bid_body,
+    card_text,
     play_body,
     player_ids,
 )
@@ -280,12 +281,12 @@ class RemotePlayer:
             self._fault(observation, PLAY, MALFORMED, str(error), str(card_instead))
             return card_instead
         if card not in observation.legal_cards:
-            legal = " ".join(c.bhoos() for c in observation.legal_cards)
+            legal = " ".join(card_text(c) for c in observation.legal_cards)
             self._fault(
                 observation,
                 PLAY,
                 ILLEGAL,
-                f"played {card.bhoos()}; legal: {legal}",
+                f"played {card_text(card)}; legal: {legal}",
                 str(card_instead),
             )
             return card_instead

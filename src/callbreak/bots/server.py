@@ -17,7 +17,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from callbreak.bots.protocol import MAX_BODY_BYTES, ProtocolError, observation_from_body
+from callbreak.bots.protocol import (
+    MAX_BODY_BYTES,
+    ProtocolError,
+    card_text,
+    observation_from_body,
+)
 from callbreak.game import Call, Observation, Play
 from callbreak.players.timing import share
 from callbreak.rules import BHOOS, Rules
@@ -49,7 +54,7 @@ class _Bot:
         if isinstance(action, Call):
             return action.value
         assert isinstance(action, Play)  # the protocol has no redeal claim to offer
-        return action.card.bhoos()
+        return card_text(action.card)
 
 
 async def _read_json(request: Request) -> object:

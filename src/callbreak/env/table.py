@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from callbreak.cards import Card, CardSet
+from callbreak.cards import Card
 from callbreak.errors import CallbreakError, IllegalCallError, IllegalPlayError
 from callbreak.game import (
     Action,
@@ -40,6 +40,7 @@ from callbreak.game import (
     Observation,
     Phase,
     Play,
+    Refusal,
     deal_from_seed,
     first_dealer_from_seed,
 )
@@ -384,20 +385,19 @@ class Table:
         if self.phase == CALLING:
             if action == CLAIM:
                 if not self.rules.spadeless_redeal:
-                    return "these rules have no redeal for a spadeless hand"
-                return None if self.may_claim() else "only a player dealt no spade may claim"
+                    return Refusal("no_redeal_rule").reason
+                return None if self.may_claim() else Refusal("redeal_with_spades").reason
             if action >= CALLS:
-                return "the calls are not all in yet"
+                return Refusal("calls_pending").reason
             if action not in self.calls_allowed:
-                low, high = self.rules.min_call, self.rules.max_call
-                return f"calls run from {low} to {high} under these rules"
+                return Refusal("call_range", self.rules.min_call, self.rules.max_call).reason
             return None
         if not CARD_BASE <= action < CARD_BASE + 52:
             return "calling is over: play a card"
         card = action - CARD_BASE
         hand = self.hands[self.turn]
         if not hand >> card & 1:
-            return f"you do not hold the {Card(card).pretty()}"
+            return Refusal("not_held", card=card).reason
         for duty in duties(hand, self.trick, self.tricks == 0, self.rules):
             if not duty.allowed >> card & 1:
                 return duty.reason
@@ -601,8 +601,3 @@ def encode(observation: Observation, deals: int) -> np.ndarray:
     features = rule_features(observation.rules)
     out[RULES_AT : RULES_AT + len(features)] = features
     return out
-
-
-def hands_text(hands: list[int]) -> list[str]:
-    """The hands as card text, by seat."""
-    return [str(CardSet(hand)) for hand in hands]

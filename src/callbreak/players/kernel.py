@@ -37,6 +37,7 @@ from numba.core.extending import intrinsic, register_jitable
 from numba.core.typing.templates import Signature
 
 from callbreak import cards, rules
+from callbreak.cards import FULL_MASK
 
 # --- compiling and the cache ----------------------------------------------------------------
 
@@ -112,10 +113,9 @@ for _helper in (rules.above, rules.duty_steps, rules.made_call, rules.deal_score
 
 # --- tables ---------------------------------------------------------------------------------
 
-FULL = (1 << 52) - 1
 SUIT = np.array([0x1FFF << (13 * s) for s in range(4)], dtype=np.int64)
 SPADES = 0x1FFF
-NON_SPADES = FULL & ~SPADES
+NON_SPADES = FULL_MASK & ~SPADES
 ABOVE = np.array([(0x1FFF << (13 * (c // 13))) & ~((2 << c) - 1) for c in range(52)], np.int64)
 
 # --- threads --------------------------------------------------------------------------------
@@ -587,7 +587,7 @@ def choose(
     if eps > 0.0 and rand_float(rng) < eps:
         return random_bit(options, rng)
     want = desire(calls[seat], won[seat], scoring)
-    unseen = FULL & ~(gone | hand)
+    unseen = FULL_MASK & ~(gone | hand)
     unseen_spades = unseen & SPADES
 
     if n == 0:  # leading
@@ -962,7 +962,7 @@ def solve(
             seat = (at_leader + at_n) & 3
             hand = hands[seat]
             options = legal(hand, f_led[d], f_high_led[d], f_high_spade[d], f_first[d], flags)
-            live = FULL & ~f_done[d]
+            live = FULL_MASK & ~f_done[d]
             distinct = 0
             rest = options
             while rest:
@@ -997,7 +997,7 @@ def solve(
                 won[c_win] += 1
                 f_trick_winner[d] = c_win
                 # The trick's cards are exactly the live cards no longer in any hand.
-                live = FULL & ~f_done[d]
+                live = FULL_MASK & ~f_done[d]
                 played = live & ~(hands[0] | hands[1] | hands[2] | hands[3])
                 f_leader[e], f_n[e], f_led[e], f_high_led[e] = c_win, 0, -1, -1
                 f_high_spade[e], f_win[e], f_first[e] = -1, c_win, False
@@ -1740,7 +1740,7 @@ def fill_play_features(
         rng,
         0.0,
     )
-    live = FULL & ~gone & ~hand
+    live = FULL_MASK & ~gone & ~hand
     short = won[seat] < calls[seat]
     chosen = -1
     for k in range(count):

@@ -24,11 +24,11 @@ import secrets
 import time
 from typing import Any
 
-from callbreak.errors import CallbreakError
+from callbreak.errors import CallbreakError, SpecError
 from callbreak.players import MENU, level_options
 from callbreak.rules import Rules
 from callbreak.seating import PlayerSpec, is_remote
-from callbreak.spec import SpecError, parse_spec
+from callbreak.spec import parse_spec
 from callbreak.web.http import BadRequest
 
 __all__ = [
