@@ -171,7 +171,7 @@ def test_a_limit_reaches_the_player_through_the_interface() -> None:
     expert = ExpertPlayer(time=1.0, seed=1, deadline=False)
     # No wall-clock assert: on a busy machine a search may take longer than its cost model.
     expert.call(seen, time=0.05)
-    assert expert.time == 1.0  # the limit holds for this decision only
+    assert expert.options.time == 1.0  # the limit holds for this decision only
     quick = expert.last_search["worlds"]
     expert.call(seen)
     assert expert.last_search["worlds"] > quick  # the cost model sized the search to the limit
