@@ -70,7 +70,7 @@ def test_ismcts_plays_a_whole_match_legally(rules: str) -> None:
     players = [make_player("ismcts(time=0.02, seed=1)")] + [
         make_player(f"intermediate(seed={seat})") for seat in range(3)
     ]
-    play_match(match, players)  # decide() refuses any illegal answer
+    play_match(match, players)  # seating.decide() refuses any illegal answer
     assert match.is_over and check(Record.from_match(match)).valid
 
 

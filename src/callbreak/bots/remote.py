@@ -45,6 +45,7 @@ from callbreak.players.base import (
     PLAY,
     SILENT,
     Fault,
+    Player,
     PlayerError,
     substitute,
 )
@@ -197,7 +198,7 @@ class _Connection(http.client.HTTPConnection):
         raise problem
 
 
-class RemotePlayer:
+class RemotePlayer(Player):
     """A bot at ``http://host:port`` playing one seat; with ``allowed``, only at an address it
     admits (checked on every connection)."""
 

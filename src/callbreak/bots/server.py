@@ -26,7 +26,7 @@ from callbreak.bots.protocol import (
 from callbreak.game import Call, Observation, Play
 from callbreak.players.timing import share
 from callbreak.rules import BHOOS, Rules
-from callbreak.seating import ask, make_player
+from callbreak.seating import decide, make_player
 
 __all__ = ["create_app", "serve"]
 
@@ -50,7 +50,7 @@ class _Bot:
         usable = max(0.0, time_left_ms / 1000 - NETWORK_MARGIN * max(decisions_left, 1))
         limit = max(0.01, share(observation, usable * SHARE_USED))
         with self.lock:
-            action = ask(self.player, observation, time=limit).action
+            action = decide(self.player, observation, time=limit).action
         if isinstance(action, Call):
             return action.value
         assert isinstance(action, Play)  # the protocol has no redeal claim to offer

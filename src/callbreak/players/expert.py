@@ -32,6 +32,7 @@ import numpy as np
 from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
+from callbreak.players.base import Player
 from callbreak.players.calling import (
     call_bounds,
     call_lookup,
@@ -176,7 +177,7 @@ class ExpertOptions(SearchOptions):
             raise ValueError("playouts=calls needs call simulations: calls=simulate or blend")
 
 
-class ExpertPlayer:
+class ExpertPlayer(Player):
     """Search under hidden information over weighted samples of the hidden hands: an
     information-set tree over them (``search=tree``, the default) or determinized search
     (PIMC, ``search=flat``), exact solves near the end."""

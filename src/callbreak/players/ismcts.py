@@ -28,6 +28,7 @@ import numpy as np
 from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
+from callbreak.players.base import Player
 from callbreak.players.calling import call_lookup, candidate_calls, simulated_call
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import chunk_sizes, overruns
@@ -123,7 +124,7 @@ class IsmctsOptions(SearchOptions):
             raise ValueError(f"exploration must be 0 or more, not {self.exploration}")
 
 
-class IsmctsPlayer:
+class IsmctsPlayer(Player):
     """Single-observer information-set MCTS with policy playouts."""
 
     def __init__(self, *args: Any, **options: Any) -> None:
