@@ -58,6 +58,7 @@ def test_not_ready_while_the_computers_are_loading(client: TestClient) -> None:
     assert client.get("/healthz").status_code == 200
 
 
+@pytest.mark.redis
 def test_readiness_follows_redis_and_health_never_asks_it(tmp_path: Path) -> None:
     """Redis stopped: /readyz is 503 with a reason that names no host, /healthz stays 200, and
     the failed PING is counted as a store error."""
