@@ -26,7 +26,6 @@ from callbreak.players.knowledge import Knowledge
 from callbreak.rules import (
     PROFILES,
     Rules,
-    above,
     deal_score,
     duty_steps,
     legal_cards,
@@ -613,5 +612,5 @@ def test_the_cache_stamp_covers_every_compiled_function() -> None:
         function = kernel.dispatcher(value)
         if function is not None:
             assert Path(inspect.getfile(function.py_func)).resolve() in sources, name
-    for helper in (above, duty_steps, made_call, deal_score):
+    for helper in (duty_steps, made_call, deal_score):
         assert Path(inspect.getfile(helper)).resolve() in sources

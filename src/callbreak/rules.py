@@ -44,6 +44,7 @@ __all__ = [
     "STRICT",
     "Duty",
     "Rules",
+    "above",
     "calls_thrown_in",
     "deal_score",
     "duties",
@@ -370,15 +371,16 @@ def duty_steps(
         if first and flags & NO_SPADE_FIRST_LEAD and hand & _NON_SPADES:
             return NO_SPADE_LEAD, hand & _NON_SPADES, HOLD, hand & _NON_SPADES
         return HOLD, hand, HOLD, hand
+    # Within one suit's mask, the cards above ``card`` are the bits above its own.
     follow = hand & (0x1FFF << (13 * led))
     if follow:
         if flags & FREE_FOLLOWING:
             return FOLLOW, follow, HOLD, follow
         if led == 0:
-            higher = follow & above(high_spade)
+            higher = follow & ~((2 << high_spade) - 1)
             kind = BEAT_SPADE_LEAD
         elif high_spade < 0:
-            higher = follow & above(high_led)
+            higher = follow & ~((2 << high_led) - 1)
             kind = BEAT
         else:
             return FOLLOW, follow, HOLD, follow  # trumped: no card of the led suit can win
@@ -390,7 +392,7 @@ def duty_steps(
         return HOLD, hand, HOLD, hand
     if high_spade < 0:
         return TRUMP, spades, HOLD, spades
-    higher = spades & above(high_spade)
+    higher = spades & ~((2 << high_spade) - 1)
     if higher:
         return OVERTRUMP, higher, HOLD, higher
     if flags & FORCED_LOW_SPADE:

@@ -108,7 +108,7 @@ def compiled(**options: Any) -> Callable[[F], F]:
 
 # The rules' plain-integer helpers, compiled into whatever kernel function calls them (the
 # rules' own functions call them too, so they are registered rather than wrapped).
-for _helper in (rules.above, rules.duty_steps, rules.made_call, rules.deal_score):
+for _helper in (rules.duty_steps, rules.made_call, rules.deal_score):
     register_jitable(inline="always")(_helper)
 
 # --- tables ---------------------------------------------------------------------------------
