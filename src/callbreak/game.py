@@ -32,6 +32,7 @@ from callbreak.rules import (
     calls_thrown_in,
     describe_legal,
     duties,
+    legal_cards,
     match_over,
     may_claim_spadeless,
     next_dealer,
@@ -399,7 +400,7 @@ class Deal:
         if self.phase is not Phase.PLAYING:
             return CardSet()
         seat = self.trick.seat_of(len(self.trick.cards))
-        return CardSet(self._duties(seat)[-1].allowed)
+        return CardSet(legal_cards(self._held[seat], self.trick.cards, not self.tricks, self.rules))
 
     def _duties(self, seat: int) -> list[Duty]:
         return duties(self._held[seat], self.trick.cards, not self.tricks, self.rules)
