@@ -1,9 +1,13 @@
-"""Fixtures shared by several test modules: one local Ray for the whole run."""
+"""Fixtures shared by several test modules (one local Ray for the whole run), and the markers
+of the slow groups: ``e2e`` (the browser tests), ``redis`` (a real redis-server), ``ray`` (a
+local Ray) and ``slow`` (the rest of what takes long). The fast loop for development leaves
+them out (README, *Run the tests*); CI runs everything."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -25,3 +29,89 @@ def local_ray() -> Iterator[str]:
         yield str(ray.get_runtime_context().gcs_address)
     finally:
         runner.close()
+
+
+E2E = Path(__file__).parent / "e2e"
+REDIS_MODULES = {"test_store_outages", "test_rooms_processes"}
+"""Modules whose every test runs real redis-servers."""
+SLOW = {
+    "test_arena": {
+        "test_a_bot_that_goes_away_ends_the_arena_with_a_report",
+        "test_a_clocked_arena_with_one_worker_plays_in_a_process_of_its_own",
+        "test_a_player_against_itself_centres_on_zero",
+        "test_always_calling_the_minimum_loses_clearly",
+        "test_cli_arena_names_the_sets_of_a_later_run",
+        "test_cli_arena_writes_the_json_report",
+        "test_same_seed_same_result_with_one_and_two_workers",
+    },
+    "test_bots": {
+        "test_cli_bot_and_arena_against_it",
+        "test_our_players_served_and_seated_back_play_whole_matches",
+    },
+    "test_cli": {
+        "test_a_client_that_pings_and_never_reads_is_dropped",
+        "test_a_huge_frame_closes_its_socket_and_the_server_does_not_grow",
+        "test_sigterm_stops_an_arena_or_a_league_as_ctrl_c_does",
+        "test_x_forwarded_for_counts_only_from_a_configured_proxy",
+    },
+    "test_league": {
+        "test_ratings_order_clearly_ranked_players",
+        "test_reports_json_markdown_and_svg",
+        "test_resume_plays_only_the_missing_sets",
+    },
+    "test_players": {
+        "test_expert_is_deterministic_for_a_seed",
+        "test_expert_plays_a_whole_match_legally",
+    },
+    "test_rooms": {
+        "test_a_person_who_goes_away_is_covered_and_gets_the_seat_back",
+        "test_a_searching_cover_has_the_stand_in_while_its_search_compiles",
+        "test_the_clock_runs_out_and_the_cover_plays",
+    },
+    "test_search": {
+        "test_a_search_player_sees_nothing_of_other_hands",
+        "test_expert_options_play_legally_and_repeat",
+        "test_ismcts_plays_a_whole_match_legally",
+        "test_model_playouts_size_the_searches_they_slow",
+        "test_spending_by_the_deal_never_exceeds_the_deals_budget",
+        "test_the_oracle_can_play_the_others_by_the_model_of_play",
+        "test_the_seer_is_the_expert_with_a_share_of_its_worlds_the_true_deal",
+    },
+    "test_seating": {"test_a_limit_reaches_the_player_through_the_interface"},
+    "test_warmup": {
+        "test_each_search_player_names_the_kernel_functions_its_decisions_call",
+        "test_the_warm_up_readies_the_stand_in_before_the_search",
+        "test_warm_up_compiles_every_kernel_function_the_players_call",
+    },
+}
+"""The tests of 1.5 s or more (``pytest --durations``, 2026-12-03) that play matches with the
+searching players or start servers and processes: the arena's run with one and two workers
+alone took 225 s."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by what it starts: the browser tests ``e2e``, a test that asks for a
+    local Ray ``ray``, one that runs a real redis-server ``redis``, and the ``SLOW`` ones."""
+    seen: dict[str, set[str]] = {}
+    for item in items:
+        path = Path(str(item.path))
+        fixtures = getattr(item, "fixturenames", ())
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if E2E in path.parents:
+            item.add_marker(pytest.mark.e2e)
+        if "local_ray" in fixtures:
+            item.add_marker(pytest.mark.ray)
+        if (
+            path.stem in REDIS_MODULES
+            or "redis_url" in fixtures
+            or params.get("backend") == "redis"
+        ):
+            item.add_marker(pytest.mark.redis)
+        name = getattr(item, "originalname", item.name)
+        seen.setdefault(path.stem, set()).add(name)
+        if name in SLOW.get(path.stem, ()):
+            item.add_marker(pytest.mark.slow)
+    for module, names in seen.items():
+        renamed = SLOW.get(module, set()) - names
+        if renamed and len(names) > len(renamed):  # the whole module collected, not one test
+            raise pytest.UsageError(f"tests/conftest.py SLOW names no test {sorted(renamed)}")

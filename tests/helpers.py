@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -37,6 +38,16 @@ FAST = Limits(
     message_burst=10_000,
 )
 """The server's limits for tests that act at machine speed, all from one address."""
+
+
+def parse_tenths(text: str) -> int:
+    """Points written with at most one decimal, as integer tenths: '-4.0' → -40 (the inverse of
+    ``rules.format_tenths``, which the tests read back)."""
+    match = re.fullmatch(r"\s*([+-]?)(\d+)(?:\.(\d))?\s*", text)
+    if not match:
+        raise ValueError(f"not a score with at most one decimal: {text!r}")
+    tenths = int(match[2]) * 10 + int(match[3] or 0)
+    return -tenths if match[1] == "-" else tenths
 
 
 def reference_legal(

@@ -19,7 +19,13 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from callbreak.bots.protocol import bid_body, observation_from_body, play_body, player_ids
+from callbreak.bots.protocol import (
+    bid_body,
+    card_text,
+    observation_from_body,
+    play_body,
+    player_ids,
+)
 from callbreak.bots.remote import RemotePlayer
 from callbreak.bots.server import create_app
 from callbreak.cards import Card, parse_card
@@ -47,7 +53,7 @@ def midgame(plays: int, seed: int = 3) -> Match:
 
 
 def test_aces_are_written_as_1() -> None:
-    assert Card.AS.bhoos() == "1S" and parse_card("1D") == Card.AD and Card.TH.bhoos() == "TH"
+    assert card_text(Card.AS) == "1S" and parse_card("1D") == Card.AD and card_text(Card.TH) == "TH"
 
 
 def test_play_body_field_by_field() -> None:
@@ -69,7 +75,7 @@ def test_play_body_field_by_field() -> None:
     assert body["timeBudget"] == 1234
     assert sorted(parse_card(c) for c in body["cards"]) == sorted(seen.hand)
     assert all(c[0] in "123456789TJQK" and c[1] in "SHCD" and len(c) == 2 for c in body["cards"])
-    assert body["played"] == [card.bhoos() for card in seen.trick.cards]
+    assert body["played"] == [card_text(card) for card in seen.trick.cards]
     assert len(body["history"]) == len(seen.tricks) == 5
     for (start, cards, winner), trick in zip(body["history"], seen.tricks, strict=True):
         assert start == trick.leader and winner == trick.winner
@@ -262,7 +268,7 @@ def _faulty(kind: str) -> Starlette:
         observation = observation_from_body(body, "play")
         illegal = [c for c in observation.hand if c not in observation.legal_cards]
         card = illegal[0] if illegal else Card.AS if Card.AS not in observation.hand else Card.KS
-        return JSONResponse({"value": card.bhoos()})
+        return JSONResponse({"value": card_text(card)})
 
     return Starlette(
         routes=[

@@ -6,6 +6,7 @@ import pickle
 
 import pytest
 
+from callbreak.bots.protocol import card_text
 from callbreak.cards import (
     ALL_CARDS,
     Card,
@@ -64,15 +65,15 @@ def test_all_52_round_trip_in_every_form() -> None:
     for card in ALL_CARDS:
         assert parse_card(str(card)) is card
         assert parse_card(card.pretty()) is card
-        assert parse_card(card.bhoos()) is card
+        assert parse_card(card_text(card)) is card
         assert Card.of(card.rank, card.suit) is card
 
 
 def test_card_attributes() -> None:
     card = Card.QS
     assert (card.rank, card.suit) == (Rank.QUEEN, Suit.SPADES)
-    assert card.pretty() == "Q♠" and card.bhoos() == "QS" and card.spoken() == "Queen of spades"
-    assert Card.AH.bhoos() == "1H" and Card.TD.pretty() == "10♦"
+    assert card.pretty() == "Q♠" and card_text(card) == "QS" and card.spoken() == "Queen of spades"
+    assert card_text(Card.AH) == "1H" and Card.TD.pretty() == "10♦"
     assert repr(Card._7H) == "Card.7H"
 
 

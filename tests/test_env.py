@@ -18,6 +18,7 @@ from callbreak import cli
 from callbreak.cards import CardSet
 from callbreak.env import CLAIM, EnvError, env, raw_env, single_agent
 from callbreak.env.episode import Episode, episode_rules, place_rewards
+from callbreak.env.gym import ILLEGAL_PENALTY
 from callbreak.env.openspiel import _dealing_order
 from callbreak.env.policy import register
 from callbreak.env.table import (
@@ -69,15 +70,34 @@ def test_pettingzoo_api_and_seed_tests(rules: str) -> None:
 
 @pytest.mark.parametrize("rules", ALL_RULES)
 def test_gymnasium_check_env(rules: str) -> None:
-    # check_env steps with actions sampled before a reset, from another position's mask.
-    game = single_agent(seat=1, opponents="random", rules=rules, deals=1, illegal="random")
-    check_env(game, skip_render_check=True)
+    # check_env steps with actions sampled before a reset, from another position's mask: with
+    # its defaults, and with ours.
+    game = single_agent(seat=1, opponents="random", rules=rules, deals=1)
+    check_env(game)
     game.close()
-    strict = single_agent(seat=1, opponents="random", rules=rules, deals=1)
+    for illegal in ("random", "penalty"):
+        game = single_agent(seat=1, opponents="random", rules=rules, deals=1, illegal=illegal)
+        check_env(game, skip_render_check=True)
+        game.close()
+    strict = single_agent(seat=1, opponents="random", rules=rules, deals=1, illegal="raise")
     strict.reset(seed=1)
     with pytest.raises(IllegalCallError):
         strict.step(CARD_BASE)
     assert strict.action_masks()[strict.action_space.sample()]  # samples a legal action
+
+
+def test_an_illegal_action_changes_nothing_and_costs_the_penalty() -> None:
+    game = single_agent(seat=1, opponents="random", deals=1)
+    observation, info = game.reset(seed=3)
+    record = game.record()
+    again, reward, over, cut, after = game.step(CARD_BASE)
+    assert (reward, over, cut) == (ILLEGAL_PENALTY, False, False)
+    assert after["illegal"] == "the calls are not all in yet"
+    assert all((again[key] == observation[key]).all() for key in observation)
+    assert game.record() == record
+    _, _, _, _, legal = game.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert "illegal" not in legal
+    game.close()
 
 
 @pytest.mark.parametrize("rules", PROFILE_NAMES)

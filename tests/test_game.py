@@ -9,16 +9,18 @@ import pytest
 from callbreak.cards import SPADE_MASK, Card, CardSet
 from callbreak.errors import CallbreakError, IllegalCallError, IllegalPlayError
 from callbreak.game import (
+    REFUSAL_TEXTS,
     Call,
     ClaimRedeal,
     Deal,
     Match,
     Phase,
     Play,
+    Refusal,
     deal_from_seed,
     first_dealer_from_seed,
 )
-from callbreak.rules import PROFILES, STRICT, Rules
+from callbreak.rules import PROFILES, STRICT, Duty, Rules
 from tests.helpers import scenario
 
 
@@ -99,10 +101,23 @@ def test_play_before_calls_and_out_of_hand_are_refused() -> None:
     leader = deal.turn
     assert leader is not None
     foreign = next(card for card in deal.hands[(leader + 1) % 4])
-    with pytest.raises(IllegalPlayError, match="you do not hold"):
+    with pytest.raises(IllegalPlayError, match="you do not hold") as caught:
         deal.play(foreign)
+    assert caught.value.why == Refusal("not_held", card=foreign)
     with pytest.raises(CallbreakError, match="calling is over"):
         deal.call(3)
+
+
+def test_refusals_are_data_with_one_english_wording() -> None:
+    deal = Match(seed=2).deal
+    assert deal.play_refusal(Card.AS) == Refusal("calls_pending")
+    assert deal.call_refusal(1) == Refusal("call_range", 2, 13)
+    assert deal.call_problem(1) == "calls run from 2 to 13 under these rules"
+    for kind in REFUSAL_TEXTS:  # every wording fills its blanks
+        assert "{" not in Refusal(kind, 1, 8, "over", int(Card.TH)).reason
+    deal = scenario(STRICT, "TH", "KH JH 4H", "DC")
+    duty = deal.play_refusal(Card._4H)
+    assert isinstance(duty, Duty) and (duty.kind, duty.card) == ("beat", int(Card.TH))
 
 
 def test_illegal_card_message_names_duty_and_legal_cards() -> None:

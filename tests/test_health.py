@@ -58,6 +58,7 @@ def test_not_ready_while_the_computers_are_loading(client: TestClient) -> None:
     assert client.get("/healthz").status_code == 200
 
 
+@pytest.mark.redis
 def test_readiness_follows_redis_and_health_never_asks_it(tmp_path: Path) -> None:
     """Redis stopped: /readyz is 503 with a reason that names no host, /healthz stays 200, and
     the failed PING is counted as a store error."""
@@ -126,6 +127,8 @@ def test_a_draining_process_takes_nothing_new(client: TestClient) -> None:
     assert client.get("/api/profiles").status_code == 200
     assert client.get(f"/api/rooms/{room['room']}").status_code == 200
     held = [{"id": made.json()["id"], "token": made.json()["token"]}]
+    checked = client.post("/api/sheets/check", json={"names": ["A", "B", "C", "D"]})
+    assert checked.status_code == 200, checked.text  # a check stores nothing: answered
     mine = client.post("/api/matches/mine", json={"matches": held})
     assert mine.status_code == 200 and len(mine.json()) == 1, mine.text
 

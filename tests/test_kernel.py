@@ -3,7 +3,13 @@ solver, sampling, and the knowledge the rules reveal."""
 
 from __future__ import annotations
 
+import inspect
+import os
 import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +23,16 @@ from callbreak.players import kernel
 from callbreak.players.inference import PLAY_WEIGHTS
 from callbreak.players.kernel import flags_of, scoring_of
 from callbreak.players.knowledge import Knowledge
-from callbreak.rules import PROFILES, Rules, legal_cards, score_deal, trick_state
+from callbreak.rules import (
+    PROFILES,
+    Rules,
+    deal_score,
+    duty_steps,
+    legal_cards,
+    made_call,
+    score_deal,
+    trick_state,
+)
 from tests.helpers import reference_legal
 
 profiles = st.sampled_from(sorted(PROFILES))
@@ -542,3 +557,60 @@ def test_ctrl_c_in_a_parallel_search_is_a_keyboard_interrupt() -> None:
             assert inner.targetoptions.get("parallel")
     assert not parallel, f"not wrapped by kernel.interruptible: {parallel}"
     assert wrapped == {"evaluate", "simulate", "ismcts", "play_log_likelihoods"}
+
+
+# --- the cache ----------------------------------------------------------------------------
+
+_WINNER = """
+import numpy as np
+from callbreak import rules
+from callbreak.players import kernel
+trick = [21, 25, 1, 24]  # T♥ A♥ 3♠ K♥: the 3♠ trumps, under the real rules
+state = kernel.trick_state(np.array(trick, dtype=np.int64), 4, 0)
+print(int(state[3]), rules.trick_state(trick)[3], sum(kernel.trick_state.stats.cache_hits.values()))
+"""
+
+
+def test_a_change_to_the_rules_alone_compiles_the_kernel_again(tmp_path: Path) -> None:
+    """numba's own cache checks only the file a function is defined in: a change to rules.py
+    would leave the kernel's callers running the old rules' machine code. The kernel's cache
+    is stamped with every compiled source instead."""
+    package = tmp_path / "src" / "callbreak"
+    shutil.copytree(
+        Path(kernel.__file__).parents[1], package, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    environment = os.environ | {
+        "PYTHONPATH": str(tmp_path / "src"),
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+    }
+
+    def winners() -> list[int]:
+        done = subprocess.run(
+            [sys.executable, "-c", _WINNER],
+            env=environment,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=600,
+        )
+        return [int(word) for word in done.stdout.split()]
+
+    assert winners() == [2, 2, 0]  # compiled
+    assert winners() == [2, 2, 1]  # loaded from the cache
+    # Spades stop trumping: only rules.py changes, kernel.py is untouched.
+    path = package / "rules.py"
+    text = path.read_text()
+    assert text.count("if card > high_spade:") == 1
+    path.write_text(text.replace("if card > high_spade:", "if False:"))
+    assert winners() == [1, 1, 0]  # compiled again, with the new rules
+    assert winners() == [1, 1, 1]
+
+
+def test_the_cache_stamp_covers_every_compiled_function() -> None:
+    sources = {path.resolve() for path in kernel.SOURCES}
+    for name, value in vars(kernel).items():
+        function = kernel.dispatcher(value)
+        if function is not None:
+            assert Path(inspect.getfile(function.py_func)).resolve() in sources, name
+    for helper in (duty_steps, made_call, deal_score):
+        assert Path(inspect.getfile(helper)).resolve() in sources

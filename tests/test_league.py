@@ -250,6 +250,7 @@ def test_a_remote_bot_entrant_on_ray_gives_the_local_result(local_ray: str, tmp_
     assert [r.faults for r in on_ray.ratings] == [0, 0, 0]
 
 
+@pytest.mark.ray
 def test_cli_league_on_a_local_ray_then_resumed(tmp_path: Path) -> None:
     path = tmp_path / "tiny.toml"
     path.write_text("sets = 1\n" + ENTRANTS.replace('"intermediate"', '"random(seed=3)"'))

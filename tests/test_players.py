@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from callbreak.cards import Card, CardSet
 from callbreak.game import Match, Observation
-from callbreak.players import PlayerError, decide
+from callbreak.players import Player, PlayerError
 from callbreak.players.advisor import advise
 from callbreak.players.calling import (
     HAND_SPREAD,
@@ -26,7 +26,7 @@ from callbreak.players.calling import (
 from callbreak.players.expert import ExpertPlayer
 from callbreak.record import Record, check
 from callbreak.rules import PROFILES, STRICT
-from callbreak.seating import make_player, play_match
+from callbreak.seating import decide, make_player, play_match
 
 FAST_LEVELS = ["random", "beginner", "intermediate", "advanced"]
 WEAKNESSES = {
@@ -45,25 +45,12 @@ def test_specs_build_players() -> None:
     assert make_player("beginner(seed=2)").spec == "beginner(seed=2)"
     assert make_player(" Intermediate ( seed = 3 ) ").spec == "intermediate(seed=3)"
     expert = make_player("expert(time=0.5, seed=7)")
-    assert isinstance(expert, ExpertPlayer) and expert.time == 0.5 and expert.seed == 7
+    assert isinstance(expert, ExpertPlayer) and expert.options.time == 0.5 and expert.seed == 7
 
 
-EXPERT_OPTIONS = (
-    "time",
-    "seed",
-    "threads",
-    "deadline",
-    "rollouts",
-    "eps",
-    "solve_below",
-    "rival_weight",
-    "win_weight",
-    "call_spread",
-)
-
-
-def _options(player: object) -> dict[str, object]:
-    return {name: getattr(player, name) for name in EXPERT_OPTIONS}
+def _options(player: Any) -> dict[str, object]:
+    """Every option of an expert, with the seed it drew when it was given none."""
+    return dataclasses.asdict(player.options) | {"seed": player.seed}
 
 
 @pytest.mark.parametrize(
@@ -108,7 +95,8 @@ def test_expert_spec_shows_every_option_and_rebuilds_the_same_player(spec: str, 
 @settings(max_examples=50, deadline=None)
 def test_any_expert_rebuilds_from_its_spec(**options: Any) -> None:
     player = ExpertPlayer(**options)
-    assert _options(make_player(player.spec)) == _options(player) == options
+    assert _options(make_player(player.spec)) == _options(player)
+    assert {name: _options(player)[name] for name in options} == options
 
 
 @pytest.mark.parametrize("level", FAST_LEVELS)
@@ -184,7 +172,7 @@ def test_bad_specs_are_clear_errors(spec: str, words: str) -> None:
 def test_levels_play_whole_matches_legally(level: str, profile: str) -> None:
     match = Match(profile, seed=11)
     players = [make_player(f"{level}(seed={seat})") for seat in range(4)]
-    play_match(match, players)  # decide() refuses any illegal answer
+    play_match(match, players)  # seating.decide() refuses any illegal answer
     assert match.is_over
     assert check(Record.from_match(match)).valid
 
@@ -257,7 +245,7 @@ def test_expert_is_deterministic_for_a_seed() -> None:
 # --- fairness --------------------------------------------------------------------------------
 
 
-class Spy:
+class Spy(Player):
     """A player that records every card it could see in its observations."""
 
     def __init__(self) -> None:
@@ -307,7 +295,7 @@ def test_a_player_sees_only_its_own_hand() -> None:
         spy.holdings = [match.deal.held(s) for s in range(4)]
         seat = match.deal.turn
         assert seat is not None
-        match.apply(decide(players[seat], match.observation(seat)))
+        match.apply(decide(players[seat], match.observation(seat)).action)
     assert spy.leaks == []
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from callbreak.bots.protocol import card_text
 from callbreak.cards import Card, CardSet, parse_card
 from callbreak.errors import RecordError
 from callbreak.game import Match, Phase
@@ -66,7 +67,7 @@ def test_a_deal_record_replays_its_calls_in_calling_order() -> None:
 def test_other_notations_load_and_dump_canonically() -> None:
     data = record_data()
     data["deals"][0]["hands"] = [
-        [parse_card(c).pretty() if i % 2 else parse_card(c).bhoos() for i, c in enumerate(h)]
+        [parse_card(c).pretty() if i % 2 else card_text(parse_card(c)) for i, c in enumerate(h)]
         for h in data["deals"][0]["hands"]
     ]
     record = from_data(data)

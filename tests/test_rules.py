@@ -18,13 +18,12 @@ from callbreak.rules import (
     duties,
     format_tenths,
     legal_cards,
-    parse_tenths,
     places,
     score_deal,
     trick_step,
     trick_winner,
 )
-from tests.helpers import cards, reference_legal, scenario
+from tests.helpers import cards, parse_tenths, reference_legal, scenario
 
 ALL = ["strict", "classic", "online", "pagat", "bhoos"]
 MUST_BEAT = ["strict", "classic", "online", "bhoos"]

@@ -70,7 +70,7 @@ def test_ismcts_plays_a_whole_match_legally(rules: str) -> None:
     players = [make_player("ismcts(time=0.02, seed=1)")] + [
         make_player(f"intermediate(seed={seat})") for seat in range(3)
     ]
-    play_match(match, players)  # decide() refuses any illegal answer
+    play_match(match, players)  # seating.decide() refuses any illegal answer
     assert match.is_over and check(Record.from_match(match)).valid
 
 
@@ -327,8 +327,12 @@ def test_the_default_expert_and_options_show_in_the_spec() -> None:
     # The default is the tree over worlds weighted by calls and plays (docs/strength.md).
     default = make_player("expert")
     assert isinstance(default, ExpertPlayer)
-    assert (default.search, default.inference, default.play_temperature) == ("tree", "plays", 2)
-    assert default.solve_below == 5
+    assert (
+        default.options.search,
+        default.options.inference,
+        default.options.play_temperature,
+    ) == ("tree", "plays", 2)
+    assert default.options.solve_below == 5
     spec = "expert(time=0.5, inference=calls, calls=model, situation=every, spend=deal)"
     assert make_player(spec).spec == spec
     flat = "expert(time=0.1, inference=calls, play_temperature=0.5, search=flat)"

@@ -11,14 +11,14 @@ from callbreak.bots.server import create_app
 from callbreak.cards import Card
 from callbreak.errors import CallbreakError
 from callbreak.game import Call, Match, Observation, Play
-from callbreak.players import Event, PlayerError
+from callbreak.players import Event, Player, PlayerError
 from callbreak.players.expert import ExpertPlayer
 from callbreak.players.simple import AdvancedPlayer
 from callbreak.record import check, dumps
 from callbreak.seating import (
     PlayerSpec,
     Seating,
-    ask,
+    decide,
     derive_seed,
     is_remote,
     make_player,
@@ -125,7 +125,7 @@ def test_a_seat_changes_hands_between_decisions() -> None:
     assert len(seating.result().times[0]) == stand_in_turns
 
 
-class Broken:
+class Broken(Player):
     spec = "broken"
 
     def call(self, observation: Observation, *, time: float | None = None) -> int:
@@ -165,13 +165,13 @@ def test_a_limit_reaches_the_player_through_the_interface() -> None:
     match = Match("strict", seed=2)
     player = Timed()
     seen = match.observation(match.deal.turn)  # type: ignore[arg-type]
-    ask(player, seen)
-    ask(player, seen, time=0.2)
+    decide(player, seen)
+    decide(player, seen, time=0.2)
     assert player.limits == [None, 0.2]
     expert = ExpertPlayer(time=1.0, seed=1, deadline=False)
     # No wall-clock assert: on a busy machine a search may take longer than its cost model.
     expert.call(seen, time=0.05)
-    assert expert.time == 1.0  # the limit holds for this decision only
+    assert expert.options.time == 1.0  # the limit holds for this decision only
     quick = expert.last_search["worlds"]
     expert.call(seen)
     assert expert.last_search["worlds"] > quick  # the cost model sized the search to the limit

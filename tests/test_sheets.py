@@ -336,9 +336,46 @@ def test_each_impossible_deal_gets_its_message_and_changes_nothing(
     enter(client, sheet, [([3, 3, 3, 4], [3, 3, 3, 4])])
     before = get(client, sheet)
     for number in (2, 1):  # appending a deal, and correcting one
+        # The page asks first (the server's check, nothing stored), then sends it.
+        body = {"calls": calls, "tricks": tricks}
+        url = f"/api/sheets/{sheet}/deals/{number}/check"
+        checked = client.post(url, json=body, headers=auth(sheet))
+        assert (checked.status_code, checked.json()["error"]) == (400, message)
         response = put(client, sheet, number, calls, tricks)
         assert (response.status_code, response.json()["error"]) == (400, message)
         assert get(client, sheet) == before
+
+
+def test_checking_a_deal_shows_the_sheet_it_would_make_and_stores_nothing(
+    client: TestClient,
+) -> None:
+    sheet = new_sheet(client)
+    before = enter(client, sheet, [([3, 3, 3, 4], [3, 3, 3, 4])])
+    good = {"calls": [2, 3, 3, 4], "tricks": [2, 3, 4, 4]}
+    response = client.post(f"/api/sheets/{sheet}/deals/2/check", json=good, headers=auth(sheet))
+    assert response.status_code == 200, response.text
+    assert response.json()["valid"] is True
+    assert scores(response.json()["sheet"])[1] == ["2.0", "3.0", "3.1", "4.0"]
+    assert get(client, sheet) == before
+
+
+def test_checking_new_names_is_the_servers_check(client: TestClient) -> None:
+    # Case-blind and at most 24 characters, as the sheet keeps them, and nothing stored.
+    count = stored(client)
+    twice = client.post("/api/sheets/check", json={"names": ["Ann", "ann", "Cy", "Dee"]})
+    assert (twice.status_code, twice.json()["error"]) == (
+        400,
+        "Two players are called ann: each name must differ",
+    )
+    long = client.post("/api/sheets/check", json={"names": ["A" * 25, "Bob", "Cy", "Dee"]})
+    assert long.json()["error"] == "Player 1's name is over 24 characters"
+    fine = client.post("/api/sheets/check", json={"names": [" Ann  Lee ", "Bob", "Cy", "Dee"]})
+    assert fine.json() == {
+        "valid": True,
+        "names": ["Ann Lee", "Bob", "Cy", "Dee"],
+        "rules": "strict",
+    }
+    assert stored(client) == count
 
 
 def test_a_deal_can_total_enough_calls_to_be_played(client: TestClient) -> None:

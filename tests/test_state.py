@@ -53,13 +53,13 @@ def test_an_action_is_checked_once_and_taken_once(monkeypatch: pytest.MonkeyPatc
     state = match_state()
     call_round(state)
     checked = []
-    original = Deal.play_problem
+    original = Deal.play_refusal  # the engine's one check of a card (game.Deal.play)
 
-    def counted(deal: Deal, card: Any) -> str | None:
+    def counted(deal: Deal, card: Any) -> Any:
         checked.append(card)
         return original(deal, card)
 
-    monkeypatch.setattr(Deal, "play_problem", counted)
+    monkeypatch.setattr(Deal, "play_refusal", counted)
     seat, card = state.match.deal.turn, min(state.match.deal.legal_cards())
     assert seat is not None
     pending = state.act(seat, Play(card), state.version, [])

@@ -13,7 +13,8 @@ import numba
 import pytest
 
 from callbreak.game import Match, Observation
-from callbreak.players import PlayerError, decide
+from callbreak.players import Player, PlayerError
+from callbreak.seating import decide
 from callbreak.warmup import needs_kernel
 
 PLAYERS = Path(__file__).parent.parent / "src" / "callbreak" / "players"
@@ -97,7 +98,7 @@ def test_the_warm_up_readies_the_stand_in_before_the_search() -> None:
     assert seen == {"choose": True, "hand_strength": True, "simulate": False, "evaluate": False}
 
 
-class Searcher:
+class Searcher(Player):
     def kernel_functions(self, calling: bool) -> tuple[str, ...]:
         return ("hand_strength",) if calling else ("evaluate", "legal")
 
@@ -125,7 +126,7 @@ def test_ready_waits_for_a_search_player_only_while_the_warm_up_compiles(
     monkeypatch.setattr(warmup, "preparing", lambda: True)
     assert warmup.ready(call, Searcher(), grace=0.05)  # its calls need nothing still compiling
     assert not warmup.ready(card, Searcher(), grace=0.05)  # its cards do: the stand-in decides
-    assert warmup.ready(card, object(), grace=0.05)  # a player without a search never waits
+    assert warmup.ready(card, Player(), grace=0.05)  # a player without a search never waits
     compiling(1)
     assert warmup.ready(card, Searcher(), grace=0.05)
 
@@ -163,7 +164,7 @@ def positions() -> list[tuple[Observation, tuple[int, ...]]]:
         has_choice = len(observation.legal_calls or observation.legal_cards) > 1
         if len(observation.hand) == wanted and has_choice:
             seen.append((observation, tuple(match.deal.held(s).mask for s in range(4))))
-        match.apply(decide(advanced, observation))
+        match.apply(decide(advanced, observation).action)
     assert len(seen) == 3
     return seen
 

@@ -21,7 +21,7 @@ from callbreak.cards import Card, parse_card
 from callbreak.game import Call, Play
 from callbreak.players import PlayerError
 from callbreak.record import check, from_data
-from callbreak.rules import DUTY_TEXTS, format_tenths, parse_tenths
+from callbreak.rules import DUTY_TEXTS, format_tenths
 from callbreak.seating import PlayerSpec
 from callbreak.web.app import create_app
 from callbreak.web.http import HEADERS
@@ -35,7 +35,7 @@ from callbreak.web.limits import (
     kind_of,
 )
 from callbreak.web.view import display_order, seat_view
-from tests.helpers import FAST, Listener, http_reply, swap_hidden
+from tests.helpers import FAST, Listener, http_reply, parse_tenths, swap_hidden
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 

@@ -24,6 +24,7 @@ from callbreak.errors import InvalidCardError
 
 __all__ = [
     "ALL_CARDS",
+    "FULL_MASK",
     "SPADE_MASK",
     "SUIT_MASKS",
     "Card",
@@ -167,10 +168,6 @@ class Card(int):
     def pretty(self) -> str:
         """The card as players write it, with a suit symbol: '10♥', 'A♠'."""
         return self.rank.label + self.suit.symbol
-
-    def bhoos(self) -> str:
-        """The card in the Bhoos bot protocol's notation: '1S' for the ace, 'TH', 'QD'."""
-        return ("1" if self.rank == Rank.ACE else self.rank.letter) + self.suit.letter
 
     def spoken(self) -> str:
         """The card's accessible name: 'Queen of spades'."""

@@ -13,6 +13,7 @@ __all__ = [
     "InvalidCardError",
     "InvalidRulesError",
     "RecordError",
+    "SpecError",
 ]
 
 
@@ -31,13 +32,23 @@ class InvalidRulesError(CallbreakError):
 class IllegalActionError(CallbreakError):
     """An action the rules do not allow at this point of the game.
 
-    ``reason`` is the duty in words; ``legal`` lists what would have been allowed.
+    ``reason`` is the duty in words; ``legal`` lists what would have been allowed; ``why`` is the
+    reason as data when the engine gives it (a ``game.Refusal`` or a ``rules.Duty``: a kind
+    and its blanks, for a front end to word in its own language).
     """
 
-    def __init__(self, message: str, *, reason: str = "", legal: tuple[object, ...] = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str = "",
+        legal: tuple[object, ...] = (),
+        why: object = None,
+    ) -> None:
         super().__init__(message)
         self.reason = reason or message
         self.legal = legal
+        self.why = why
 
 
 class IllegalPlayError(IllegalActionError):
@@ -46,6 +57,10 @@ class IllegalPlayError(IllegalActionError):
 
 class IllegalCallError(IllegalActionError):
     """A call out of range or out of turn."""
+
+
+class SpecError(CallbreakError):
+    """Text that is not of the form ``name`` or ``name(key=value, ...)``."""
 
 
 class RecordError(CallbreakError):

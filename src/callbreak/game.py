@@ -23,15 +23,20 @@ import random
 import secrets
 from collections.abc import Iterable, Sequence
 
-from callbreak.cards import SPADE_MASK, Card, CardSet, parse_card
+from callbreak.cards import FULL_MASK, Card, CardSet, parse_card
 from callbreak.errors import CallbreakError, IllegalCallError, IllegalPlayError
 from callbreak.rules import (
     STRICT,
     Duty,
     Rules,
+    calls_thrown_in,
     describe_legal,
     duties,
-    made,
+    legal_cards,
+    match_over,
+    may_claim_spadeless,
+    next_dealer,
+    outright_winners,
     places,
     score_deal,
     trick_winner,
@@ -39,6 +44,7 @@ from callbreak.rules import (
 
 __all__ = [
     "MIN_TOTAL_CALLS",
+    "REFUSAL_TEXTS",
     "SPADELESS",
     "THROWN_IN_REASONS",
     "Action",
@@ -49,6 +55,7 @@ __all__ = [
     "Observation",
     "Phase",
     "Play",
+    "Refusal",
     "Trick",
     "deal_from_seed",
 ]
@@ -89,6 +96,46 @@ class ClaimRedeal:
 
 
 Action = Call | Play | ClaimRedeal
+
+
+REFUSAL_TEXTS: dict[str, str] = {
+    "calling_over": "calling is over: the deal is {phase}",
+    "call_not_whole": "a call is a whole number of tricks from {low} to {high}",
+    "call_range": "calls run from {low} to {high} under these rules",
+    "no_redeal_rule": "these rules have no redeal for a spadeless hand",
+    "redeal_after_calling": "a redeal can be claimed only during calling",
+    "redeal_with_spades": "only a player dealt no spade may claim a redeal",
+    "calls_pending": "the calls are not all in yet",
+    "not_playing": "the deal is {phase}",
+    "not_held": "you do not hold the {card}",
+}
+"""Why an action is refused, in English, with its blanks. Front ends in other languages word
+the same ``kind`` and values themselves; a card refused by a duty of play is a
+:class:`~callbreak.rules.Duty` instead, worded by ``rules.DUTY_TEXTS``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Refusal:
+    """Why an action is refused, as data: a key of :data:`REFUSAL_TEXTS` and its blanks."""
+
+    kind: str
+    low: int = 0
+    high: int = 0
+    phase: str = ""
+    """The phase of the deal, as its words ('over', 'thrown in')."""
+    card: int = -1
+
+    @property
+    def reason(self) -> str:
+        """The refusal in words: 'calls run from 2 to 13 under these rules'."""
+        card = Card(self.card).pretty() if self.card >= 0 else ""
+        return REFUSAL_TEXTS[self.kind].format(
+            low=self.low, high=self.high, phase=self.phase, card=card
+        )
+
+
+def _phase_words(phase: Phase) -> str:
+    return phase.value.replace("_", " ")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -158,7 +205,7 @@ class Observation:
     @property
     def unseen(self) -> CardSet:
         """The cards this seat cannot see: in other players' hands."""
-        return CardSet(((1 << 52) - 1) & ~self.hand.mask & ~self.played.mask)
+        return CardSet(FULL_MASK & ~self.hand.mask & ~self.played.mask)
 
     @property
     def deals_left(self) -> int | None:
@@ -284,51 +331,59 @@ class Deal:
         turn = self.turn
         seat = turn if seat is None else seat
         return (
-            self.rules.spadeless_redeal
-            and self.phase is Phase.CALLING
+            self.phase is Phase.CALLING
             and seat is not None
             and seat == turn
-            and not self.hands[seat].mask & SPADE_MASK
+            and may_claim_spadeless(self.hands[seat].mask, self.rules.spadeless_redeal)
         )
 
     def call(self, value: int) -> None:
         """Make the call of the seat to act; raises IllegalCallError when not allowed."""
-        problem = self.call_problem(value)
-        if problem:
-            legal = tuple(self.legal_calls())
+        refusal = self.call_refusal(value)
+        if refusal:
+            problem, legal = refusal.reason, tuple(self.legal_calls())
             raise IllegalCallError(
-                f"illegal call {value!r}: {problem}", reason=problem, legal=legal
+                f"illegal call {value!r}: {problem}", reason=problem, legal=legal, why=refusal
             )
         seat = self.turn
         assert seat is not None
         self.calls[seat] = value
         self._calls_made += 1
         self.actions.append(Call(value))
-        if self._calls_made == 4 and sum(self.called()) < self.rules.min_total_calls:
+        if self._calls_made == 4 and calls_thrown_in(
+            sum(self.called()), self.rules.min_total_calls
+        ):
             self.thrown_in = MIN_TOTAL_CALLS
 
     def call_problem(self, value: object) -> str | None:
         """Why ``value`` may not be called now, in words; None when it may."""
+        refusal = self.call_refusal(value)
+        return None if refusal is None else refusal.reason
+
+    def call_refusal(self, value: object) -> Refusal | None:
+        """Why ``value`` may not be called now, as data; None when it may."""
         if self.phase is not Phase.CALLING:
-            return f"calling is over: the deal is {self.phase.value.replace('_', ' ')}"
+            return Refusal("calling_over", phase=_phase_words(self.phase))
         low, high = self.rules.min_call, self.rules.max_call
         if isinstance(value, bool) or not isinstance(value, int):
-            return f"a call is a whole number of tricks from {low} to {high}"
+            return Refusal("call_not_whole", low, high)
         if not low <= value <= high:
-            return f"calls run from {low} to {high} under these rules"
+            return Refusal("call_range", low, high)
         return None
 
     def claim_redeal(self) -> None:
         """The seat to act, dealt no spade, asks for a new deal instead of calling."""
         if not self.may_claim_redeal():
             if not self.rules.spadeless_redeal:
-                reason = "these rules have no redeal for a spadeless hand"
+                refusal = Refusal("no_redeal_rule")
             elif self.phase is not Phase.CALLING:
-                reason = "a redeal can be claimed only during calling"
+                refusal = Refusal("redeal_after_calling")
             else:
-                reason = "only a player dealt no spade may claim a redeal"
-            legal = tuple(self.legal_calls())
-            raise IllegalCallError(f"illegal redeal claim: {reason}", reason=reason, legal=legal)
+                refusal = Refusal("redeal_with_spades")
+            reason, legal = refusal.reason, tuple(self.legal_calls())
+            raise IllegalCallError(
+                f"illegal redeal claim: {reason}", reason=reason, legal=legal, why=refusal
+            )
         self.thrown_in = SPADELESS
         self.actions.append(ClaimRedeal())
 
@@ -345,23 +400,29 @@ class Deal:
         if self.phase is not Phase.PLAYING:
             return CardSet()
         seat = self.trick.seat_of(len(self.trick.cards))
-        return CardSet(self._duties(seat)[-1].allowed)
+        return CardSet(legal_cards(self._held[seat], self.trick.cards, not self.tricks, self.rules))
 
     def _duties(self, seat: int) -> list[Duty]:
         return duties(self._held[seat], self.trick.cards, not self.tricks, self.rules)
 
     def play_problem(self, card: Card) -> str | None:
         """Why ``card`` may not be played now by the seat to act, in words; None when legal."""
+        refusal = self.play_refusal(card)
+        return None if refusal is None else refusal.reason
+
+    def play_refusal(self, card: Card) -> Refusal | Duty | None:
+        """Why ``card`` may not be played now by the seat to act, as data (the duty of play
+        that forbids it, or why no card may be played); None when legal."""
         if self.phase is not Phase.PLAYING:
             if self.phase is Phase.CALLING:
-                return "the calls are not all in yet"
-            return f"the deal is {self.phase.value.replace('_', ' ')}"
+                return Refusal("calls_pending")
+            return Refusal("not_playing", phase=_phase_words(self.phase))
         seat = self.trick.seat_of(len(self.trick.cards))
         if not self._held[seat] >> card & 1:
-            return f"you do not hold the {card.pretty()}"
+            return Refusal("not_held", card=card)
         for duty in self._duties(seat):
             if not duty.allowed >> card & 1:
-                return duty.reason
+                return duty
         return None
 
     def explain(self, card: Card) -> str | None:
@@ -413,14 +474,15 @@ class Deal:
         if isinstance(card, str):
             card = parse_card(card)
         card = Card(card)
-        problem = self.play_problem(card)
-        if problem:
-            legal = sorted(self.legal_cards())
+        refusal = self.play_refusal(card)
+        if refusal:
+            problem, legal = refusal.reason, sorted(self.legal_cards())
             shown = " ".join(card.pretty() for card in legal) or "none"
             raise IllegalPlayError(
                 f"illegal {card.pretty()}: {problem}; legal: {shown}",
                 reason=problem,
                 legal=tuple(legal),
+                why=refusal,
             )
         self._apply_play(card)
         self.actions.append(Play(card))
@@ -489,13 +551,9 @@ class Deal:
 
     def eight_winners(self) -> list[int]:
         """Seats that called 8 or more and made it, when ``eight_wins`` is played."""
-        if not self.rules.eight_wins or self.phase is not Phase.OVER:
+        if self.phase is not Phase.OVER:
             return []
-        return [
-            seat
-            for seat, (call, won) in enumerate(zip(self.calls, self.won, strict=True))
-            if call is not None and call >= 8 and made(self.rules, call, won)
-        ]
+        return outright_winners(self.rules, self.calls, self.won)
 
     def observation(
         self, seat: int, totals: Sequence[int] = (0, 0, 0, 0), deal_number: int = 1
@@ -579,9 +637,8 @@ class Match:
         if self.stopped:
             return True
         played = self.played_deals()
-        if played and played[-1].eight_winners():
-            return True
-        return self.rules.deals is not None and len(played) >= self.rules.deals
+        outright = bool(played and played[-1].eight_winners())
+        return match_over(len(played), self.rules.deals or 0, outright)
 
     def totals(self) -> list[int]:
         """Each seat's total in tenths over the played deals."""
@@ -600,7 +657,7 @@ class Match:
         if not self.deal.is_over or self.is_over:
             return
         thrown = self.deal.phase is Phase.THROWN_IN
-        self._new_deal(self.deal.dealer if thrown else (self.deal.dealer + 1) % 4)
+        self._new_deal(next_dealer(self.deal.dealer, thrown))
 
     def apply(self, action: Action) -> None:
         """Take one action in the current deal; a finished deal is followed by the next."""

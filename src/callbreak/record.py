@@ -28,7 +28,7 @@ from callbreak.errors import (
     RecordError,
 )
 from callbreak.game import MIN_TOTAL_CALLS, SPADELESS, THROWN_IN_REASONS, Deal, Match, Phase
-from callbreak.rules import Rules, format_tenths, places
+from callbreak.rules import Rules, format_tenths, match_over, next_dealer, places
 
 __all__ = [
     "CheckResult",
@@ -449,11 +449,11 @@ def _replay(record: Record, rules: Rules, deals: list[Deal]) -> bool:
 
         if deals:
             previous = deals[-1]
-            if previous.phase is Phase.OVER and (
-                previous.eight_winners() or (rules.deals is not None and played >= rules.deals)
+            if previous.phase is Phase.OVER and match_over(
+                played, rules.deals or 0, bool(previous.eight_winners())
             ):
                 raise fail(f"the match was over after deal {index}, yet deal {number} follows")
-            expected = previous.dealer if previous.thrown_in else (previous.dealer + 1) % 4
+            expected = next_dealer(previous.dealer, bool(previous.thrown_in))
             if deal_record.dealer != expected:
                 why = (
                     "the same dealer deals again after a thrown-in deal"
@@ -476,7 +476,7 @@ def _replay(record: Record, rules: Rules, deals: list[Deal]) -> bool:
     if rules.deals is None:  # open-ended: the table may stop after any complete deal
         finished = played >= 1 and deals[-1].is_over
     else:
-        finished = played >= rules.deals or bool(deals and deals[-1].eight_winners())
+        finished = match_over(played, rules.deals, bool(deals and deals[-1].eight_winners()))
     if not finished and not record.unfinished:
         wanted = "at least one deal" if rules.deals is None else f"{rules.deals} deals"
         message = (

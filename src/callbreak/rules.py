@@ -13,38 +13,57 @@ profiles fix those fields, and a one-string form changes some of them:
 Legality is computed on plain integer card masks (see :mod:`callbreak.cards`) as a short list
 of narrowing *duties*. Each duty keeps a subset of the cards the previous one allowed, so the
 first duty that drops a card is the reason that card is illegal.
+
+Every rule is written once, as a function of plain integers (:func:`duty_steps` and
+:func:`legal_mask`, :func:`trick_step`, :func:`deal_score`, :func:`next_dealer`,
+:func:`calls_thrown_in`, :func:`wins_outright`, :func:`match_over`). The engine
+(:mod:`callbreak.game`), the record check, the scoresheet and the learning environments wrap
+them with reasons and state; the compiled kernel (:mod:`callbreak.players.kernel`) compiles the
+very same functions into its loops, so they stay plain arithmetic on ints (no objects, no
+calls to anything but each other). The kernel's cache is keyed on this file's text too.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from callbreak.cards import SPADE_MASK, SUIT_MASKS, Card, CardSet, Suit
-from callbreak.errors import InvalidRulesError
-from callbreak.spec import SpecError, format_spec, parse_spec
+from callbreak.cards import FULL_MASK, SPADE_MASK, Card, CardSet, Suit
+from callbreak.errors import InvalidRulesError, SpecError
+from callbreak.spec import format_spec, parse_spec
 
 __all__ = [
     "BHOOS",
     "CLASSIC",
     "DUTY_TEXTS",
+    "EIGHT",
     "ONLINE",
     "PAGAT",
     "PROFILES",
     "STRICT",
     "Duty",
     "Rules",
+    "above",
+    "calls_thrown_in",
+    "deal_score",
     "duties",
+    "duty_steps",
     "format_tenths",
     "legal_cards",
+    "legal_mask",
     "made",
+    "made_call",
+    "match_over",
+    "may_claim_spadeless",
+    "next_dealer",
+    "outright_winners",
     "places",
     "score_deal",
     "trick_state",
     "trick_step",
     "trick_winner",
+    "wins_outright",
 ]
 
 
@@ -158,6 +177,21 @@ class Rules:
 
     def __str__(self) -> str:
         return format_spec(self.profile, self.changes())
+
+    @property
+    def flags(self) -> int:
+        """The legality switches packed into the int :func:`legal_mask` reads."""
+        return (
+            NO_SPADE_FIRST_LEAD * self.no_spade_first_lead
+            | FREE_FOLLOWING * self.free_following
+            | FORCED_LOW_SPADE * self.forced_low_spade
+        )
+
+    @property
+    def scoring(self) -> tuple[int, int, int]:
+        """The scoring switches as :func:`deal_score` reads them:
+        ``(exact, bonus_call or 0, bonus_score)``."""
+        return int(self.exact_scoring), self.bonus_call or 0, self.bonus_score
 
     def call_range(self) -> range:
         """The calls a player may make."""
@@ -304,9 +338,71 @@ class Duty(NamedTuple):
         return DUTY_TEXTS[self.kind].format(card=card, suit=suit)
 
 
-def _above(card: int) -> int:
+# The legality switches of a profile, packed into one int (``Rules.flags``).
+NO_SPADE_FIRST_LEAD = 1
+FREE_FOLLOWING = 2
+FORCED_LOW_SPADE = 4
+
+# The duties as the integers :func:`duty_steps` returns: an index into DUTY_KINDS. HOLD, the
+# hand itself, stands for a step that narrows nothing.
+DUTY_KINDS = tuple(DUTY_TEXTS)
+HOLD, NO_SPADE_LEAD, FOLLOW, BEAT_SPADE_LEAD, BEAT, TRUMP, OVERTRUMP, LOW_SPADE = range(8)
+
+_NON_SPADES = FULL_MASK & ~SPADE_MASK
+
+
+def above(card: int) -> int:
     """The mask of cards of the same suit ranked above ``card``."""
-    return SUIT_MASKS[card // 13] & ~((2 << card) - 1)
+    return (0x1FFF << (13 * (card // 13))) & ~((2 << card) - 1)
+
+
+def duty_steps(
+    hand: int, led: int, high_led: int, high_spade: int, first: bool, flags: int
+) -> tuple[int, int, int, int]:
+    """The duties binding ``hand`` in a trick of state ``(led, high_led, high_spade)`` (see
+    :func:`trick_step`), ``first`` in the deal's first trick, under legality ``flags``.
+
+    Returns ``(kind, allowed, kind2, allowed2)``: at most two duties narrow the hand, each
+    keeping a subset of what the one before allowed; a step that does not apply is ``HOLD``
+    with the previous mask, so ``allowed2`` is always the legal cards. This is the one place
+    legality is written: :func:`duties` words it, the kernel compiles it.
+    """
+    if led < 0:
+        if first and flags & NO_SPADE_FIRST_LEAD and hand & _NON_SPADES:
+            return NO_SPADE_LEAD, hand & _NON_SPADES, HOLD, hand & _NON_SPADES
+        return HOLD, hand, HOLD, hand
+    # Within one suit's mask, the cards above ``card`` are the bits above its own.
+    follow = hand & (0x1FFF << (13 * led))
+    if follow:
+        if flags & FREE_FOLLOWING:
+            return FOLLOW, follow, HOLD, follow
+        if led == 0:
+            higher = follow & ~((2 << high_spade) - 1)
+            kind = BEAT_SPADE_LEAD
+        elif high_spade < 0:
+            higher = follow & ~((2 << high_led) - 1)
+            kind = BEAT
+        else:
+            return FOLLOW, follow, HOLD, follow  # trumped: no card of the led suit can win
+        if higher:
+            return FOLLOW, follow, kind, higher
+        return FOLLOW, follow, HOLD, follow
+    spades = hand & SPADE_MASK
+    if not spades:
+        return HOLD, hand, HOLD, hand
+    if high_spade < 0:
+        return TRUMP, spades, HOLD, spades
+    higher = spades & ~((2 << high_spade) - 1)
+    if higher:
+        return OVERTRUMP, higher, HOLD, higher
+    if flags & FORCED_LOW_SPADE:
+        return LOW_SPADE, spades, HOLD, spades
+    return HOLD, hand, HOLD, hand
+
+
+def legal_mask(hand: int, led: int, high_led: int, high_spade: int, first: bool, flags: int) -> int:
+    """The mask of cards ``hand`` may play (the last step of :func:`duty_steps`)."""
+    return duty_steps(hand, led, high_led, high_spade, first, flags)[3]
 
 
 def duties(hand: int, trick: Sequence[int], first_trick: bool, rules: Rules) -> list[Duty]:
@@ -316,49 +412,30 @@ def duties(hand: int, trick: Sequence[int], first_trick: bool, rules: Rules) -> 
     legal cards are the last entry's ``allowed``; an illegal card is forbidden by the first
     entry that no longer allows it.
     """
+    led, high_led, high_spade, _ = trick_state(trick)
+    kind, allowed, kind2, allowed2 = duty_steps(
+        hand, led, high_led, high_spade, first_trick, rules.flags
+    )
     steps = [Duty(hand, "hold")]
-    if not trick:
-        non_spades = hand & ~SPADE_MASK
-        if first_trick and rules.no_spade_first_lead and non_spades:
-            steps.append(Duty(non_spades, "no_spade_lead"))
-        return steps
-
-    led = trick[0] // 13
-    follow = hand & SUIT_MASKS[led]
-    spades_played = [card for card in trick if card < 13]
-    if follow:
-        steps.append(Duty(follow, "follow", suit=led))
-        if rules.free_following:
-            return steps
-        if led == Suit.SPADES:
-            top, kind = max(spades_played), "beat_spade_lead"
-        elif spades_played:
-            return steps  # trumped: no heart can win, so any card of the led suit will do
-        else:
-            top, kind = max(card for card in trick if card // 13 == led), "beat"
-        higher = follow & _above(top)
-        if higher:
-            steps.append(Duty(higher, kind, top, led))
-        return steps
-
-    spades = hand & SPADE_MASK
-    if not spades:
-        return steps
-    if not spades_played:
-        steps.append(Duty(spades, "trump", suit=led))
-        return steps
-    top = max(spades_played)
-    higher = spades & _above(top)
-    if higher:
-        steps.append(Duty(higher, "overtrump", top, led))
-    elif rules.forced_low_spade:
-        steps.append(Duty(spades, "low_spade", top, led))
+    for step, mask in ((kind, allowed), (kind2, allowed2)):
+        if step == HOLD:
+            continue
+        card = high_led if step == BEAT else high_spade
+        steps.append(
+            Duty(
+                mask,
+                DUTY_KINDS[step],
+                card if step in (BEAT, BEAT_SPADE_LEAD, OVERTRUMP, LOW_SPADE) else -1,
+                -1 if step == NO_SPADE_LEAD else led,
+            )
+        )
     return steps
 
 
 def legal_cards(hand: int, trick: Sequence[int], first_trick: bool, rules: Rules) -> int:
     """The mask of cards ``hand`` may play to ``trick`` (see :func:`duties`)."""
-    return duties(hand, trick, first_trick, rules)[-1].allowed
+    led, high_led, high_spade, _ = trick_state(trick)
+    return legal_mask(hand, led, high_led, high_spade, first_trick, rules.flags)
 
 
 def describe_legal(mask: int) -> str:
@@ -382,8 +459,7 @@ def trick_step(
 
     This is the one place a trick's winner is worked out. The compiled kernel compiles this very
     function into its loops (see :mod:`callbreak.players.kernel`), so it must stay plain
-    arithmetic on ints; after changing it, touch ``players/kernel.py`` so that numba's cache
-    compiles the kernel again.
+    arithmetic on ints.
 
     >>> state = (-1, -1, -1, 2)  # seat 2 to lead
     >>> for seat, card in [(2, Card.TH), (3, Card.AH), (0, Card._3S), (1, Card.KH)]:
@@ -427,10 +503,28 @@ def trick_state(trick: Sequence[int], leader: int = 0) -> tuple[int, int, int, i
 # --- scoring --------------------------------------------------------------------------------
 
 
-def made(rules: Rules, call: int, tricks: int) -> bool:
+def made_call(call: int, tricks: int, exact: int) -> bool:
     """Whether taking ``tricks`` makes ``call``: at least the call, and under exact scoring
     at most one more."""
-    return tricks >= call and (not rules.exact_scoring or tricks <= call + 1)
+    return tricks >= call and (not exact or tricks <= call + 1)
+
+
+def deal_score(call: int, tricks: int, exact: int, bonus_call: int, bonus_score: int) -> int:
+    """One player's deal score in tenths under the scoring switches of ``Rules.scoring``
+    (``bonus_call`` 0 for no bonus)."""
+    if not made_call(call, tricks, exact):
+        return -10 * call
+    value = 10 * call
+    if bonus_call > 0 and call >= bonus_call:
+        value = 10 * bonus_score
+    if not exact:
+        value += tricks - call
+    return value
+
+
+def made(rules: Rules, call: int, tricks: int) -> bool:
+    """Whether taking ``tricks`` makes ``call`` under ``rules`` (see :func:`made_call`)."""
+    return made_call(call, tricks, rules.exact_scoring)
 
 
 def score_deal(rules: Rules, call: int, tricks: int) -> int:
@@ -441,14 +535,48 @@ def score_deal(rules: Rules, call: int, tricks: int) -> int:
     >>> [score_deal(PAGAT, 9, t) for t in (9, 10, 11)]
     [130, 130, -90]
     """
-    if not made(rules, call, tricks):
-        return -10 * call
-    value = 10 * call
-    if rules.bonus_call is not None and call >= rules.bonus_call:
-        value = 10 * rules.bonus_score
-    if not rules.exact_scoring:
-        value += tricks - call
-    return value
+    return deal_score(call, tricks, *rules.scoring)
+
+
+# --- the match --------------------------------------------------------------------------------
+
+EIGHT = 8
+"""Under ``eight_wins``, a made call of at least this many tricks wins the match at once."""
+
+
+def calls_thrown_in(total_calls: int, min_total_calls: int) -> bool:
+    """Whether four calls totalling ``total_calls`` throw the deal in (``min_total_calls``)."""
+    return total_calls < min_total_calls
+
+
+def may_claim_spadeless(dealt: int, spadeless_redeal: bool) -> bool:
+    """Whether a player dealt the hand ``dealt`` may claim a new deal instead of calling."""
+    return spadeless_redeal and not dealt & SPADE_MASK
+
+
+def next_dealer(dealer: int, thrown_in: bool) -> int:
+    """Who deals after ``dealer``: the same seat again after a thrown-in deal, else the next."""
+    return dealer if thrown_in else (dealer + 1) % 4
+
+
+def wins_outright(call: int, tricks: int, eight_wins: bool, exact: int) -> bool:
+    """Whether a player who called ``call`` and took ``tricks`` wins the match at once."""
+    return eight_wins and call >= EIGHT and made_call(call, tricks, exact)
+
+
+def outright_winners(rules: Rules, calls: Sequence[int | None], won: Sequence[int]) -> list[int]:
+    """The seats of a played deal that win the match at once (see :func:`wins_outright`)."""
+    return [
+        seat
+        for seat, (call, tricks) in enumerate(zip(calls, won, strict=True))
+        if call is not None and wins_outright(call, tricks, rules.eight_wins, rules.exact_scoring)
+    ]
+
+
+def match_over(played: int, deals: int, won_outright: bool) -> bool:
+    """Whether a match is over after ``played`` played deals: it lasts ``deals`` of them (0 for
+    an open-ended match, which the table stops) unless a player won outright in the last one."""
+    return won_outright or (deals > 0 and played >= deals)
 
 
 def format_tenths(tenths: int) -> str:
@@ -456,15 +584,6 @@ def format_tenths(tenths: int) -> str:
     sign = "-" if tenths < 0 else ""
     whole, tenth = divmod(abs(tenths), 10)
     return f"{sign}{whole}.{tenth}"
-
-
-def parse_tenths(text: str) -> int:
-    """Points written with at most one decimal, as integer tenths: '-4.0' → -40."""
-    match = re.fullmatch(r"\s*([+-]?)(\d+)(?:\.(\d))?\s*", text)
-    if not match:
-        raise ValueError(f"not a score with at most one decimal: {text!r}")
-    tenths = int(match[2]) * 10 + int(match[3] or 0)
-    return -tenths if match[1] == "-" else tenths
 
 
 def places(totals: Sequence[int], winners: Sequence[int] = ()) -> list[int]:

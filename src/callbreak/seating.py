@@ -24,14 +24,14 @@ import traceback
 from collections.abc import Mapping, Sequence
 
 from callbreak.bots.remote import BotAddresses, RemotePlayer
-from callbreak.errors import CallbreakError
-from callbreak.game import Action, Call, Match, Observation, Play
+from callbreak.cards import Card
+from callbreak.errors import CallbreakError, SpecError
+from callbreak.game import Action, Call, ClaimRedeal, Match, Observation, Play
 from callbreak.players import (
     Fault,
     Player,
     PlayerError,
     check_options,
-    decide,
     level_options,
     substitute,
 )
@@ -48,14 +48,15 @@ from callbreak.players.base import (
     written,
 )
 from callbreak.record import Record
-from callbreak.spec import SpecError, format_spec, parse_spec
+from callbreak.spec import format_spec, parse_spec
 
 __all__ = [
     "Decision",
     "MatchResult",
     "PlayerSpec",
     "Seating",
-    "ask",
+    "close",
+    "decide",
     "derive_seed",
     "is_remote",
     "make_player",
@@ -157,11 +158,9 @@ def make_player(spec: str | PlayerSpec, *, bot_budget: float = 1.5, ready: bool 
     return PlayerSpec.parse(spec).build(bot_budget=bot_budget, ready=ready)
 
 
-def close(player: object) -> None:
+def close(player: Player) -> None:
     """Let a player free what it holds (a remote bot's connection), if it holds anything."""
-    closer = getattr(player, "close", None)
-    if closer is not None:
-        closer()
+    player.close()
 
 
 # --- one decision ------------------------------------------------------------------------------
@@ -179,24 +178,26 @@ class Decision:
     the host substitutes) the failure of a player of ours."""
 
 
-def ask(
+def decide(
     player: Player,
     observation: Observation,
     *,
     time: float | None = None,
     substitute_failures: bool = False,
 ) -> Decision:
-    """Ask ``player`` for its decision in ``observation``, checked against the rules and timed.
+    """Ask ``player`` for its decision in ``observation``, checked against the rules and timed:
+    the one step of every host (:meth:`Seating.decide` for the seat to act, the bot server).
 
-    ``time`` limits this decision. A player that fails (an error, an illegal answer) raises,
-    unless ``substitute_failures``: then the host's substitute is played and noted as a fault.
+    ``time`` limits this decision. A player that fails (an error, an illegal answer) raises
+    PlayerError (or its own error), unless ``substitute_failures``: then the host's substitute
+    is played and noted as a fault.
     """
-    kept = getattr(player, "faults", None)  # a remote bot keeps the faults the host noted
-    before = len(kept) if kept is not None else 0
+    kept = player.faults  # a remote bot keeps the faults the host noted
+    before = len(kept)
     started = clock.perf_counter()
     failed: tuple[Fault, ...] = ()
     try:
-        action: Action = decide(player, observation, time=time)
+        action = _answer(player, observation, time)
     except Exception as error:
         if not substitute_failures:
             raise
@@ -206,8 +207,32 @@ def ask(
         kind, shown = written(action)
         failed = (Fault(observation.seat, kind, FAILED, str(error), shown),)
     seconds = clock.perf_counter() - started
-    new = tuple(kept[before:]) if kept is not None else ()
-    return Decision(observation.seat, action, seconds, new + failed)
+    return Decision(observation.seat, action, seconds, tuple(kept[before:]) + failed)
+
+
+def _answer(player: Player, observation: Observation, time: float | None) -> Action:
+    """The player's action in ``observation``; PlayerError unless the rules allow it.
+
+    ``time`` is passed on only when given, so that a player written without the parameter still
+    plays where nobody limits it.
+    """
+    limit = {} if time is None else {"time": time}
+    name = player.spec or type(player).__name__
+    if observation.may_claim_redeal and player.claim_redeal(observation):
+        return ClaimRedeal()
+    if observation.legal_calls:
+        value = player.call(observation, **limit)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise PlayerError(f"{name} called {value!r}, not a whole number")
+        if value not in observation.legal_calls:
+            low, high = observation.legal_calls[0], observation.legal_calls[-1]
+            raise PlayerError(f"{name} called {value}; calls run {low}-{high}")
+        return Call(value)
+    card = player.play(observation, **limit)
+    if not isinstance(card, int) or card not in observation.legal_cards:
+        shown = card.pretty() if isinstance(card, Card) else repr(card)
+        raise PlayerError(f"{name} played {shown}; legal: {observation.legal_cards.pretty()}")
+    return Play(Card(card))
 
 
 # --- the seats of a match ----------------------------------------------------------------------
@@ -340,12 +365,11 @@ class Seating:
         if player is None:
             raise CallbreakError(f"seat {seat} is a person's: its decisions come from them")
         self._announce()
-        see = getattr(player, "see", None)
-        if self.reveal_to_oracles and getattr(player, "omniscient", False) and see is not None:
+        if self.reveal_to_oracles and player.omniscient:
             # A reference for measuring (players.MEASURING): only hosts that ask show it the hands.
-            see(tuple(self.match.deal.held(s).mask for s in range(4)))
+            player.see(tuple(self.match.deal.held(s).mask for s in range(4)))
         seen = observation if observation is not None else self.match.observation(seat)
-        return ask(player, seen, time=time, substitute_failures=self.substitute_failures)
+        return decide(player, seen, time=time, substitute_failures=self.substitute_failures)
 
     def apply(self, action: Action, decision: Decision | None = None) -> None:
         """Take ``action`` for the seat to act and tell every player of it; the time and faults
@@ -415,9 +439,8 @@ class Seating:
 
     def _inform(self, event: Event) -> None:
         for occupant in self._occupants:
-            inform = getattr(occupant, "inform", None)  # players that follow the game
-            if inform is not None:
-                inform(event)
+            if isinstance(occupant, Player):
+                occupant.inform(event)
 
 
 def _event(seat: int, action: Action, deal_index: int) -> Event:

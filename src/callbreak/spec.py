@@ -15,19 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from callbreak.errors import CallbreakError
+from callbreak.errors import SpecError
 
-__all__ = ["SpecError", "format_spec", "format_value", "parse_spec"]
+__all__ = ["format_spec", "format_value", "parse_spec"]
 
 _SPEC = re.compile(r"\s*(?P<name>[A-Za-z_][\w-]*)\s*(?:\((?P<args>[^()]*)\)\s*)?")
 _NUMBER = re.compile(r"[+-]?\d+")
 # An exponent is accepted because Python writes small and large floats with one (1e-05).
 _DECIMAL = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
 _WORD = re.compile(r"[A-Za-z_][\w-]*")
-
-
-class SpecError(CallbreakError):
-    """Text that is not of the form ``name`` or ``name(key=value, ...)``."""
 
 
 def parse_spec(

@@ -98,7 +98,7 @@ def _play_warm_up() -> float:
     return time.perf_counter() - started
 
 
-def ready(observation: Observation, player: object, grace: float | None = None) -> bool:
+def ready(observation: Observation, player: Player | None, grace: float | None = None) -> bool:
     """Whether ``player`` can make the decision of ``observation`` now without waiting on the
     warm-up's compile: always, unless the warm-up runs and a compiled function that decision
     calls (the player's ``kernel_functions``) has no machine code yet after ``grace`` seconds
@@ -106,11 +106,10 @@ def ready(observation: Observation, player: object, grace: float | None = None) 
     cache, and later decisions do not wait."""
     from callbreak.players import kernel
 
-    needs_of = getattr(player, "kernel_functions", None)
-    if needs_of is None:
+    if player is None:  # a person's seat: nothing to compile
         return True
     calling = bool(observation.legal_calls) or observation.may_claim_redeal
-    names = needs_of(calling)
+    names = player.kernel_functions(calling)
     waited_until = time.monotonic() + (GRACE if grace is None else grace)
     while preparing():
         if all(kernel.dispatcher(getattr(kernel, name)).signatures for name in names):

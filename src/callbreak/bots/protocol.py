@@ -18,16 +18,29 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from callbreak.cards import FULL_MASK, Card, CardSet, parse_card
+from callbreak.cards import FULL_MASK, Card, CardSet, Rank, parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Observation, Phase, Trick
 from callbreak.rules import BHOOS, Rules, legal_cards
 
-__all__ = ["ProtocolError", "bid_body", "observation_from_body", "play_body", "player_ids"]
+__all__ = [
+    "ProtocolError",
+    "bid_body",
+    "card_text",
+    "observation_from_body",
+    "play_body",
+    "player_ids",
+]
 
 
 class ProtocolError(CallbreakError):
     """A request or answer that breaks the protocol, or describes an impossible game."""
+
+
+def card_text(card: Card) -> str:
+    """The card in the protocol's notation: '1S' for the ace, 'TH', 'QD' (``parse_card`` reads
+    it back, as it reads every notation)."""
+    return ("1" if card.rank == Rank.ACE else card.rank.letter) + card.suit.letter
 
 
 def player_ids(names: Sequence[str] | None = None) -> list[str]:
@@ -57,7 +70,7 @@ def bid_body(observation: Observation, ids: Sequence[str], time_budget_ms: int) 
     return {
         "playerId": ids[observation.seat],
         "playerIds": list(ids),
-        "cards": [card.bhoos() for card in observation.hand],
+        "cards": [card_text(card) for card in observation.hand],
         "timeBudget": time_budget_ms,
         "context": _context(observation, ids),
     }
@@ -66,11 +79,11 @@ def bid_body(observation: Observation, ids: Sequence[str], time_budget_ms: int) 
 def play_body(observation: Observation, ids: Sequence[str], time_budget_ms: int) -> dict[str, Any]:
     """The body of ``POST /play`` for the seat of ``observation``."""
     history = [
-        [trick.leader, [card.bhoos() for card in trick.cards], trick.winner]
+        [trick.leader, [card_text(card) for card in trick.cards], trick.winner]
         for trick in observation.tricks
     ]
     return bid_body(observation, ids, time_budget_ms) | {
-        "played": [card.bhoos() for card in observation.trick.cards],
+        "played": [card_text(card) for card in observation.trick.cards],
         "history": history,
     }
 

@@ -31,6 +31,7 @@ from callbreak.bots.protocol import (
     answer_call,
     answer_card,
     bid_body,
+    card_text,
     play_body,
     player_ids,
 )
@@ -44,6 +45,7 @@ from callbreak.players.base import (
     PLAY,
     SILENT,
     Fault,
+    Player,
     PlayerError,
     substitute,
 )
@@ -196,7 +198,7 @@ class _Connection(http.client.HTTPConnection):
         raise problem
 
 
-class RemotePlayer:
+class RemotePlayer(Player):
     """A bot at ``http://host:port`` playing one seat; with ``allowed``, only at an address it
     admits (checked on every connection)."""
 
@@ -280,12 +282,12 @@ class RemotePlayer:
             self._fault(observation, PLAY, MALFORMED, str(error), str(card_instead))
             return card_instead
         if card not in observation.legal_cards:
-            legal = " ".join(c.bhoos() for c in observation.legal_cards)
+            legal = " ".join(card_text(c) for c in observation.legal_cards)
             self._fault(
                 observation,
                 PLAY,
                 ILLEGAL,
-                f"played {card.bhoos()}; legal: {legal}",
+                f"played {card_text(card)}; legal: {legal}",
                 str(card_instead),
             )
             return card_instead

@@ -18,12 +18,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from callbreak.bots.protocol import ProtocolError, observation_from_body
+from callbreak.bots.protocol import ProtocolError, card_text, observation_from_body
 from callbreak.game import Call, Observation, Play
 from callbreak.players.timing import share
 from callbreak.refusals import HANDLERS, Refusal, read_json
 from callbreak.rules import BHOOS, Rules
-from callbreak.seating import ask, make_player
+from callbreak.seating import decide, make_player
 
 __all__ = ["create_app", "serve"]
 
@@ -47,11 +47,11 @@ class _Bot:
         usable = max(0.0, time_left_ms / 1000 - NETWORK_MARGIN * max(decisions_left, 1))
         limit = max(0.01, share(observation, usable * SHARE_USED))
         with self.lock:
-            action = ask(self.player, observation, time=limit).action
+            action = decide(self.player, observation, time=limit).action
         if isinstance(action, Call):
             return action.value
         assert isinstance(action, Play)  # the protocol has no redeal claim to offer
-        return action.card.bhoos()
+        return card_text(action.card)
 
 
 def create_app(spec: str, rules: Rules = BHOOS) -> Starlette:

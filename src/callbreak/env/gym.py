@@ -29,12 +29,18 @@ from callbreak.record import Record
 from callbreak.rules import Rules
 from callbreak.seating import PlayerSpec
 
-__all__ = ["ILLEGAL", "SingleAgentEnv", "single_agent"]
+__all__ = ["ILLEGAL", "ILLEGAL_PENALTY", "SingleAgentEnv", "single_agent"]
 
-ILLEGAL = ("raise", "random")
-"""What a step does with an action the rules forbid: raise the rule's error (the default), or
-play a uniformly random legal action instead and say so in ``info["illegal"]`` (for code that
-samples actions without the mask, such as Gymnasium's ``check_env``)."""
+ILLEGAL = ("penalty", "raise", "random")
+"""What a step does with an action the rules forbid: nothing but a reward of
+:data:`ILLEGAL_PENALTY`, with ``info["illegal"]`` set to the rule it breaks (the default: code
+that samples actions without the mask, such as Gymnasium's ``check_env``, can step the game
+and learn to keep to the mask); raise the rule's error; or play a uniformly random legal
+action instead and say so in ``info["illegal"]``. The mask is the way to avoid all three."""
+
+ILLEGAL_PENALTY = -1.0
+"""The reward of an illegal action under ``illegal="penalty"``, in points (a deal's score is
+some points either way, so a refused action costs as much as a trick's worth of a call)."""
 
 Observation = dict[str, np.ndarray]
 
@@ -72,11 +78,11 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         reward: str = "deal",
         render_mode: str | None = None,
         bot_budget: float = 1.5,
-        illegal: str = "raise",
+        illegal: str = "penalty",
     ) -> None:
         check_common(reward, render_mode)
         if illegal not in ILLEGAL:
-            raise EnvError(f"illegal must be 'raise' or 'random', not {illegal!r}")
+            raise EnvError(f"illegal must be 'penalty', 'raise' or 'random', not {illegal!r}")
         self.illegal = illegal
         if isinstance(seat, bool) or seat not in range(4):
             raise EnvError(f"seat must be 0-3, not {seat!r}")
@@ -131,18 +137,21 @@ class SingleAgentEnv(gymnasium.Env[Observation, np.int64]):
         table = episode.table
         if table.over:
             raise EnvError("the match is over: call reset() to start another")
-        replaced = False
-        if self.illegal == "random" and table.problem(action) is not None:
+        problem = None if self.illegal == "raise" else table.problem(action)
+        if problem is not None and self.illegal == "penalty":
+            info = self._info()
+            info["illegal"] = problem
+            return self._observe(), ILLEGAL_PENALTY, False, False, info
+        if problem is not None:
             action = int(self.np_random.choice(table.legal_actions()))
-            replaced = True
         episode.act(action)
         reward = self._reward()
         reward += self._others()
         if table.over and self.reward == "match":
             reward = place_rewards(table.places())[self.seat]
         info = self._info()
-        if replaced:
-            info["illegal"] = True
+        if problem is not None:
+            info["illegal"] = problem
         return self._observe(), reward, table.over, False, info
 
     def _reward(self) -> float:
@@ -206,7 +215,7 @@ def single_agent(
     reward: str = "deal",
     render_mode: str | None = None,
     bot_budget: float = 1.5,
-    illegal: str = "raise",
+    illegal: str = "penalty",
 ) -> SingleAgentEnv:
     """A Gymnasium environment for ``seat`` against ``opponents`` (one spec for the three
     other seats, or three specs in seat order); ``bot_budget`` is a remote bot's seconds per

@@ -26,7 +26,7 @@ import numpy as np
 from callbreak.cards import Card
 from callbreak.env.table import CARD_BASE, CLAIM, NUM_ACTIONS, OBS_SIZE, encode
 from callbreak.game import Observation
-from callbreak.players import PlayerError
+from callbreak.players import Player, PlayerError
 from callbreak.players import register as register_level
 from callbreak.seating import OPEN_ENDED_DEALS
 
@@ -97,7 +97,7 @@ def find_weights(name: str) -> Path:
     raise PlayerError(f"no policy {name!r}: no {name}.npz in {where}")
 
 
-class PolicyPlayer:
+class PolicyPlayer(Player):
     """A player that acts with a trained :class:`Network`: the most likely legal action
     (``greedy``), or one drawn from the policy's probabilities with ``seed``."""
 

@@ -3,9 +3,10 @@
 The checked engine (:class:`~callbreak.game.Match`) builds the reasons of every duty and the
 trick objects on each card, which is right for a table or a record check and too slow for an
 agent that takes millions of steps. A :class:`Table` keeps the same game as integer card masks:
-legality is the players' compiled kernel (:func:`callbreak.players.kernel.legal`, the
-package's one fast legality, tested against the rules), the trick's winner is
-:func:`callbreak.rules.trick_step` and a deal's score :func:`callbreak.rules.score_deal`.
+every rule is the rules' own integer function (:mod:`callbreak.rules`: the legal cards
+:func:`~callbreak.rules.legal_mask`, the trick's winner :func:`~callbreak.rules.trick_step`, a
+deal's score, the next dealer, a thrown-in deal, an outright win and the match's end), the very
+functions the engine wraps and the players' kernel compiles.
 The environments apply the same actions to a real ``Match`` through :mod:`callbreak.seating`
 whenever the match, its record or another seat's player is needed, and the tests replay every
 step through the engine.
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from callbreak.cards import SPADE_MASK, Card, CardSet
+from callbreak.cards import Card
 from callbreak.errors import CallbreakError, IllegalCallError, IllegalPlayError
 from callbreak.game import (
     Action,
@@ -39,11 +40,24 @@ from callbreak.game import (
     Observation,
     Phase,
     Play,
+    Refusal,
     deal_from_seed,
     first_dealer_from_seed,
 )
-from callbreak.players import kernel
-from callbreak.rules import Rules, describe_legal, duties, made, places, score_deal, trick_step
+from callbreak.rules import (
+    Rules,
+    calls_thrown_in,
+    describe_legal,
+    duties,
+    legal_mask,
+    match_over,
+    may_claim_spadeless,
+    next_dealer,
+    outright_winners,
+    places,
+    score_deal,
+    trick_step,
+)
 
 __all__ = [
     "CALLS",
@@ -234,7 +248,7 @@ class Table:
         a made call of 8+ under ``eight_wins``)."""
         self.rules = rules
         self.deals = deals
-        self.flags = kernel.flags_of(rules)
+        self.flags = rules.flags
         self.calls_allowed = list(range(rules.min_call - 1, rules.max_call))
         self.totals = [0, 0, 0, 0]
         self.played = 0
@@ -309,10 +323,9 @@ class Table:
     def may_claim(self) -> bool:
         """Whether the seat to act may claim a redeal for a hand dealt no spade."""
         return (
-            self.rules.spadeless_redeal
-            and self.phase == CALLING
+            self.phase == CALLING
             and self.turn is not None
-            and not self.dealt[self.turn] & SPADE_MASK
+            and may_claim_spadeless(self.dealt[self.turn], self.rules.spadeless_redeal)
         )
 
     # --- legality --------------------------------------------------------------------------
@@ -323,15 +336,13 @@ class Table:
             return self._legal
         if self.phase != PLAYING or self.turn is None:
             return 0
-        self._legal = int(
-            kernel.legal(
-                self.hands[self.turn],
-                self.led,
-                self.high_led,
-                self.high_spade,
-                self.tricks == 0,
-                self.flags,
-            )
+        self._legal = legal_mask(
+            self.hands[self.turn],
+            self.led,
+            self.high_led,
+            self.high_spade,
+            self.tricks == 0,
+            self.flags,
         )
         return self._legal
 
@@ -374,20 +385,19 @@ class Table:
         if self.phase == CALLING:
             if action == CLAIM:
                 if not self.rules.spadeless_redeal:
-                    return "these rules have no redeal for a spadeless hand"
-                return None if self.may_claim() else "only a player dealt no spade may claim"
+                    return Refusal("no_redeal_rule").reason
+                return None if self.may_claim() else Refusal("redeal_with_spades").reason
             if action >= CALLS:
-                return "the calls are not all in yet"
+                return Refusal("calls_pending").reason
             if action not in self.calls_allowed:
-                low, high = self.rules.min_call, self.rules.max_call
-                return f"calls run from {low} to {high} under these rules"
+                return Refusal("call_range", self.rules.min_call, self.rules.max_call).reason
             return None
         if not CARD_BASE <= action < CARD_BASE + 52:
             return "calling is over: play a card"
         card = action - CARD_BASE
         hand = self.hands[self.turn]
         if not hand >> card & 1:
-            return f"you do not hold the {Card(card).pretty()}"
+            return Refusal("not_held", card=card).reason
         for duty in duties(hand, self.trick, self.tricks == 0, self.rules):
             if not duty.allowed >> card & 1:
                 return duty.reason
@@ -467,7 +477,7 @@ class Table:
             self._set_turn((seat + 1) & 3)
             self._mark_claim()
             return
-        if sum(self.calls) < self.rules.min_total_calls:
+        if calls_thrown_in(sum(self.calls), self.rules.min_total_calls):
             self._throw_in()
             return
         self.phase = PLAYING
@@ -480,7 +490,7 @@ class Table:
         self.redeals += 1
         self._set_turn(None)
         self.phase = OVER
-        self.next_dealer = self.dealer
+        self.next_dealer = next_dealer(self.dealer, True)
         self.needs_deal = True
 
     def _play(self, seat: int, card: int) -> None:
@@ -526,17 +536,12 @@ class Table:
         self.redeals = 0
         self.phase = OVER
         self.obs[:, PHASE : PHASE + 2] = 0
-        if rules.eight_wins:
-            self.winners = [
-                s
-                for s in range(4)
-                if self.calls[s] >= 8 and made(rules, self.calls[s], self.won[s])
-            ]
+        self.winners = outright_winners(rules, self.calls, self.won)
         # The totals in each row stay those before this deal, as the engine's Observation has
         # them, until the next deal starts.
         self.totals = [total + score for total, score in zip(self.totals, scores, strict=True)]
-        self.next_dealer = (self.dealer + 1) & 3
-        if self.winners or self.played >= self.deals:
+        self.next_dealer = next_dealer(self.dealer, False)
+        if match_over(self.played, self.deals, bool(self.winners)):
             self.over = True
         else:
             self.needs_deal = True
@@ -596,8 +601,3 @@ def encode(observation: Observation, deals: int) -> np.ndarray:
     features = rule_features(observation.rules)
     out[RULES_AT : RULES_AT + len(features)] = features
     return out
-
-
-def hands_text(hands: list[int]) -> list[str]:
-    """The hands as card text, by seat."""
-    return [str(CardSet(hand)) for hand in hands]

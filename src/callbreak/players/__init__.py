@@ -17,7 +17,7 @@ import importlib
 import inspect
 from collections.abc import Callable, Mapping
 
-from callbreak.players.base import Event, Fault, Player, PlayerError, decide, substitute
+from callbreak.players.base import Event, Fault, Player, PlayerError, substitute
 
 __all__ = [
     "DESCRIPTIONS",
@@ -30,7 +30,6 @@ __all__ = [
     "PlayerError",
     "build_player",
     "check_options",
-    "decide",
     "level_options",
     "register",
     "substitute",

@@ -3,34 +3,86 @@
 A player receives only its own seat's :class:`~callbreak.game.Observation`: its hand, the
 calls, the tricks so far, the scores. It answers with a call or a card. Like python-chess's
 ``engine.play(board, limit)``, a host may give one decision a time limit. Players that want to
-follow the game as it happens may also define ``inform(event)``. Seating players and driving a
-match is :mod:`callbreak.seating`'s job.
+follow the game as it happens override ``inform(event)``; :class:`Player` declares all a
+player may do. Seating players, asking them (``seating.decide``) and driving a match is
+:mod:`callbreak.seating`'s job.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from callbreak.cards import Card
 from callbreak.errors import CallbreakError
-from callbreak.game import Action, Call, ClaimRedeal, Observation, Play
+from callbreak.game import Action, Call, Observation, Play
 
-__all__ = ["Event", "Fault", "Player", "PlayerError", "ShownEveryHand", "decide", "substitute"]
+__all__ = ["Event", "Fault", "Player", "PlayerError", "ShownEveryHand", "substitute"]
 
 
 class PlayerError(CallbreakError):
     """A player answered with something the rules do not allow, or failed to answer."""
 
 
-class ShownEveryHand:
+class Player:
+    """A computer (or remote) player of one seat: everything a host may ask of it.
+
+    A player must answer ``call`` and ``play``; the rest are capabilities with defaults that do
+    nothing, which a player overrides when it has them, and which every host (the match driver
+    :class:`callbreak.seating.Seating`, the bot server, the warm-up) calls as they are.
+
+    ``time`` is the most seconds this one decision may take, when a host limits it (a bot
+    server spending a round's budget); a player with a budget of its own uses the smaller.
+    """
+
+    spec: str = ""
+    """The player as a spec (``expert(time=0.5, seed=7)``) that builds it again; empty for a
+    player that has none."""
+    omniscient: ClassVar[bool] = False
+    """Whether the player is for measuring only and must be shown every hand (``see``)."""
+    faults: Sequence[Fault] = ()
+    """Faults the host noted while asking it (a remote bot's late or illegal answers), in
+    order; a host reads what this decision added."""
+
+    def call(self, observation: Observation, *, time: float | None = None) -> int:
+        """The number of tricks to call."""
+        raise NotImplementedError
+
+    def play(self, observation: Observation, *, time: float | None = None) -> Card:
+        """The card to play; it must be in ``observation.legal_cards``."""
+        raise NotImplementedError
+
+    def claim_redeal(self, observation: Observation) -> bool:
+        """Whether to claim a new deal for a hand dealt no spade (asked only when the rules
+        allow it), instead of calling. By default: never."""
+        return False
+
+    def inform(self, event: Event) -> None:
+        """Something happened at the table (every seat hears every event); for players that
+        follow the game as it happens."""
+
+    def see(self, hands: tuple[int, ...]) -> None:
+        """Every seat's hand now, as card masks: only an ``omniscient`` player is shown them,
+        before each of its decisions, and only by a host that chooses to (the arena's)."""
+
+    def kernel_functions(self, calling: bool) -> tuple[str, ...]:
+        """The compiled kernel functions its calls (or its cards) need: a host that is still
+        compiling them on a first start may let a simpler level stand in
+        (:func:`callbreak.warmup.ready`). None by default."""
+        return ()
+
+    def close(self) -> None:
+        """Free what the player holds (a remote bot's connection)."""
+
+
+class ShownEveryHand(Player):
     """A player for measuring only that sees every hand (the oracle, the seer): a host that
     chooses to (:class:`callbreak.seating.Seating` with ``reveal_to_oracles``, the arena's)
     calls ``see`` with the four hands before each of its decisions; anywhere else it refuses
     to play."""
 
-    omniscient = True
-    """Marks the player a host must show every hand to (see ``see``)."""
+    omniscient: ClassVar[bool] = True
 
     _hands: tuple[int, ...] | None = None
 
@@ -47,23 +99,6 @@ class ShownEveryHand:
                 "can seat it"
             )
         return hands
-
-
-@runtime_checkable
-class Player(Protocol):
-    """A computer (or remote) player of one seat.
-
-    ``time`` is the most seconds this one decision may take, when a host limits it (a bot
-    server spending a round's budget); a player with a budget of its own uses the smaller.
-    """
-
-    def call(self, observation: Observation, *, time: float | None = None) -> int:
-        """The number of tricks to call."""
-        ...
-
-    def play(self, observation: Observation, *, time: float | None = None) -> Card:
-        """The card to play; it must be in ``observation.legal_cards``."""
-        ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,41 +173,9 @@ def written(action: Action) -> tuple[str, str]:
     return CALL, "redeal"
 
 
-def decide(player: Player, observation: Observation, *, time: float | None = None) -> Action:
-    """Ask ``player`` for its action in ``observation`` and check it against the rules.
-
-    ``time`` limits this decision; it is passed on only when given, so that a player written
-    without the parameter still plays where nobody limits it.
-    """
-    limit = {} if time is None else {"time": time}
-    if observation.may_claim_redeal:
-        wants = getattr(player, "claim_redeal", None)
-        if wants is not None and wants(observation):
-            return ClaimRedeal()
-    if observation.legal_calls:
-        value = player.call(observation, **limit)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise PlayerError(f"{_name(player)} called {value!r}, not a whole number")
-        if value not in observation.legal_calls:
-            low, high = observation.legal_calls[0], observation.legal_calls[-1]
-            raise PlayerError(f"{_name(player)} called {value}; calls run {low}-{high}")
-        return Call(value)
-    card = player.play(observation, **limit)
-    if not isinstance(card, int) or card not in observation.legal_cards:
-        shown = card.pretty() if isinstance(card, Card) else repr(card)
-        raise PlayerError(
-            f"{_name(player)} played {shown}; legal: {observation.legal_cards.pretty()}"
-        )
-    return Play(Card(card))
-
-
 def substitute(observation: Observation) -> Call | Play:
     """What a host plays for a seat whose player failed: the lowest call, or the lowest legal
     card (spades last, so that a substitute never wastes a trump)."""
     if observation.legal_calls:
         return Call(observation.legal_calls[0])
     return Play(min(observation.legal_cards, key=lambda c: (c.rank, c.suit == 0, c.suit)))
-
-
-def _name(player: Player) -> str:
-    return str(getattr(player, "spec", type(player).__name__))

@@ -21,16 +21,18 @@ machine is slower than the model (then the decision may differ between runs).
 from __future__ import annotations
 
 import contextlib
-import inspect
+import dataclasses
 import random
 import time as clock
 from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
 from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
+from callbreak.players.base import Player
 from callbreak.players.calling import (
     call_bounds,
     call_lookup,
@@ -43,12 +45,11 @@ from callbreak.players.calling import (
     shifted,
 )
 from callbreak.players.inference import PLAY_WEIGHTS, play_log_likelihoods
-from callbreak.players.ismcts import grow_trees, iteration_count
+from callbreak.players.ismcts import SearchOptions, grow_trees, iteration_count, options_signature
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import chunk_sizes, overruns, share
-from callbreak.spec import format_spec
 
-__all__ = ["ExpertPlayer"]
+__all__ = ["ExpertOptions", "ExpertPlayer"]
 
 # Cost model, measured on the project machine with one thread (see docs/strength.md). The
 # search size follows from it, never from the clock, so that a seed fixes every decision.
@@ -67,12 +68,15 @@ MIN_CHUNK = 32
 # thread; measured like the rest, see docs/benchmarks.md).
 SECONDS_PER_PLAY_WEIGHED = 180e-9
 
-CALLS = ("simulate", "model", "blend")
+Calls = Literal["simulate", "model", "blend"]
+CALLS = get_args(Calls)
 """How a call's trick distribution is found: by policy playouts of sampled worlds, by the call
 model fitted on the expert's own deals (no search), or the mean of both."""
-SITUATIONS = ("last", "every")
+Situation = Literal["last", "every"]
+SITUATIONS = get_args(Situation)
 """Which deals' calls weigh the chance of finishing first: the last only, or every deal."""
-SPEND = ("even", "deal")
+Spend = Literal["even", "deal"]
+SPEND = get_args(Spend)
 """How the budget is spent: ``time`` on every decision with a choice, or ``time`` times 14 per
 deal, shared out by how hard each decision is (:mod:`callbreak.players.timing`), a decision
 stopping early once its best card is clear."""
@@ -89,7 +93,8 @@ MODEL_TREE_COST = 2.3
 DECISIONS_PER_DEAL = 14
 SETTLED_Z = 3.0
 """A decision is clear when the best card beats each other by this many standard errors."""
-SEARCH = ("flat", "tree")
+Search = Literal["flat", "tree"]
+SEARCH = get_args(Search)
 """How cards are chosen: each candidate played out in every world by the policy (exact solves
 near the end), or an information-set tree (the IS-MCTS of :mod:`callbreak.players.ismcts`)
 grown over the expert's own weighted worlds instead of uniform ones, while more than
@@ -98,10 +103,12 @@ the end)."""
 TREE_WORLDS_SHARE = 0.2
 """With ``search=tree``, the share of a decision's search time spent drawing (and weighing)
 the worlds the tree is grown over; the rest grows the tree."""
-INFERENCE = ("rules", "calls", "plays")
+Inference = Literal["rules", "calls", "plays"]
+INFERENCE = get_args(Inference)
 """What weights the sampled worlds: nothing beyond the rules, the calls, or the calls and every
 play (a model of sensible play, :mod:`callbreak.players.inference`)."""
-PLAYOUTS = ("policy", "model", "calls", "cards")
+Playouts = Literal["policy", "model", "calls", "cards"]
+PLAYOUTS = get_args(Playouts)
 """How the other seats play in the playouts: by the kernel's policy (with ``eps`` random
 cards), or by the model of play fitted on the expert's deals (``inference.PLAY_WEIGHTS``, each
 card drawn from its distribution: a better model of what the others will do, at about
@@ -119,130 +126,78 @@ def playout_models(playouts: str) -> tuple[np.ndarray, np.ndarray]:
     return calls, cards
 
 
-CALL_LIKELIHOOD = ("gap", "sound")
+CallLikelihood = Literal["gap", "sound"]
+CALL_LIKELIHOOD = get_args(CallLikelihood)
 """How a heard call weighs a world: by its gap to the hand's strength less a little caution
 (:func:`kernel.call_weights`), or as the sound call of a hand about as strong as the world's,
 within the profile's lowest and highest calls (:func:`kernel.sound_call_weights`)."""
 
 
-def _spec(**given: object) -> str:
-    """The expert's spec: ``time``, then every option that differs from its default, in the
-    constructor's order, so that ``make_player(spec)`` builds the same player again."""
-    parameters = inspect.signature(ExpertPlayer).parameters
-    options = {
-        name: value
-        for name, value in given.items()
-        if name == "time" or value != parameters[name].default
-    }
-    return format_spec("expert", options)
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ExpertOptions(SearchOptions):
+    """The expert's options (those of every searching player, then its own), checked here."""
+
+    rollouts: int = 8
+    """Policy playouts per world and candidate in the flat search and the call simulations."""
+    eps: float = 0.1
+    """The share of random cards in the policy's playouts."""
+    solve_below: int = 5
+    """With this many cards in hand or fewer, every world is solved exactly."""
+    rival_weight: float = 0.0
+    """How much the others' mean score counts against the seat's own in the exact solves."""
+    win_weight: float = 4.0
+    """Points a call's chance of finishing first is worth (in the last deal)."""
+    call_spread: float = 1.5
+    """The spread of a heard call around the strength of the hand a world gives (tricks)."""
+    call_shift: float = 0.0
+    """Tricks the simulated distribution of the seat's own tricks is moved up at a call."""
+    call_likelihood: CallLikelihood = "gap"
+    inference: Inference = "plays"
+    play_temperature: float = 2.0
+    """Softens the model of play's likelihood of a world (above 0)."""
+    pool: int = 3
+    """Worlds drawn per world kept, before the resampling by weight."""
+    calls: Calls = "simulate"
+    situation: Situation = "last"
+    spend: Spend = "even"
+    search: Search = "tree"
+    playouts: Playouts = "policy"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.call_spread > 0:
+            raise ValueError(f"call_spread must be above 0, not {self.call_spread}")
+        if not 0 <= self.call_shift <= 3:
+            raise ValueError(f"call_shift must be 0-3 tricks, not {self.call_shift}")
+        if not self.play_temperature > 0:
+            raise ValueError(f"play_temperature must be above 0, not {self.play_temperature}")
+        if not 1 <= self.pool <= 100:
+            raise ValueError(f"pool must be 1-100, not {self.pool}")
+        if self.playouts == "calls" and self.calls == "model":
+            raise ValueError("playouts=calls needs call simulations: calls=simulate or blend")
 
 
-class ExpertPlayer:
+class ExpertPlayer(Player):
     """Search under hidden information over weighted samples of the hidden hands: an
     information-set tree over them (``search=tree``, the default) or determinized search
     (PIMC, ``search=flat``), exact solves near the end."""
 
-    def __init__(
-        self,
-        time: float = 1.0,
-        seed: int | None = None,
-        *,
-        threads: int = 2,
-        deadline: bool = True,
-        rollouts: int = 8,
-        eps: float = 0.1,
-        solve_below: int = 5,
-        rival_weight: float = 0.0,
-        win_weight: float = 4.0,
-        call_spread: float = 1.5,
-        call_shift: float = 0.0,
-        call_likelihood: str = "gap",
-        inference: str = "plays",
-        play_temperature: float = 2.0,
-        pool: int = 3,
-        calls: str = "simulate",
-        situation: str = "last",
-        spend: str = "even",
-        search: str = "tree",
-        playouts: str = "policy",
-    ) -> None:
-        if not 0.01 <= time <= 600:
-            raise ValueError(f"time must be 0.01-600 seconds, not {time}")
-        self.time = time
+    OPTIONS: ClassVar[type[ExpertOptions]] = ExpertOptions
+    NAME: ClassVar[str] = "expert"
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        """A player with :class:`ExpertOptions` (``time`` and ``seed`` may come first)."""
+        self.options = self.OPTIONS(*args, **options)
+        seed = self.options.seed
         self.seed = random.getrandbits(48) if seed is None else seed
         self.rng = random.Random(self.seed)
-        if not 1 <= threads <= 64:
-            raise ValueError(f"threads must be 1-64, not {threads}")
-        self.threads = threads
-        self.deadline = deadline
-        self.rollouts = rollouts
-        self.eps = eps
-        self.solve_below = solve_below
-        self.rival_weight = rival_weight
-        self.win_weight = win_weight
-        if not call_spread > 0:
-            raise ValueError(f"call_spread must be above 0, not {call_spread}")
-        self.call_spread = call_spread
-        if not 0 <= call_shift <= 3:
-            raise ValueError(f"call_shift must be 0-3 tricks, not {call_shift}")
-        self.call_shift = call_shift
-        if call_likelihood not in CALL_LIKELIHOOD:
-            raise ValueError(
-                f"call_likelihood must be one of {', '.join(CALL_LIKELIHOOD)}, "
-                f"not {call_likelihood!r}"
-            )
-        self.call_likelihood = call_likelihood
-        if inference not in INFERENCE:
-            raise ValueError(f"inference must be one of {', '.join(INFERENCE)}, not {inference!r}")
-        self.inference = inference
-        if not play_temperature > 0:
-            raise ValueError(f"play_temperature must be above 0, not {play_temperature}")
-        self.play_temperature = play_temperature
-        if not 1 <= pool <= 100:
-            raise ValueError(f"pool must be 1-100, not {pool}")
-        self.pool = pool
-        if calls not in CALLS:
-            raise ValueError(f"calls must be one of {', '.join(CALLS)}, not {calls!r}")
-        self.calls = calls
-        if situation not in SITUATIONS:
-            raise ValueError(f"situation must be one of {', '.join(SITUATIONS)}, not {situation!r}")
-        self.situation = situation
-        if spend not in SPEND:
-            raise ValueError(f"spend must be one of {', '.join(SPEND)}, not {spend!r}")
-        self.spend = spend
-        if search not in SEARCH:
-            raise ValueError(f"search must be one of {', '.join(SEARCH)}, not {search!r}")
-        self.search = search
-        self.call_model, self.card_model = playout_models(playouts)
-        if playouts == "calls" and calls == "model":
-            raise ValueError("playouts=calls needs call simulations: calls=simulate or blend")
+        self.call_model, self.card_model = playout_models(self.options.playouts)
         # Model playouts cost more per card: the searches are sized down to the same time.
         self.call_cost = kernel.MODEL_PLAYOUT_COST if len(self.call_model) else 1.0
         self.card_cost = kernel.MODEL_PLAYOUT_COST if len(self.card_model) else 1.0
         self.tree_cost = MODEL_TREE_COST if len(self.card_model) else 1.0
-        self._bank = DECISIONS_PER_DEAL * time
-        self.spec = _spec(
-            time=time,
-            seed=seed,
-            threads=threads,
-            deadline=deadline,
-            rollouts=rollouts,
-            eps=eps,
-            solve_below=solve_below,
-            rival_weight=rival_weight,
-            win_weight=win_weight,
-            call_spread=call_spread,
-            call_shift=call_shift,
-            call_likelihood=call_likelihood,
-            inference=inference,
-            play_temperature=play_temperature,
-            pool=pool,
-            calls=calls,
-            situation=situation,
-            spend=spend,
-            search=search,
-            playouts=playouts,
-        )
+        self._bank = DECISIONS_PER_DEAL * self.options.time
+        self.spec = self.options.spec(self.NAME)
         self.last_search: dict[str, float] = {}
         self.cut_short = 0
         """How many searches the clock cut short (each may make a run unrepeatable)."""
@@ -251,20 +206,24 @@ class ExpertPlayer:
         """The compiled kernel functions its calls (or its cards) call: a host that is still
         compiling them on a first start may let a simpler level stand in
         (:func:`callbreak.warmup.ready`)."""
-        by_calls = "sound_call_weights" if self.call_likelihood == "sound" else "call_weights"
+        by_calls = (
+            "sound_call_weights" if self.options.call_likelihood == "sound" else "call_weights"
+        )
         weighing = {"rules": (), "calls": (by_calls,)}
         worlds = (
             "sample_worlds",
-            *weighing.get(self.inference, (by_calls, "play_log_likelihoods")),
+            *weighing.get(self.options.inference, (by_calls, "play_log_likelihoods")),
         )
         if not calling:
             # The tree hands the last ``solve_below`` cards to the flat search's exact solves.
-            tree = self.search == "tree"
-            searches: tuple[str, ...] = ("ismcts",) if tree and self.solve_below < 13 else ()
-            if not tree or self.solve_below > 0:
+            tree = self.options.search == "tree"
+            searches: tuple[str, ...] = (
+                ("ismcts",) if tree and self.options.solve_below < 13 else ()
+            )
+            if not tree or self.options.solve_below > 0:
                 searches += ("evaluate",)
             return (*worlds, *searches)
-        if self.calls == "model":
+        if self.options.calls == "model":
             return ("hand_strength",)
         return ("hand_strength", *worlds, "world_calls", "simulate")
 
@@ -283,8 +242,10 @@ class ExpertPlayer:
     ) -> list[tuple[int, float, list[float]]]:
         """Candidate calls, best first: (call, expected value in points, trick distribution)."""
         started = clock.perf_counter()
-        if self.spend == "deal":
-            self._bank = DECISIONS_PER_DEAL * self.time  # a new deal (or a deal dealt again)
+        if self.options.spend == "deal":
+            self._bank = (
+                DECISIONS_PER_DEAL * self.options.time
+            )  # a new deal (or a deal dealt again)
         allotted = self._allot(observation, 0)
         self._bank -= allotted
         budget = self._budget(time, allotted)
@@ -292,7 +253,7 @@ class ExpertPlayer:
         knowledge = Knowledge.from_observation(observation)
         candidates = candidate_calls(knowledge.hand, rules)
         model = model_distribution(knowledge.hand, observation)
-        if self.calls == "model":  # the fitted model alone: no search
+        if self.options.calls == "model":  # the fitted model alone: no search
             ranked = [
                 (call, self._call_value(model, call, observation), model) for call in candidates
             ]
@@ -301,7 +262,11 @@ class ExpertPlayer:
             self.last_search["seconds"] = clock.perf_counter() - started
             return ranked
         per_world = (
-            len(candidates) * self.rollouts * 52 * kernel.SECONDS_PER_PLAYOUT_CARD * self.call_cost
+            len(candidates)
+            * self.options.rollouts
+            * 52
+            * kernel.SECONDS_PER_PLAYOUT_CARD
+            * self.call_cost
         )
         count = self._world_count(per_world, budget)
         worlds = self._worlds(observation, knowledge, count)
@@ -322,8 +287,8 @@ class ExpertPlayer:
                     calls,
                     flags,
                     scoring,
-                    self.rollouts,
-                    self.eps,
+                    self.options.rollouts,
+                    self.options.eps,
                     seed,
                     self.call_model,
                     kernel.others_modelled(self.call_model, observation.seat),
@@ -333,14 +298,14 @@ class ExpertPlayer:
             histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
             # The playouts play this seat by the policy, weaker than its search will: its own
             # tricks come out low (docs/strength.md), so they may be moved up.
-            distribution = shifted(list(histogram / histogram.sum()), self.call_shift)
-            if self.calls == "blend":
+            distribution = shifted(list(histogram / histogram.sum()), self.options.call_shift)
+            if self.options.calls == "blend":
                 distribution = [(a + b) / 2 for a, b in zip(distribution, model, strict=True)]
             ranked.append((call, self._call_value(distribution, call, observation), distribution))
         ranked.sort(key=lambda item: (-round(item[1], 9), item[0]))
         self.last_search = {
             "worlds": float(len(worlds)),
-            "playouts": float(len(worlds) * len(candidates) * self.rollouts),
+            "playouts": float(len(worlds) * len(candidates) * self.options.rollouts),
             "seconds": clock.perf_counter() - started,
         }
         return ranked
@@ -349,13 +314,13 @@ class ExpertPlayer:
         """A call's expected score in points, and ``win_weight`` times its chance of finishing
         first (in the last deal; in every deal with ``situation=every``)."""
         value = dict(call_table(distribution, observation.rules))[call]
-        if not self.win_weight:
+        if not self.options.win_weight:
             return value
         if observation.deals_left == 0:
-            value += self.win_weight * first_place_chance(distribution, call, observation)
-        elif self.situation == "every" and observation.deals_left is not None:
+            value += self.options.win_weight * first_place_chance(distribution, call, observation)
+        elif self.options.situation == "every" and observation.deals_left is not None:
             chance = first_place_chance_ahead(distribution, call, observation)
-            value += self.win_weight * chance
+            value += self.options.win_weight * chance
         return value
 
     # --- plays -----------------------------------------------------------------------------
@@ -371,7 +336,9 @@ class ExpertPlayer:
     def rank_cards(
         self, observation: Observation, *, time: float | None = None
     ) -> list[tuple[Card, float]]:
-        """Every legal card with its expected deal value in points, best first."""
+        """Every legal card with its expected deal value in points, best first: by the tree
+        (``search=tree``) while more than ``solve_below`` cards are in hand, by exact solves of
+        every world from there on, and by policy playouts of every world otherwise."""
         started = clock.perf_counter()
         knowledge = Knowledge.from_observation(observation)
         legal = sorted(observation.legal_cards)
@@ -380,16 +347,48 @@ class ExpertPlayer:
         budget = self._budget(time, allotted)
         cards_left = len(observation.hand)
         # Near the end the flat search solves each world exactly: the tree hands those over.
-        if self.search == "tree" and cards_left > self.solve_below:
+        exact = cards_left <= self.options.solve_below
+        if self.options.search == "tree" and not exact:
             self._bank -= allotted
             return self._rank_by_tree(observation, knowledge, started, budget)
         candidates = np.array([group[-1] for group in groups], dtype=np.int64)
+        work = self._evaluator(observation, knowledge, candidates)
+        if exact:
+            values = self._rank_by_solves(work, observation, knowledge, started, budget)
+        else:
+            values, searched = self._rank_by_playouts(
+                work, observation, knowledge, len(candidates), started, budget
+            )
+            allotted *= searched  # a clear decision stops early
+        means = values.mean(axis=0) / 10
+        ranked = [
+            (Card(card), float(means[index]))
+            for index, group in enumerate(groups)
+            for card in group
+        ]
+        ranked.sort(key=lambda item: (-round(item[1], 9), int(item[0])))
+        self._bank -= allotted
+        self.last_search = {
+            "worlds": float(values.shape[0]),
+            "playouts": 0.0 if exact else float(values.size * self.options.rollouts),
+            "solves": float(values.size) if exact else 0.0,
+            "seconds": clock.perf_counter() - started,
+        }
+        return ranked
+
+    def _evaluator(
+        self, observation: Observation, knowledge: Knowledge, candidates: np.ndarray
+    ) -> Callable[[np.ndarray, int, int], tuple[np.ndarray, np.ndarray]]:
+        """``work(worlds, seed, lanes)``: each candidate's value in every world (by playouts,
+        or solved exactly with ``solve_below`` cards left) and the positions each solve
+        visited."""
         trick = observation.trick
         cards_in = kernel.trick_cards(trick.cards)
         calls = kernel.calls_of(observation.calls)
         won = np.array(observation.won, dtype=np.int64)
         rules = observation.rules
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
+        options = self.options
 
         def work(chunk: np.ndarray, seed: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
             return kernel.evaluate(
@@ -407,10 +406,10 @@ class ExpertPlayer:
                 won,
                 flags,
                 scoring,
-                self.rollouts,
-                self.eps,
-                self.solve_below,
-                self.rival_weight,
+                options.rollouts,
+                options.eps,
+                options.solve_below,
+                options.rival_weight,
                 seed,
                 TT_BITS,
                 lanes,
@@ -418,65 +417,69 @@ class ExpertPlayer:
                 kernel.others_modelled(self.card_model, observation.seat),
             )
 
-        if cards_left <= self.solve_below:
-            # Solves vary a lot in size, so a pilot batch counts the positions they visit (a
-            # count that does not depend on the machine) and the rest is sized from that.
-            # Without a deadline a huge solve would have no brake, so the pilot's count also
-            # caps the worlds.
-            solved = MAX_SOLVED_WORLDS
-            if self.inference == "plays":  # weighing many worlds costs: half the budget at most
-                weigh = self._weigh_cost(knowledge)
-                solved = min(solved, self._world_count(0.0, budget / 2, weigh))
-            worlds = self._worlds(observation, knowledge, solved)
-            # The pilot runs in one lane: lanes keep separate memo tables, and its count of
-            # positions must not depend on how many threads the machine gives.
-            pilot, nodes = work(worlds[:PILOT_WORLDS], self.rng.getrandbits(48), 1)
-            per_world = max(float(nodes.mean()), 1.0) * SECONDS_PER_NODE
-            count = min(self._world_count(per_world, budget), len(worlds))
-            values = pilot
-            if count > PILOT_WORLDS:
-                rest = self._run(
-                    lambda c, s, _start: work(c, s, self._cores())[0],
-                    worlds[PILOT_WORLDS:count],
-                    started,
-                    budget,
-                )
-                values = np.concatenate([pilot, rest])
-        else:
-            per_world = (
-                len(candidates)
-                * self.rollouts
-                * 4
-                * cards_left
-                * kernel.SECONDS_PER_PLAYOUT_CARD
-                * self.card_cost
-            )
-            count = self._world_count(per_world, budget, self._weigh_cost(knowledge))
-            worlds = self._worlds(observation, knowledge, count)
-            values = self._run(
-                lambda c, s, _start: work(c, s, self._cores())[0],
-                worlds,
-                started,
-                budget,
-                _clear if self.spend == "deal" else None,
-            )
-            allotted *= len(values) / len(worlds)  # a clear decision stops early
-        means = values.mean(axis=0) / 10
-        ranked = [
-            (Card(card), float(means[index]))
-            for index, group in enumerate(groups)
-            for card in group
-        ]
-        ranked.sort(key=lambda item: (-round(item[1], 9), int(item[0])))
-        exact = cards_left <= self.solve_below
-        self._bank -= allotted
-        self.last_search = {
-            "worlds": float(values.shape[0]),
-            "playouts": 0.0 if exact else float(values.size * self.rollouts),
-            "solves": float(values.size) if exact else 0.0,
-            "seconds": clock.perf_counter() - started,
-        }
-        return ranked
+        return work
+
+    def _rank_by_solves(
+        self,
+        work: Callable[[np.ndarray, int, int], tuple[np.ndarray, np.ndarray]],
+        observation: Observation,
+        knowledge: Knowledge,
+        started: float,
+        budget: float,
+    ) -> np.ndarray:
+        """Each candidate's value in tenths in every world, every world solved exactly."""
+        # Solves vary a lot in size, so a pilot batch counts the positions they visit (a count
+        # that does not depend on the machine) and the rest is sized from that. Without a
+        # deadline a huge solve would have no brake, so the pilot's count also caps the worlds.
+        solved = MAX_SOLVED_WORLDS
+        if self.options.inference == "plays":  # weighing many worlds costs: half the budget
+            weigh = self._weigh_cost(knowledge)
+            solved = min(solved, self._world_count(0.0, budget / 2, weigh))
+        worlds = self._worlds(observation, knowledge, solved)
+        # The pilot runs in one lane: lanes keep separate memo tables, and its count of
+        # positions must not depend on how many threads the machine gives.
+        pilot, nodes = work(worlds[:PILOT_WORLDS], self.rng.getrandbits(48), 1)
+        per_world = max(float(nodes.mean()), 1.0) * SECONDS_PER_NODE
+        count = min(self._world_count(per_world, budget), len(worlds))
+        if count <= PILOT_WORLDS:
+            return pilot
+        rest = self._run(
+            lambda c, s, _start: work(c, s, self._cores())[0],
+            worlds[PILOT_WORLDS:count],
+            started,
+            budget,
+        )
+        return np.concatenate([pilot, rest])
+
+    def _rank_by_playouts(
+        self,
+        work: Callable[[np.ndarray, int, int], tuple[np.ndarray, np.ndarray]],
+        observation: Observation,
+        knowledge: Knowledge,
+        candidates: int,
+        started: float,
+        budget: float,
+    ) -> tuple[np.ndarray, float]:
+        """Each candidate's value in tenths in every world by policy playouts (``search=flat``),
+        and the share of the worlds searched before the decision was clear."""
+        per_world = (
+            candidates
+            * self.options.rollouts
+            * 4
+            * len(observation.hand)
+            * kernel.SECONDS_PER_PLAYOUT_CARD
+            * self.card_cost
+        )
+        count = self._world_count(per_world, budget, self._weigh_cost(knowledge))
+        worlds = self._worlds(observation, knowledge, count)
+        values = self._run(
+            lambda c, s, _start: work(c, s, self._cores())[0],
+            worlds,
+            started,
+            budget,
+            _clear if self.options.spend == "deal" else None,
+        )
+        return values, len(values) / len(worlds)
 
     def _rank_by_tree(
         self, observation: Observation, knowledge: Knowledge, started: float, budget: float
@@ -495,10 +498,10 @@ class ExpertPlayer:
                 SECONDS_PER_TREE_ITERATION_CARD * self.tree_cost,
             ),
             self.rng,
-            threads=self.threads,
-            eps=self.eps,
+            threads=self.options.threads,
+            eps=self.options.eps,
             exploration=TREE_EXPLORATION,
-            deadline=started + budget * 0.98 if self.deadline else None,
+            deadline=started + budget * 0.98 if self.options.deadline else None,
             worlds=worlds,
             model=self.card_model,
         )
@@ -516,13 +519,13 @@ class ExpertPlayer:
     def _allot(self, observation: Observation, choices: int) -> float:
         """This decision's own budget: ``time``, or with ``spend=deal`` its share of what is
         left of the deal's budget (by :mod:`callbreak.players.timing`)."""
-        if self.spend == "even":
-            return self.time
+        if self.options.spend == "even":
+            return self.options.time
         return max(0.01, share(observation, self._bank, choices or None))
 
     def _budget(self, limit: float | None, allotted: float | None = None) -> float:
         """Seconds for one decision: its own budget, or less when a host limits it."""
-        own = self.time if allotted is None else allotted
+        own = self.options.time if allotted is None else allotted
         return own if limit is None else min(own, limit)
 
     def _world_count(self, search_seconds: float, budget: float, weigh: float = 0.0) -> int:
@@ -532,20 +535,20 @@ class ExpertPlayer:
         The count assumes ``threads`` cores whatever the machine has, so that the same seed
         makes the same decisions everywhere; fewer cores only make the search slower.
         """
-        per_world = (search_seconds + weigh) / self.threads + SECONDS_PER_WORLD_SAMPLED
+        per_world = (search_seconds + weigh) / self.options.threads + SECONDS_PER_WORLD_SAMPLED
         return _clamp(int(budget * 0.8 / per_world), 32, MAX_WORLDS)
 
     def _weigh_cost(self, knowledge: Knowledge) -> float:
         """Seconds (one thread) to weigh the pool behind one world by the model of play."""
-        if self.inference != "plays":
+        if self.options.inference != "plays":
             return 0.0
         others = sum(bin(mask).count("1") for mask in knowledge.played_by)
         others -= bin(knowledge.played_by[knowledge.seat]).count("1")
-        return self.pool * others * SECONDS_PER_PLAY_WEIGHED
+        return self.options.pool * others * SECONDS_PER_PLAY_WEIGHED
 
     def _cores(self) -> int:
         """The threads numba may use for this player: ``threads``, if the process has them."""
-        return kernel.cores(self.threads)
+        return kernel.cores(self.options.threads)
 
     def _run(
         self,
@@ -560,7 +563,7 @@ class ExpertPlayer:
         so far)`` says the decision is clear (checked from a quarter of the worlds on)."""
         deadline = started + budget * 0.98
         full = max(MIN_CHUNK, -(-len(worlds) // CHUNKS))
-        sizes = chunk_sizes(len(worlds), full, MIN_CHUNK if self.deadline else full)
+        sizes = chunk_sizes(len(worlds), full, MIN_CHUNK if self.options.deadline else full)
         parts = []
         begin = 0
         with self._threads():
@@ -572,7 +575,9 @@ class ExpertPlayer:
                 now = clock.perf_counter()
                 if end >= len(worlds):
                     break
-                if self.deadline and overruns(before, now, size, sizes[index + 1], deadline):
+                if self.options.deadline and overruns(
+                    before, now, size, sizes[index + 1], deadline
+                ):
                     self.cut_short += 1  # slower than the cost model: stop before the budget
                     break
                 if (
@@ -586,7 +591,7 @@ class ExpertPlayer:
 
     def _threads(self) -> contextlib.AbstractContextManager[None]:
         """Run numba's parallel loops on this player's number of threads."""
-        return kernel.threads_of(self.threads)
+        return kernel.threads_of(self.options.threads)
 
     def _worlds(self, observation: Observation, knowledge: Knowledge, count: int) -> np.ndarray:
         """``count`` worlds consistent with the knowledge, resampled by the likelihood of the
@@ -597,7 +602,7 @@ class ExpertPlayer:
 
         def sample(allowed: np.ndarray) -> np.ndarray:
             pool = kernel.sample_worlds(
-                count * self.pool,
+                count * self.options.pool,
                 seat,
                 knowledge.hand,
                 knowledge.unseen,
@@ -611,15 +616,17 @@ class ExpertPlayer:
         if len(pool) == 0:  # should not happen; fall back to the voids alone
             voids = [knowledge.unseen & ~_void_mask(knowledge.voids, s) for s in range(4)]
             pool = sample(np.array(voids, dtype=np.int64))
-        if self.inference == "rules":
+        if self.options.inference == "rules":
             weights = np.ones(len(pool))
         else:
             weights = self._call_weights(pool, observation, knowledge)
-        if self.inference == "plays":
+        if self.options.inference == "plays":
             with self._threads():
                 likelihood = play_log_likelihoods(pool, observation, lanes=self._cores())
             if len(likelihood) and likelihood.min() < likelihood.max():
-                weights = weights * np.exp((likelihood - likelihood.max()) / self.play_temperature)
+                weights = weights * np.exp(
+                    (likelihood - likelihood.max()) / self.options.play_temperature
+                )
         return _resample(pool, weights, count, self.rng)
 
     def _call_weights(
@@ -628,12 +635,15 @@ class ExpertPlayer:
         """How likely each world makes the calls already heard (a call of 5 means strength)."""
         calls = kernel.known_calls(observation.calls)
         played = knowledge.played_array()
-        if self.call_likelihood == "sound":
+        if self.options.call_likelihood == "sound":
             low, high = call_bounds(observation.rules)
             return kernel.sound_call_weights(
-                pool, calls, played, observation.seat, self.call_spread, low, high
+                pool, calls, played, observation.seat, self.options.call_spread, low, high
             )
-        return kernel.call_weights(pool, calls, played, observation.seat, self.call_spread)
+        return kernel.call_weights(pool, calls, played, observation.seat, self.options.call_spread)
+
+
+ExpertPlayer.__signature__ = options_signature(ExpertOptions)  # type: ignore[attr-defined]
 
 
 def _equivalent_groups(legal: Sequence[Card], knowledge: Knowledge) -> list[list[Card]]:

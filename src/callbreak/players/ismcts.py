@@ -16,20 +16,25 @@ machine is slower than the model.
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import random
 import time as clock
+import typing
+from typing import Any, ClassVar
 
 import numpy as np
 
 from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
+from callbreak.players.base import Player
 from callbreak.players.calling import call_lookup, candidate_calls, simulated_call
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.timing import chunk_sizes, overruns
 from callbreak.spec import format_spec
 
-__all__ = ["IsmctsPlayer"]
+__all__ = ["IsmctsOptions", "IsmctsPlayer", "SearchOptions", "options_signature"]
 
 # Cost model of one iteration on one thread: dealing a world, descending the tree and the
 # playout all grow with the cards still to be played (benchmarks/cost_model.py, 2026-12-02:
@@ -46,44 +51,88 @@ CALL_ROLLOUTS = 4
 SECONDS_PER_WORLD_SAMPLED = 5e-6
 
 
-class IsmctsPlayer:
+@dataclasses.dataclass(frozen=True)
+class SearchOptions:
+    """The options every searching player takes, checked here once; the player's spec is
+    printed from the fields (``time``, then each option that differs from its default, in the
+    fields' order), so that ``make_player(spec)`` builds the same player again. A field typed
+    ``Literal[...]`` takes one of its words."""
+
+    time: float = 1.0
+    """Seconds per decision: the cost models size the search from it, never the clock."""
+    seed: int | None = None
+    """The seed of every random choice (None: a fresh one)."""
+    _: dataclasses.KW_ONLY
+    threads: int = 2
+    """The search's threads (as many as the process has); its size assumes this many."""
+    deadline: bool = True
+    """Whether the clock may cut a search short on a machine slower than the cost model."""
+
+    SHOWN: ClassVar[tuple[str, ...]] = ("time",)
+    """The options the spec always shows."""
+
+    def __post_init__(self) -> None:
+        if not 0.01 <= self.time <= 600:
+            raise ValueError(f"time must be 0.01-600 seconds, not {self.time}")
+        if not 1 <= self.threads <= 64:
+            raise ValueError(f"threads must be 1-64, not {self.threads}")
+        for name, choices in _choices(type(self)).items():
+            value = getattr(self, name)
+            if value not in choices:
+                raise ValueError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+
+    def spec(self, name: str) -> str:
+        """The player's spec: ``name(time=..., changed options)``."""
+        return format_spec(
+            name,
+            {
+                field.name: getattr(self, field.name)
+                for field in dataclasses.fields(self)
+                if field.name in self.SHOWN or getattr(self, field.name) != field.default
+            },
+        )
+
+
+def _choices(options: type[SearchOptions]) -> dict[str, tuple[str, ...]]:
+    """The words each ``Literal`` option of ``options`` may take."""
+    hints = typing.get_type_hints(options)
+    return {
+        field.name: typing.get_args(hints[field.name])
+        for field in dataclasses.fields(options)
+        if typing.get_origin(hints[field.name]) is typing.Literal
+    }
+
+
+def options_signature(options: type[SearchOptions]) -> inspect.Signature:
+    """The signature of a player that takes ``options`` as keywords: ``players.check_options``
+    and the type checks of a spec read it."""
+    return inspect.signature(options)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class IsmctsOptions(SearchOptions):
+    """The IS-MCTS player's options."""
+
+    exploration: float = 0.7
+    """UCB's exploration constant."""
+    eps: float = 0.1
+    """The share of random cards in the policy's playouts."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.exploration >= 0:
+            raise ValueError(f"exploration must be 0 or more, not {self.exploration}")
+
+
+class IsmctsPlayer(Player):
     """Single-observer information-set MCTS with policy playouts."""
 
-    def __init__(
-        self,
-        time: float = 1.0,
-        seed: int | None = None,
-        *,
-        threads: int = 2,
-        deadline: bool = True,
-        exploration: float = 0.7,
-        eps: float = 0.1,
-    ) -> None:
-        if not 0.01 <= time <= 600:
-            raise ValueError(f"time must be 0.01-600 seconds, not {time}")
-        if not 1 <= threads <= 64:
-            raise ValueError(f"threads must be 1-64, not {threads}")
-        if not exploration >= 0:
-            raise ValueError(f"exploration must be 0 or more, not {exploration}")
-        self.time = time
-        self.seed = random.getrandbits(48) if seed is None else seed
+    def __init__(self, *args: Any, **options: Any) -> None:
+        """A player with :class:`IsmctsOptions` (``time`` and ``seed`` may come first)."""
+        self.options = IsmctsOptions(*args, **options)
+        self.seed = random.getrandbits(48) if self.options.seed is None else self.options.seed
         self.rng = random.Random(self.seed)
-        self.threads = threads
-        self.deadline = deadline
-        self.exploration = exploration
-        self.eps = eps
-        options: dict[str, object] = {"time": time}
-        if seed is not None:
-            options["seed"] = seed
-        for name, value, default in (
-            ("threads", threads, 2),
-            ("deadline", deadline, True),
-            ("exploration", exploration, 0.7),
-            ("eps", eps, 0.1),
-        ):
-            if value != default:
-                options[name] = value
-        self.spec = format_spec("ismcts", options)
+        self.spec = self.options.spec("ismcts")
         self.last_search: dict[str, float] = {}
         self.cut_short = 0
 
@@ -94,7 +143,7 @@ class IsmctsPlayer:
         return ("ismcts",)
 
     def _budget(self, limit: float | None) -> float:
-        return self.time if limit is None else min(self.time, limit)
+        return self.options.time if limit is None else min(self.options.time, limit)
 
     # --- calls -----------------------------------------------------------------------------
 
@@ -106,7 +155,7 @@ class IsmctsPlayer:
         knowledge = Knowledge.from_observation(observation)
         candidates = candidate_calls(knowledge.hand, rules)
         per_world = len(candidates) * CALL_ROLLOUTS * 52 * kernel.SECONDS_PER_PLAYOUT_CARD
-        per_world = per_world / self.threads + SECONDS_PER_WORLD_SAMPLED
+        per_world = per_world / self.options.threads + SECONDS_PER_WORLD_SAMPLED
         count = max(32, min(20_000, int(budget * 0.8 / per_world)))
         allowed = knowledge.allowed_array()
         worlds = kernel.sample_worlds(
@@ -122,9 +171,15 @@ class IsmctsPlayer:
         known = kernel.known_calls(observation.calls)
         played = knowledge.played_array()
         world_calls = kernel.world_calls(worlds, known, played, call_lookup(rules))
-        with kernel.threads_of(self.threads):
+        with kernel.threads_of(self.options.threads):
             best = simulated_call(
-                worlds, world_calls, observation, candidates, CALL_ROLLOUTS, self.eps, self.rng
+                worlds,
+                world_calls,
+                observation,
+                candidates,
+                CALL_ROLLOUTS,
+                self.options.eps,
+                self.rng,
             )
         self.last_search = {
             "worlds": float(len(worlds)),
@@ -154,10 +209,10 @@ class IsmctsPlayer:
             knowledge,
             iteration_count(knowledge, budget * 0.8),
             self.rng,
-            threads=self.threads,
-            eps=self.eps,
-            exploration=self.exploration,
-            deadline=started + budget * 0.98 if self.deadline else None,
+            threads=self.options.threads,
+            eps=self.options.eps,
+            exploration=self.options.exploration,
+            deadline=started + budget * 0.98 if self.options.deadline else None,
         )
         self.cut_short += cut_short
         self.last_search = {
@@ -176,6 +231,8 @@ def iteration_count(
     per_iteration = SECONDS_PER_ITERATION + per_card * cards_left
     return max(64, min(MAX_ITERATIONS, int(seconds / per_iteration)))
 
+
+IsmctsPlayer.__signature__ = options_signature(IsmctsOptions)  # type: ignore[attr-defined]
 
 NO_WORLDS = np.zeros((0, 4), dtype=np.int64)
 

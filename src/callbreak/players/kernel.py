@@ -3,10 +3,13 @@ exact endgame solver and a sampler of hidden hands, all on 52-bit integer masks.
 
 This is the package's one fast path: the players search through it, and the engine benchmark
 plays random deals through it (:func:`random_deals`). Card ``c`` is bit ``c``
-(``suit * 13 + rank - 2``; spades are bits 0-12), as everywhere in the package. Legality here
-must equal :func:`callbreak.rules.legal_cards`; the tests compare them on random positions and
-count the perft golden positions through it. Nothing in this module sees an ``Observation``:
-callers pass only what the seat may know, or, inside a sampled world, what that world says.
+(``suit * 13 + rank - 2``; spades are bits 0-12), as everywhere in the package. Legality, the
+trick's winner and the score are the rules' own integer functions compiled here
+(:func:`callbreak.rules.legal_mask`, :func:`~callbreak.rules.trick_step`,
+:func:`~callbreak.rules.deal_score`); the tests compare them with an independent reading of the
+rules and count the perft golden positions through them. Nothing in this module sees an
+``Observation``: callers pass only what the seat may know, or, inside a sampled world, what
+that world says.
 
 A trick in progress is ``(leader, n, led, high_led, high_spade, win_seat)``: who led, how many
 cards are in, and the state :func:`callbreak.rules.trick_step` keeps: the led suit (-1 before
@@ -18,26 +21,101 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from math import erf
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import numba
 import numpy as np
 from numba import njit, prange, types
 from numba.core import cgutils
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
 from numba.core.dispatcher import Dispatcher
-from numba.core.extending import intrinsic
+from numba.core.extending import intrinsic, register_jitable
 from numba.core.typing.templates import Signature
 
-from callbreak import rules
+from callbreak import cards, rules
+from callbreak.cards import FULL_MASK
+
+# --- compiling and the cache ----------------------------------------------------------------
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+SOURCES: tuple[Path, ...] = (Path(cards.__file__), Path(rules.__file__), Path(__file__))
+"""Every source file whose code or constants the kernel compiles: the rules' integer functions
+(and the card masks they read) are compiled into the kernel's loops."""
+
+
+def source_stamp(paths: Sequence[Path]) -> str:
+    """A hash of the text of ``paths``: the kernel's cache holds machine code for this stamp."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+SOURCE_STAMP = source_stamp(SOURCES)
+
+
+class _StampedLocator(_CacheLocator):
+    """numba's own cache place for a function, with :data:`SOURCE_STAMP` as its freshness.
+
+    numba checks only the file a function is defined in, so a change to ``rules.py`` alone left
+    the kernel's callers running the machine code of the old rules. Stamped with every
+    compiled source, an index written for other sources is discarded and compiled anew.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def ensure_cache_path(self) -> None:
+        self._inner.ensure_cache_path()
+
+    def get_cache_path(self) -> str:
+        path: str = self._inner.get_cache_path()
+        return path
+
+    def get_source_stamp(self) -> str:
+        return SOURCE_STAMP
+
+    def get_disambiguator(self) -> str:
+        name: str = self._inner.get_disambiguator()
+        return name
+
+
+class _KernelCacheImpl(CompileResultCacheImpl):
+    def __init__(self, py_func: Callable[..., Any]) -> None:
+        super().__init__(py_func)  # type: ignore[no-untyped-call]
+        self._locator = _StampedLocator(self._locator)
+
+
+class _KernelCache(FunctionCache):
+    _impl_class = _KernelCacheImpl
+
+
+def compiled(**options: Any) -> Callable[[F], F]:
+    """``numba.njit(**options)`` with the kernel's cache (keyed on :data:`SOURCE_STAMP`)."""
+
+    def wrap(function: F) -> F:
+        dispatcher = njit(**options)(function)
+        dispatcher._cache = _KernelCache(dispatcher.py_func)  # type: ignore[no-untyped-call]
+        return cast(F, dispatcher)
+
+    return wrap
+
+
+# The rules' plain-integer helpers, compiled into whatever kernel function calls them (the
+# rules' own functions call them too, so they are registered rather than wrapped).
+for _helper in (rules.duty_steps, rules.made_call, rules.deal_score):
+    register_jitable(inline="always")(_helper)
 
 # --- tables ---------------------------------------------------------------------------------
 
-FULL = (1 << 52) - 1
 SUIT = np.array([0x1FFF << (13 * s) for s in range(4)], dtype=np.int64)
 SPADES = 0x1FFF
-NON_SPADES = FULL & ~SPADES
+NON_SPADES = FULL_MASK & ~SPADES
 ABOVE = np.array([(0x1FFF << (13 * (c // 13))) & ~((2 << c) - 1) for c in range(52)], np.int64)
 
 # --- threads --------------------------------------------------------------------------------
@@ -62,8 +140,6 @@ def threads_of(threads: int) -> Iterator[None]:
 
 
 # --- Ctrl-C in the parallel loops ----------------------------------------------------------
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def interruptible(function: F) -> F:
@@ -100,25 +176,14 @@ def dispatcher(value: object) -> Any:
     return inner if isinstance(inner, Dispatcher) else None
 
 
-NO_SPADE_FIRST_LEAD = 1
-FREE_FOLLOWING = 2
-FORCED_LOW_SPADE = 4
-
-
 def flags_of(profile: rules.Rules) -> int:
     """The legality switches of ``profile`` packed into the int :func:`legal` reads."""
-    return (
-        NO_SPADE_FIRST_LEAD * profile.no_spade_first_lead
-        | FREE_FOLLOWING * profile.free_following
-        | FORCED_LOW_SPADE * profile.forced_low_spade
-    )
+    return profile.flags
 
 
 def scoring_of(profile: rules.Rules) -> np.ndarray:
     """The scoring switches as :func:`score` reads them: ``[exact, bonus_call or 0, bonus]``."""
-    return np.array(
-        [int(profile.exact_scoring), profile.bonus_call or 0, profile.bonus_score], dtype=np.int64
-    )
+    return np.array(profile.scoring, dtype=np.int64)
 
 
 def trick_cards(cards: Sequence[int]) -> np.ndarray:
@@ -200,7 +265,7 @@ low_index = cast(Callable[[int], int], _low_index)
 high_index = cast(Callable[[int], int], _high_index)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def rand_float(rng: np.ndarray) -> float:
     """A float in [0, 1) from an xorshift64* generator whose state is ``rng[0]``."""
     x = rng[0]
@@ -211,7 +276,7 @@ def rand_float(rng: np.ndarray) -> float:
     return float((x * np.uint64(2685821657736338717)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def random_bit(mask: int, rng: np.ndarray) -> int:
     """A uniformly random card of a non-empty mask."""
     skip = int(rand_float(rng) * popcount(mask))
@@ -229,45 +294,16 @@ def seed_state(seed: int) -> np.ndarray:
 # --- rules ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def legal(hand: int, led: int, high_led: int, high_spade: int, first: bool, flags: int) -> int:
-    """The legal cards of ``hand``; the same answer as ``callbreak.rules.legal_cards``."""
-    if led < 0:
-        if first and flags & NO_SPADE_FIRST_LEAD and hand & NON_SPADES:
-            return hand & NON_SPADES
-        return hand
-    follow = hand & SUIT[led]
-    if follow:
-        if flags & FREE_FOLLOWING:
-            return follow
-        if led == 0:
-            higher = follow & ABOVE[high_spade]
-            return higher if higher else follow
-        if high_spade < 0:
-            higher = follow & ABOVE[high_led]
-            return higher if higher else follow
-        return follow
-    spades = hand & SPADES
-    if not spades:
-        return hand
-    if high_spade < 0:
-        return spades
-    higher = spades & ABOVE[high_spade]
-    if higher:
-        return higher
-    return spades if flags & FORCED_LOW_SPADE else hand
+# The rules' own legality and trick step, compiled into the loops below: one definition of what
+# may be played and who wins a trick for the engine, the knowledge, the policies and the search.
+# numba inlines the step in its callers' code, so the playout and the solver compile to the code
+# they had with the step written out in them (compared with inspect_asm; one-thread timings
+# agree within noise). The cache's stamp covers rules.py (see SOURCES).
+legal = compiled()(rules.legal_mask)
+trick_step = compiled(inline="always")(rules.trick_step)
 
 
-# The rules' own trick step, compiled into the loops below: one definition of who wins a trick
-# for the engine, the knowledge, the policies and the search. numba inlines it in its callers'
-# code, so the playout and the solver compile to the code they had with the step written out in
-# them, up to register allocation (compared with inspect_asm; one-thread timings agree within
-# noise). numba's cache checks only the caller's own file: after changing rules.trick_step,
-# touch this file (or clear its __pycache__) so that the callers recompile.
-trick_step = njit(cache=True, inline="always")(rules.trick_step)
-
-
-@njit(cache=True)
+@compiled()
 def trick_state(trick: np.ndarray, n: int, leader: int) -> tuple[int, int, int, int]:
     """``(led, high_led, high_spade, win_seat)`` of a trick from its first ``n`` cards.
 
@@ -283,7 +319,7 @@ def trick_state(trick: np.ndarray, n: int, leader: int) -> tuple[int, int, int, 
     return led, high_led, high_spade, win_seat
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def winning_cards(cards: int, led: int, high_led: int, high_spade: int) -> int:
     """Which of ``cards`` would take the lead of the trick if played now."""
     if led < 0:
@@ -293,17 +329,11 @@ def winning_cards(cards: int, led: int, high_led: int, high_spade: int) -> int:
     return (cards & SUIT[led] & ABOVE[high_led]) | (cards & SPADES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def score(call: int, tricks: int, scoring: np.ndarray) -> int:
-    """A deal score in tenths. ``scoring`` is ``[exact, bonus_call or 0, bonus_score]``."""
-    if tricks < call or (scoring[0] and tricks > call + 1):
-        return -10 * call
-    value = 10 * call
-    if scoring[1] > 0 and call >= scoring[1]:
-        value = 10 * scoring[2]
-    if not scoring[0]:
-        value += tricks - call
-    return value
+    """A deal score in tenths (:func:`callbreak.rules.deal_score`). ``scoring`` is
+    ``[exact, bonus_call or 0, bonus_score]``."""
+    return rules.deal_score(call, tricks, scoring[0], scoring[1], scoring[2])
 
 
 # --- hand strength --------------------------------------------------------------------------
@@ -363,7 +393,7 @@ HAND_WEIGHTS = np.array(
 )
 
 
-@njit(cache=True)
+@compiled()
 def fill_hand_features(hand: int, out: np.ndarray) -> None:
     """The features of a 13-card hand that predict its tricks, in ``HAND_FEATURES`` order."""
     out[:] = 0.0
@@ -398,7 +428,7 @@ def fill_hand_features(hand: int, out: np.ndarray) -> None:
     out[21] = count * out[9]
 
 
-@njit(cache=True)
+@compiled()
 def hand_features(hand: int) -> np.ndarray:
     """The features of a hand as a new array."""
     out = np.empty(len(HAND_FEATURES))
@@ -406,7 +436,7 @@ def hand_features(hand: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@compiled()
 def hand_strength(hand: int) -> float:
     """Expected tricks of a 13-card hand: its features weighted by ``HAND_WEIGHTS``."""
     features = np.empty(len(HAND_FEATURES))
@@ -417,7 +447,7 @@ def hand_strength(hand: int) -> float:
     return total
 
 
-@njit(cache=True)
+@compiled()
 def call_weights(
     pool: np.ndarray, calls: np.ndarray, played: np.ndarray, seat: int, spread: float
 ) -> np.ndarray:
@@ -436,7 +466,7 @@ def call_weights(
     return weights
 
 
-@njit(cache=True)
+@compiled()
 def sound_call_weights(
     pool: np.ndarray,
     calls: np.ndarray,
@@ -466,7 +496,7 @@ def sound_call_weights(
     return weights
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def sound_call_chance(
     strength: float, call: int, spread: float, low: np.ndarray, high: np.ndarray
 ) -> float:
@@ -482,7 +512,7 @@ def sound_call_chance(
 # --- the card-play policy -------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def desire(call: int, won: int, scoring: np.ndarray) -> int:
     if won < call:
         return NEED
@@ -491,7 +521,7 @@ def desire(call: int, won: int, scoring: np.ndarray) -> int:
     return HAPPY
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def lowest_rank(cards: int) -> int:
     """The card of lowest rank in ``cards`` (non-spades first), from the shortest suit on ties."""
     best, best_rank, best_len = -1, 99, 99
@@ -507,7 +537,7 @@ def lowest_rank(cards: int) -> int:
     return best
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def highest_rank(cards: int) -> int:
     """The card of highest rank in ``cards`` among non-spades, else the highest spade."""
     best, best_rank = -1, -1
@@ -522,7 +552,7 @@ def highest_rank(cards: int) -> int:
     return best
 
 
-@njit(cache=True)
+@compiled()
 def choose(
     seat: int,
     hand: int,
@@ -557,7 +587,7 @@ def choose(
     if eps > 0.0 and rand_float(rng) < eps:
         return random_bit(options, rng)
     want = desire(calls[seat], won[seat], scoring)
-    unseen = FULL & ~(gone | hand)
+    unseen = FULL_MASK & ~(gone | hand)
     unseen_spades = unseen & SPADES
 
     if n == 0:  # leading
@@ -659,7 +689,7 @@ by the model of play (``model_choose`` weighs the features of every class of leg
 first lead; the flat search's playouts from mid-deal are sized by it too, an approximation."""
 
 
-@njit(cache=True)
+@compiled()
 def playout(
     hands: np.ndarray,
     leader: int,
@@ -758,7 +788,7 @@ def playout(
 # --- random deals ---------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def shuffle_deal(deck: np.ndarray, hands: np.ndarray, rng: np.ndarray) -> None:
     """Shuffle ``deck`` (the 52 cards in any order) in place and deal it singly into ``hands``."""
     for i in range(51, 0, -1):
@@ -770,7 +800,7 @@ def shuffle_deal(deck: np.ndarray, hands: np.ndarray, rng: np.ndarray) -> None:
         hands[i & 3] |= 1 << deck[i]
 
 
-@njit(cache=True)
+@compiled()
 def random_play(
     hands: np.ndarray,
     leader: int,
@@ -803,7 +833,7 @@ def random_play(
         first = False
 
 
-@njit(cache=True)
+@compiled()
 def random_deals(count: int, flags: int, seed: int) -> np.ndarray:
     """Deal ``count`` random deals and play each out with uniformly random legal cards, from a
     random leader; return the tricks each seat took over all of them.
@@ -834,7 +864,7 @@ _MIX = np.array(
 _OFFSET = 1 << 15
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _pack(won: np.ndarray, calls: np.ndarray, scoring: np.ndarray) -> int:
     packed = 0
     for seat in range(4):
@@ -842,13 +872,13 @@ def _pack(won: np.ndarray, calls: np.ndarray, scoring: np.ndarray) -> int:
     return packed
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def unpack(packed: int, seat: int) -> int:
     """One seat's utility (a score in tenths) out of a packed vector."""
     return ((packed >> (16 * seat)) & 0xFFFF) - _OFFSET
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _key(hands: np.ndarray, leader: int, won: np.ndarray) -> np.uint64:
     key = np.uint64(leader + 1)
     for seat in range(4):
@@ -862,7 +892,7 @@ _ENTER, _NEXT, _RETURN = 0, 1, 2
 _DEPTH = 53  # at most 52 cards are played below the root
 
 
-@njit(cache=True)
+@compiled()
 def solve(
     hands: np.ndarray,
     leader: int,
@@ -932,7 +962,7 @@ def solve(
             seat = (at_leader + at_n) & 3
             hand = hands[seat]
             options = legal(hand, f_led[d], f_high_led[d], f_high_spade[d], f_first[d], flags)
-            live = FULL & ~f_done[d]
+            live = FULL_MASK & ~f_done[d]
             distinct = 0
             rest = options
             while rest:
@@ -967,7 +997,7 @@ def solve(
                 won[c_win] += 1
                 f_trick_winner[d] = c_win
                 # The trick's cards are exactly the live cards no longer in any hand.
-                live = FULL & ~f_done[d]
+                live = FULL_MASK & ~f_done[d]
                 played = live & ~(hands[0] | hands[1] | hands[2] | hands[3])
                 f_leader[e], f_n[e], f_led[e], f_high_led[e] = c_win, 0, -1, -1
                 f_high_spade[e], f_win[e], f_first[e] = -1, c_win, False
@@ -1006,7 +1036,7 @@ def solve(
 
 
 @interruptible
-@njit(cache=True, parallel=True)
+@compiled(parallel=True)
 def evaluate(
     worlds: np.ndarray,
     candidates: np.ndarray,
@@ -1123,7 +1153,7 @@ def evaluate(
     return values, nodes
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _utility(packed: int, seat: int, rival_weight: float) -> float:
     rivals = 0.0
     for other in range(4):
@@ -1138,7 +1168,7 @@ def _utility(packed: int, seat: int, rival_weight: float) -> float:
 # returns the literal's type).
 
 
-@njit(cache=True)
+@compiled()
 def _solve_after(
     hands: np.ndarray,
     leader: int,
@@ -1205,7 +1235,7 @@ def _solve_after(
 # --- sampling hidden hands ------------------------------------------------------------------
 
 
-@njit(cache=True)
+@compiled()
 def _order_by(keys: np.ndarray, order: np.ndarray) -> None:
     """``order`` = the indices of ``keys`` in increasing order, equal keys in their order (a
     stable insertion sort of at most 39 keys): compiling numpy's argsort took seconds of the
@@ -1218,7 +1248,7 @@ def _order_by(keys: np.ndarray, order: np.ndarray) -> None:
         order[j] = i
 
 
-@njit(cache=True)
+@compiled()
 def sample_worlds(
     count: int,
     seat: int,
@@ -1291,7 +1321,7 @@ def sample_worlds(
 
 
 @interruptible
-@njit(cache=True, parallel=True)
+@compiled(parallel=True)
 def simulate(
     worlds: np.ndarray,
     leader: int,
@@ -1351,7 +1381,7 @@ def simulate(
     return result
 
 
-@njit(cache=True)
+@compiled()
 def world_calls(
     worlds: np.ndarray, known: np.ndarray, played: np.ndarray, lookup: np.ndarray
 ) -> np.ndarray:
@@ -1370,7 +1400,7 @@ def world_calls(
     return result
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def sound_call(strength: float, lookup: np.ndarray) -> int:
     """The call a hand of ``strength`` makes when called soundly: ``lookup[int(20 *
     strength)]``, the strength held to the lookup's range."""
@@ -1380,7 +1410,7 @@ def sound_call(strength: float, lookup: np.ndarray) -> int:
 # --- information-set Monte Carlo tree search ------------------------------------------------
 
 
-@njit(cache=True)
+@compiled()
 def prepare_deals(seat: int, unseen: int, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The unseen cards, most constrained first, and where each group of equally constrained
     cards starts (for :func:`deal_world`): ``starts[k]`` to ``starts[k + 1]`` is a group."""
@@ -1411,7 +1441,7 @@ def prepare_deals(seat: int, unseen: int, allowed: np.ndarray) -> tuple[np.ndarr
     return sorted_cards, starts
 
 
-@njit(cache=True)
+@compiled()
 def deal_world(
     seat: int,
     hand: int,
@@ -1465,7 +1495,7 @@ def deal_world(
 
 
 @interruptible
-@njit(cache=True, parallel=True)
+@compiled(parallel=True)
 def ismcts(
     tree_card: np.ndarray,
     tree_mover: np.ndarray,
@@ -1637,7 +1667,7 @@ PLAY_FLOOR = 0.02
 surprising that it rules a world out."""
 
 
-@njit(cache=True)
+@compiled()
 def play_classes(hand: int, options: int, done: int, out: np.ndarray) -> int:
     """Group the ``options`` into classes of cards that play the same (same suit, every card
     between them done or in ``hand``): ``out[k]`` is the mask of class ``k``; returns the count.
@@ -1660,7 +1690,7 @@ def play_classes(hand: int, options: int, done: int, out: np.ndarray) -> int:
     return count
 
 
-@njit(cache=True)
+@compiled()
 def fill_play_features(
     seat: int,
     hand: int,
@@ -1710,7 +1740,7 @@ def fill_play_features(
         rng,
         0.0,
     )
-    live = FULL & ~gone & ~hand
+    live = FULL_MASK & ~gone & ~hand
     short = won[seat] < calls[seat]
     chosen = -1
     for k in range(count):
@@ -1744,7 +1774,7 @@ def fill_play_features(
     return count, chosen
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _class_scores(features: np.ndarray, count: int, weights: np.ndarray) -> float:
     """The model's unnormalised chance of each of the ``count`` classes, ``exp(weights .
     features)`` scaled by the largest, written over ``features[k, 0]``; returns their sum. The
@@ -1764,7 +1794,7 @@ def _class_scores(features: np.ndarray, count: int, weights: np.ndarray) -> floa
     return norm
 
 
-@njit(cache=True)
+@compiled()
 def model_choose(
     seat: int,
     hand: int,
@@ -1825,7 +1855,7 @@ def model_choose(
 
 
 @interruptible
-@njit(cache=True, parallel=True)
+@compiled(parallel=True)
 def play_log_likelihoods(
     pool: np.ndarray,
     events: np.ndarray,

@@ -14,15 +14,9 @@ import dataclasses
 
 import numpy as np
 
-from callbreak.cards import SPADE_MASK, SUIT_MASKS
+from callbreak.cards import FULL_MASK, SPADE_MASK, SUIT_MASKS
 from callbreak.game import Observation
-from callbreak.rules import trick_step
-
-FULL = (1 << 52) - 1
-
-
-def _above(card: int) -> int:
-    return SUIT_MASKS[card // 13] & ~((2 << card) - 1)
+from callbreak.rules import above, trick_step
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,7 +41,7 @@ class Knowledge:
     @property
     def unseen(self) -> int:
         """The cards in other seats' hands."""
-        return FULL & ~(self.hand | self.gone)
+        return FULL_MASK & ~(self.hand | self.gone)
 
     def allowed(self, seat: int) -> int:
         """The unseen cards ``seat`` may hold, as far as this seat can tell."""
@@ -86,12 +80,12 @@ class Knowledge:
                 played_by[seat] |= 1 << card
                 if position == 0:
                     if card < 13 and index == 0 and rules.no_spade_first_lead:
-                        excluded[seat] |= FULL & ~SPADE_MASK  # led a spade: held only spades
+                        excluded[seat] |= FULL_MASK & ~SPADE_MASK  # led a spade: held only spades
                 elif card // 13 == led:
                     trumped = led != 0 and high_spade >= 0
                     top = high_spade if led == 0 else high_led
                     if not rules.free_following and not trumped and card < top:
-                        excluded[seat] |= _above(top)  # followed low: held nothing higher
+                        excluded[seat] |= above(top)  # followed low: held nothing higher
                 else:
                     voids |= 1 << (4 * seat + led)
                     excluded[seat] |= SUIT_MASKS[led]
@@ -99,9 +93,9 @@ class Knowledge:
                         if high_spade < 0 or rules.forced_low_spade:
                             excluded[seat] |= SPADE_MASK
                         else:
-                            excluded[seat] |= _above(high_spade)
+                            excluded[seat] |= above(high_spade)
                     elif high_spade >= 0 and card < high_spade:
-                        excluded[seat] |= _above(high_spade)  # underruffed: no higher spade
+                        excluded[seat] |= above(high_spade)  # underruffed: no higher spade
                 led, high_led, high_spade, winner = trick_step(
                     led, high_led, high_spade, winner, card, seat
                 )

@@ -19,54 +19,56 @@ Only a host that shows it the hands (the arena, through ``see``) can seat it.
 
 from __future__ import annotations
 
-import inspect
+import dataclasses
+from typing import ClassVar, Literal, get_args
 
 import numpy as np
 
 from callbreak.game import Observation
 from callbreak.players.base import ShownEveryHand
-from callbreak.players.expert import ExpertPlayer
+from callbreak.players.expert import ExpertOptions, ExpertPlayer
+from callbreak.players.ismcts import options_signature
 from callbreak.players.knowledge import Knowledge
-from callbreak.spec import format_spec, parse_spec
 
-__all__ = ["TRUTH_IN", "SeerPlayer"]
+__all__ = ["TRUTH_IN", "SeerOptions", "SeerPlayer"]
 
-TRUTH_IN = ("all", "calls", "cards")
+TruthIn = Literal["all", "calls", "cards"]
+TRUTH_IN = get_args(TruthIn)
 """Where the seer's worlds hold the true deal: for its calls and its cards, or only one."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SeerOptions(ExpertOptions):
+    """The expert's options, and how much of the truth the seer is shown."""
+
+    truth: float = 1.0
+    """The share of its worlds that are the true deal."""
+    truth_in: TruthIn = "all"
+
+    SHOWN: ClassVar[tuple[str, ...]] = ("time", "truth")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 0 <= self.truth <= 1:
+            raise ValueError(f"truth must be a share from 0 to 1, not {self.truth}")
 
 
 class SeerPlayer(ShownEveryHand, ExpertPlayer):
     """The expert with a share ``truth`` of its worlds replaced by the true deal (for
     measuring only)."""
 
-    def __init__(
-        self,
-        time: float = 1.0,
-        seed: int | None = None,
-        *,
-        truth: float = 1.0,
-        truth_in: str = "all",
-        **options: object,
-    ) -> None:
-        if not 0 <= truth <= 1:
-            raise ValueError(f"truth must be a share from 0 to 1, not {truth}")
-        if truth_in not in TRUTH_IN:
-            raise ValueError(f"truth_in must be one of {', '.join(TRUTH_IN)}, not {truth_in!r}")
-        super().__init__(time, seed, **options)  # type: ignore[arg-type]
-        self.truth = truth
-        self.truth_in = truth_in
-        _name, given = parse_spec(self.spec)
-        shown = {"truth": truth} | ({"truth_in": truth_in} if truth_in != "all" else {})
-        self.spec = format_spec("seer", given | shown)
+    OPTIONS: ClassVar[type[ExpertOptions]] = SeerOptions
+    NAME: ClassVar[str] = "seer"
+    options: SeerOptions
 
     def _worlds(self, observation: Observation, knowledge: Knowledge, count: int) -> np.ndarray:
         """The expert's ``count`` worlds with a share ``truth`` of them the true deal, at
         places drawn at random (the expert's leading worlds must stay a fair sample)."""
         hands = self._true_deal(observation, "seer")
         calling = bool(observation.legal_calls)
-        if self.truth_in == ("cards" if calling else "calls"):
+        if self.options.truth_in == ("cards" if calling else "calls"):
             return super()._worlds(observation, knowledge, count)
-        shown = round(self.truth * count)
+        shown = round(self.options.truth * count)
         true_deal = np.array([hands], dtype=np.int64)
         if shown == count:  # nothing to guess: the expert's sampling and weighing are skipped
             return np.repeat(true_deal, count, axis=0)
@@ -76,15 +78,4 @@ class SeerPlayer(ShownEveryHand, ExpertPlayer):
         return worlds
 
 
-# The options the seer takes are the expert's, ``truth`` and ``truth_in``: check_options and
-# the type checks (callbreak.players) read them from the signature, which ``**options`` hides.
-_EXPERT = inspect.signature(ExpertPlayer)
-SeerPlayer.__signature__ = _EXPERT.replace(  # type: ignore[attr-defined]
-    parameters=[
-        *_EXPERT.parameters.values(),
-        inspect.Parameter("truth", inspect.Parameter.KEYWORD_ONLY, default=1.0, annotation="float"),
-        inspect.Parameter(
-            "truth_in", inspect.Parameter.KEYWORD_ONLY, default="all", annotation="str"
-        ),
-    ]
-)
+SeerPlayer.__signature__ = options_signature(SeerOptions)  # type: ignore[attr-defined]

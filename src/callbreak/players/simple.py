@@ -19,6 +19,7 @@ import numpy as np
 from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players import kernel
+from callbreak.players.base import Player
 from callbreak.players.calling import (
     HAND_SPREAD,
     best_call,
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 
-class RandomPlayer:
+class RandomPlayer(Player):
     """A uniformly random legal card and a random call in range."""
 
     def __init__(self, seed: int | None = None) -> None:
@@ -104,7 +105,7 @@ COUNT_SPREAD = 1.2
 """The spread around a count of sure tricks when calling by that count."""
 
 
-class CasualPlayer:
+class CasualPlayer(Player):
     """The policy with a person's weaknesses: a memory of only some of the cards played
     (``memory``: every card, the honours and the current trick, or the current trick alone),
     voids noticed or not (``voids``), and calls from the hand's strength or from a count of

@@ -39,12 +39,15 @@ RESTARTING = 1012
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 READ_POSTS = frozenset({"/api/matches/mine", "/api/sheets/mine", "/api/stats"})
 """Requests sent as POST only so that their tokens travel in the body: they read, and are
-answered while draining like any other read."""
+answered while draining like any other read. So are the scoresheet's checks (a path ending in
+``/check``: an entry checked, nothing stored)."""
 
 
 def changes(scope: Scope) -> bool:
     """Whether an HTTP request may change something (and so is refused while draining)."""
-    return scope.get("method") not in READS and scope.get("path") not in READ_POSTS
+    path = str(scope.get("path", ""))
+    reads = path in READ_POSTS or path.endswith("/check")
+    return scope.get("method") not in READS and not reads
 
 
 class Drain:

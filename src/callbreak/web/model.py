@@ -25,11 +25,12 @@ import time
 from typing import Any
 
 from callbreak.cards import Card
+from callbreak.errors import SpecError
 from callbreak.players import MENU, level_options
 from callbreak.refusals import Refusal
 from callbreak.rules import Duty, Rules
 from callbreak.seating import PlayerSpec, is_remote
-from callbreak.spec import SpecError, parse_spec
+from callbreak.spec import parse_spec
 
 __all__ = [
     "CODE_ALPHABET",

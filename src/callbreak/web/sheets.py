@@ -23,7 +23,16 @@ from starlette.routing import BaseRoute, Route
 
 from callbreak.errors import InvalidRulesError
 from callbreak.refusals import Refusal, read_json, winners_text
-from callbreak.rules import Rules, format_tenths, made, places, score_deal
+from callbreak.rules import (
+    Rules,
+    calls_thrown_in,
+    format_tenths,
+    made,
+    match_over,
+    outright_winners,
+    places,
+    score_deal,
+)
 from callbreak.web.backend import Backend
 from callbreak.web.http import bearer
 from callbreak.web.model import hash_token, holds, new_token
@@ -37,8 +46,6 @@ EXPORT_VERSION = 1
 # The layout of a sheet in the database, so that a later layout can still read this one.
 STORED_VERSION = 1
 TRICKS_PER_DEAL = 13
-# Calls of this many tricks or more, made, end the match at once under ``eight_wins``.
-EIGHT = 8
 
 
 class Sheet:
@@ -298,23 +305,20 @@ def check_deal(rules: Rules, names: Sequence[str], body: object) -> dict[str, li
         checked_tricks.append(value)
     if sum(checked_tricks) != TRICKS_PER_DEAL:
         raise Refusal("tricks_total", total=sum(checked_tricks))
-    if sum(checked_calls) < rules.min_total_calls:
+    if calls_thrown_in(sum(checked_calls), rules.min_total_calls):
         raise Refusal("calls_total", total=sum(checked_calls), min=rules.min_total_calls)
     return {"calls": checked_calls, "tricks": checked_tricks}
 
 
 def eight_winners(rules: Rules, deal: dict[str, list[int]]) -> list[int]:
     """Seats that called 8 or more and made it, when ``eight_wins`` is played."""
-    if not rules.eight_wins:
-        return []
-    pairs = zip(deal["calls"], deal["tricks"], strict=True)
-    return [seat for seat, (c, t) in enumerate(pairs) if c >= EIGHT and made(rules, c, t)]
+    return outright_winners(rules, deal["calls"], deal["tricks"])
 
 
 def match_end(rules: Rules, deals: Sequence[dict[str, list[int]]]) -> int | None:
     """The number of the deal that ends the match, or None while the match goes on."""
     for number, deal in enumerate(deals, 1):
-        if eight_winners(rules, deal) or (rules.deals is not None and number >= rules.deals):
+        if match_over(number, rules.deals or 0, bool(eight_winners(rules, deal))):
             return number
     return None
 
@@ -409,6 +413,18 @@ def routes(backend: Backend) -> list[BaseRoute]:
             ]
         )
 
+    # The page asks these before it sends an entry, so that names and deals are checked in one
+    # place, the server's (the same checks as create and put_deal, nothing saved).
+    async def check_new(request: Request) -> Response:
+        sheet = Sheet.create(await read_json(request))
+        return JSONResponse({"valid": True, "names": sheet.names, "rules": str(sheet.rules)})
+
+    async def check_deal_entry(request: Request) -> Response:
+        body = await read_json(request)
+        sheet = await load(request)
+        sheet.put_deal(deal_number(request), body)
+        return JSONResponse({"valid": True, "sheet": sheet.view()})
+
     async def show(request: Request) -> Response:
         return JSONResponse((await load(request)).view())
 
@@ -436,9 +452,11 @@ def routes(backend: Backend) -> list[BaseRoute]:
     return [
         Route("/api/sheets", create, methods=["POST"]),
         Route("/api/sheets/mine", mine, methods=["POST"]),
+        Route("/api/sheets/check", check_new, methods=["POST"]),
         Route("/api/sheets/{id}", show, methods=["GET"]),
         Route("/api/sheets/{id}/deals/{n}", put_deal, methods=["PUT"]),
         Route("/api/sheets/{id}/deals/{n}", delete_deal, methods=["DELETE"]),
+        Route("/api/sheets/{id}/deals/{n}/check", check_deal_entry, methods=["POST"]),
         Route("/api/sheets/{id}/export.csv", export_csv, methods=["GET"]),
         Route("/api/sheets/{id}/export.json", export_json, methods=["GET"]),
     ]
