@@ -43,6 +43,12 @@ def test_the_scoresheet_flow(page: Page, base_url: str, screens: Path) -> None:
     expect(page.locator("#sheet-profile-summary")).to_contain_text("calls 2–13")
     page.get_by_role("button", name="Start the scoresheet").click()
     expect(page.get_by_role("alert")).to_have_text("Player 4's name is empty.")
+    # The server's own check, worded by the page: names differ whatever their case.
+    page.get_by_label("Player 4", exact=True).fill(NAMES[0].lower())
+    page.get_by_role("button", name="Start the scoresheet").click()
+    expect(page.get_by_role("alert")).to_have_text(
+        f"Two players are called {NAMES[0].lower()}: each name must differ."
+    )
     page.get_by_label("Player 4", exact=True).fill(NAMES[3])
     page.get_by_role("button", name="Start the scoresheet").click()
     expect(

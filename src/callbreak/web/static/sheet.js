@@ -83,11 +83,8 @@ async function renderStart(view) {
       names: names.map((input) => input.value),
       rules: extra ? `${profile.value}(${extra})` : profile.value,
     };
-    const problemText = checkNames(body.names);
-    if (problemText) {
-      problem.textContent = problemText;
-      return;
-    }
+    // The server checks the names (one check, its own: case-blind, 24 characters at most) and
+    // says what is wrong as a code, worded here in the page's language.
     try {
       const sheet = await api("/api/sheets", { method: "POST", body });
       keepEntry("sheet", sheet.id, { token: sheet.token }); // the server keeps only its hash
@@ -187,11 +184,8 @@ async function renderSheet(view, id) {
       event.preventDefault();
       alert.textContent = "";
       const values = inputs.map((input) => (input.value.trim() === "" ? null : Number(input.value)));
-      const wrong = checkDeal(sheet, values.slice(0, 4), values.slice(4));
-      if (wrong) {
-        alert.textContent = wrong;
-        return;
-      }
+      // The server checks the deal (the rules' own check, nothing of it copied here) and
+      // stores nothing it refuses; its code is worded here in the page's language.
       try {
         sheet = await api(`/api/sheets/${id}/deals/${number}`, {
           method: "PUT", token, body: { calls: values.slice(0, 4), tricks: values.slice(4) },
@@ -267,39 +261,6 @@ function overReason(sheet) {
     return t("sheet.overEight", { who: who.join(t("and")) });
   }
   return tn("sheet.overDeals", sheet.deals_limit);
-}
-
-/** The names of a new sheet: four, each given once. */
-function checkNames(names) {
-  const trimmed = names.map((name) => name.trim());
-  const empty = trimmed.findIndex((name) => !name);
-  if (empty >= 0) return t("refusal.sheet_name_empty", { seat: empty + 1 });
-  const twice = trimmed.find((name, index) => trimmed.indexOf(name) !== index);
-  if (twice) return t("refusal.names_twice", { name: twice });
-  return null;
-}
-
-/** What is wrong with a deal's entries, in words, before the server is asked (it checks the
- * same, and its words are shown for anything else). */
-function checkDeal(sheet, calls, tricks) {
-  const [low, high] = sheet.calls;
-  for (let seat = 0; seat < 4; seat++) {
-    const name = sheet.names[seat];
-    const call = calls[seat];
-    if (call === null) return t("refusal.call_missing", { name });
-    if (!Number.isInteger(call) || call < low || call > high) return t("refusal.call_range", { name, value: String(call), low, high });
-  }
-  for (let seat = 0; seat < 4; seat++) {
-    const name = sheet.names[seat];
-    const taken = tricks[seat];
-    if (taken === null) return t("refusal.tricks_missing", { name });
-    if (!Number.isInteger(taken) || taken < 0 || taken > 13) return t("refusal.tricks_range", { name, value: String(taken) });
-  }
-  const total = tricks.reduce((sum, value) => sum + value, 0);
-  if (total !== 13) return t("refusal.tricks_total", { total });
-  const called = calls.reduce((sum, value) => sum + value, 0);
-  if (called < (sheet.min_total_calls || 0)) return t("refusal.calls_total", { total: called, min: sheet.min_total_calls });
-  return null;
 }
 
 function scoreTable(sheet, editing, onEdit) {
