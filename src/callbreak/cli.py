@@ -975,19 +975,11 @@ def run_review(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
 
     time = review.DEFAULT_TIME if args.time is None else args.time
-    if not 0.01 <= time <= 600:
-        return fail(f"--time must be 0.01-600 seconds, not {time}")
     seats = [0, 1, 2, 3] if args.all else [args.seat]
-    if not all(0 <= seat <= 3 for seat in seats):
-        return fail(f"--seat must be 0-3, not {args.seat}")
     try:
         record = load(args.record)
     except CallbreakError as error:
         return fail(f"{args.record}: {error}")
-    checked = check(record)
-    if checked.error is not None:
-        where = f"deal {checked.error.deal}"
-        return fail(f"{args.record} is not a valid record ({where}: {checked.error.message})")
     console = Console(highlight=False, soft_wrap=True)
     progress = Progress(
         TextColumn("[bold]{task.description}"),
@@ -998,11 +990,14 @@ def run_review(args: argparse.Namespace) -> int:
         transient=True,
     )
     reviews = []
-    with progress:
+    try:
         for seat in seats:
             bar = progress.add_task(f"seat {seat}", total=None)
 
             def on_decision(done: int, total: int, bar: Any = bar) -> None:
+                # Shown from the first decision on: a record or seat refused leaves one line.
+                if not progress.live.is_started:
+                    progress.start()
                 progress.update(bar, completed=done, total=total)
 
             try:
@@ -1018,6 +1013,9 @@ def run_review(args: argparse.Namespace) -> int:
                 )
             except CallbreakError as error:
                 return fail(f"{args.record}: {error}")
+    finally:
+        if progress.live.is_started:
+            progress.stop()
     for result in reviews:
         _review_report(console, result)
     if args.json:

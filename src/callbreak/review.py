@@ -49,6 +49,8 @@ __all__ = [
 DEFAULT_TIME = 0.3
 """Seconds of search per decision (``--time``): a 5-deal match's 70 decisions of one seat in
 well under a minute on one core (docs/benchmarks.md)."""
+MIN_TIME, MAX_TIME = 0.01, 600.0
+"""The expert's own bounds on its time per decision."""
 ACCURACY_SCALE = 1.0
 """Points lost at which a decision's accuracy falls to 100/e (about 37): see docs/review.md."""
 COSTLIEST = 3
@@ -222,6 +224,8 @@ def review(
     """
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
         raise CallbreakError(f"seats are 0-3, not {seat!r}")
+    if not MIN_TIME <= time <= MAX_TIME:
+        raise CallbreakError(f"the time per decision must be {MIN_TIME}-{MAX_TIME} s, not {time}")
     checked = check(record)
     if checked.error is not None:
         raise RecordError(
