@@ -110,6 +110,7 @@ class Decision:
             "kind": self.kind,
             "made": self.made,
             "best": self.best,
+            "forced": self.forced,
             "lost": round(self.lost, 3),
             "options": [option.to_json() for option in self.options],
             "distribution": [round(p, 4) for p in self.distribution],
@@ -235,7 +236,7 @@ def review(
     total = len(moments)
     decisions: list[Decision] = []
     for number, (deal_index, observation, action, hands, stand_in) in enumerate(moments):
-        key = derive_seed(seed, "review", deal_index, len(decisions))
+        key = derive_seed(seed, "review", seat, number)  # one seed per decision reviewed
         if isinstance(action, Call):
             decision = _review_call(observation, action, deal_index + 1, time, key)
         else:
