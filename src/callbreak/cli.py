@@ -64,6 +64,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print one JSON object per file, one per line"
     )
 
+    review = commands.add_parser(
+        "review",
+        help="the expert's review of a seat's calls and cards in a game record",
+        description="Weigh every call and card of a seat in a game record with what it knew "
+        "(the expert) and, for cards, with every hand known (hindsight); print each decision's "
+        "points lost and the summary (docs/review.md). Exit 0 when reviewed, 2 when the record "
+        "cannot be read or is not valid, or the seat is out of range.",
+    )
+    review.add_argument("record", metavar="RECORD.json", help="game record (JSON)")
+    who = review.add_mutually_exclusive_group()
+    who.add_argument("--seat", type=int, default=0, help="the seat to review, 0-3 (default 0)")
+    who.add_argument("--all", action="store_true", help="review every seat")
+    review.add_argument(
+        "--time",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds of search per decision (default: callbreak.review.DEFAULT_TIME, 0.3)",
+    )
+    review.add_argument("--seed", type=int, default=0, help="the review's seed (default 0)")
+    review.add_argument(
+        "--no-hindsight", action="store_true", help="leave out the hindsight (all hands) figures"
+    )
+    review.add_argument("--json", metavar="FILE", help="also write the review(s) as JSON to FILE")
+
     arena = commands.add_parser(
         "arena",
         help="compare two players in duplicate matches",
@@ -272,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_check(args.files, as_json=args.json)
         if args.command == "rules":
             return run_rules()
+        if args.command == "review":
+            return run_review(args)
         if args.command == "arena":
             _stop_on_terminate()
             return run_arena(args, list(argv) if argv is not None else sys.argv[1:])
@@ -934,6 +961,131 @@ def run_rules() -> int:
     for name, rules in PROFILES.items():
         console.print(f"[bold]{name}[/bold]: {rules.summary()}", highlight=False, soft_wrap=True)
     return EXIT_OK
+
+
+def run_review(args: argparse.Namespace) -> int:
+    """Review one seat (or every seat) of a record with a progress bar; print the tables."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from callbreak import review
+
+    def fail(message: str) -> int:
+        print(f"callbreak review: {message}", file=sys.stderr)
+        return EXIT_UNREADABLE
+
+    time = review.DEFAULT_TIME if args.time is None else args.time
+    seats = [0, 1, 2, 3] if args.all else [args.seat]
+    try:
+        record = load(args.record)
+    except CallbreakError as error:
+        return fail(f"{args.record}: {error}")
+    console = Console(highlight=False, soft_wrap=True)
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    reviews = []
+    try:
+        for seat in seats:
+            bar = progress.add_task(f"seat {seat}", total=None)
+
+            def on_decision(done: int, total: int, bar: Any = bar) -> None:
+                # Shown from the first decision on: a record or seat refused leaves one line.
+                if not progress.live.is_started:
+                    progress.start()
+                progress.update(bar, completed=done, total=total)
+
+            try:
+                reviews.append(
+                    review.review(
+                        record,
+                        seat,
+                        time=time,
+                        seed=args.seed,
+                        hindsight=not args.no_hindsight,
+                        progress=on_decision,
+                    )
+                )
+            except CallbreakError as error:
+                return fail(f"{args.record}: {error}")
+    finally:
+        if progress.live.is_started:
+            progress.stop()
+    for result in reviews:
+        _review_report(console, result)
+    if args.json:
+        data: Any = reviews[0].to_json() if len(reviews) == 1 else [r.to_json() for r in reviews]
+        try:
+            with open(args.json, "w") as file:
+                json.dump(data, file, indent=1)
+                file.write("\n")
+        except OSError as error:
+            return fail(f"cannot write {args.json}: {error}")
+    return EXIT_OK
+
+
+def _review_report(console: object, result: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    assert isinstance(console, Console)
+    hindsight = result.summary.hindsight_lost is not None
+    table = Table(title=f"Seat {result.seat} ({result.player}): {result.time:g} s a decision")
+    for column in ("deal", "trick", "made", "best", "lost"):
+        table.add_column(column, justify="right" if column in ("deal", "trick", "lost") else "left")
+    if hindsight:
+        table.add_column("hindsight best")
+        table.add_column("hindsight lost", justify="right")
+    table.add_column("note")
+    costliest = set(result.summary.costliest)
+    for index, decision in enumerate(result.decisions):
+        note = []
+        if decision.forced:
+            note.append("only choice")
+        if decision.stand_in:
+            note.append(f"stand-in ({decision.stand_in})")
+        if index in costliest:
+            note.append("costliest")
+        if decision.kind == "call" and decision.distribution:
+            mean = sum(n * p for n, p in enumerate(decision.distribution))
+            note.append(f"expects {mean:.1f} tricks")
+        made = f"call {decision.made}" if decision.kind == "call" else decision.made
+        row = [
+            str(decision.deal),
+            "" if decision.trick is None else str(decision.trick),
+            made,
+            decision.best,
+            f"{decision.lost:.2f}",
+        ]
+        if hindsight:
+            lost = decision.hindsight_lost
+            row += [decision.hindsight_best or "", "" if lost is None else f"{lost:.2f}"]
+        table.add_row(*row, ", ".join(note), style="bold red" if index in costliest else None)
+    console.print(table)
+    summary = Table(title="Summary (points lost; hindsight: with every hand known)")
+    for column in ("deal", "calls", "cards", "hindsight", "accuracy"):
+        summary.add_column(column, justify="right")
+    lines = [(str(number), s) for number, s in result.deals.items()]
+    for name, s in [*lines, ("match", result.summary)]:
+        summary.add_row(
+            name,
+            f"{s.calls_lost:.2f}",
+            f"{s.cards_lost:.2f}",
+            "" if s.hindsight_lost is None else f"{s.hindsight_lost:.2f}",
+            f"{s.accuracy:.0f}",
+        )
+    console.print(summary)
+    for rank, index in enumerate(result.summary.costliest, 1):
+        decision = result.decisions[index]
+        where = f"deal {decision.deal}" + (f", trick {decision.trick}" if decision.trick else "")
+        console.print(
+            f"{rank}. {where}: {decision.made} for {decision.best}, {decision.lost:.2f} points"
+        )
 
 
 def run_check(files: Sequence[str], *, as_json: bool) -> int:

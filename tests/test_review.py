@@ -1,0 +1,212 @@
+"""The expert's review of a record (callbreak.review) and the ``callbreak review`` command."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from callbreak import cli
+from callbreak.errors import CallbreakError, RecordError
+from callbreak.game import Deal, Match, Phase, Play
+from callbreak.record import Record, check, dumps
+from callbreak.review import accuracy, review
+from callbreak.seating import Seating
+
+FAST = 0.02  # seconds a decision: the figures' size does not matter here, only their sense
+
+
+def partial_record(rules: str, seed: int, actions: int, players: str = "random") -> Record:
+    """The record of a match played by ``players`` for ``actions`` actions, marked unfinished."""
+    seating = Seating(Match(rules, seed=seed), [players] * 4)
+    for _ in range(actions):
+        seating.step()
+    seating.close()
+    return dataclasses.replace(seating.result().record(), unfinished=True)
+
+
+def test_a_decision_with_one_legal_card_or_call_loses_nothing() -> None:
+    # max_call=2: the call is forced, as is the last card of every deal.
+    record = partial_record("strict(max_call=2)", 4, 4 + 13 * 4)
+    result = review(record, 1, time=FAST)
+    forced = [d for d in result.decisions if d.forced]
+    assert {d.kind for d in forced} == {"call", "play"}
+    for decision in forced:
+        assert decision.lost == 0
+        assert decision.hindsight_lost == (0 if decision.kind == "play" else None)
+        assert decision.best == decision.made
+    assert result.summary.calls_lost == 0
+
+
+def test_every_decision_of_the_seat_is_reviewed_with_every_legal_option() -> None:
+    record = partial_record("strict", 8, 4 + 4 * 5)
+    result = review(record, 2, time=FAST, hindsight=False)
+    assert [d.kind for d in result.decisions] == ["call"] + ["play"] * 5
+    call = result.decisions[0]
+    assert [int(o.action) for o in sorted(call.options, key=lambda o: int(o.action))] == list(
+        range(2, 14)
+    )
+    assert sum(call.distribution) == pytest.approx(1.0)
+    for decision in result.decisions:
+        values = [o.value for o in decision.options]
+        assert values == sorted(values, reverse=True)
+        made = next(o for o in decision.options if o.action == decision.made)
+        assert decision.lost == pytest.approx(max(0.0, values[0] - made.value))
+        assert decision.hindsight_lost is None
+    assert result.summary.lost == pytest.approx(sum(d.lost for d in result.decisions))
+
+
+def _scores_after(deal: Deal, seat: int) -> set[int]:
+    """Every score ``seat`` can end the deal with, over every way the play can go on."""
+    if deal.phase is Phase.OVER:
+        return {deal.scores()[seat]}
+    found: set[int] = set()
+    for card in deal.legal_cards():
+        deal.apply(Play(card))
+        found |= _scores_after(deal, seat)
+        deal.undo()
+    return found
+
+
+def _proven_blunder(record: Record, seat: int) -> tuple[int, str] | None:
+    """A card of ``seat`` at trick 12 (two cards left, both legal) after which its score is
+    lower however anyone plays on than after the other card however anyone plays on: the
+    exact proof that it lost a trick that counted. (trick, card) or None."""
+    (judged,) = check(record).deals
+    deal = Deal(judged.hands, judged.dealer, judged.rules)
+    for action in judged.actions:
+        if (
+            deal.turn == seat
+            and isinstance(action, Play)
+            and len(deal.tricks) == 11
+            and len(deal.legal_cards()) == 2
+        ):
+            other = next(card for card in deal.legal_cards() if card != action.card)
+            outcomes = {}
+            for card in (action.card, other):
+                deal.apply(Play(card))
+                outcomes[card] = _scores_after(deal, seat)
+                deal.undo()
+            if max(outcomes[action.card]) < min(outcomes[other]):
+                return 12, str(action.card)
+        deal.apply(action)
+    return None
+
+
+def test_a_card_the_exact_solver_proves_loses_a_trick_shows_a_hindsight_cost() -> None:
+    # Random play at trick 12 is often proven wrong; find the first deal where it is.
+    for seed, seat in itertools.product(range(60), range(4)):
+        record = partial_record("strict", seed, 4 + 52)
+        record = dataclasses.replace(record, deals=record.deals[:1])
+        found = _proven_blunder(record, seat)
+        if found is not None:
+            break
+    else:
+        raise AssertionError("no proven blunder in 240 random deals")
+    result = review(record, seat, time=FAST)
+    (decision,) = [d for d in result.decisions if d.trick == found[0]]
+    assert decision.made == found[1]
+    assert decision.hindsight_lost is not None and decision.hindsight_lost > 0
+    assert decision.hindsight_best != decision.made
+    assert result.summary.hindsight_lost is not None and result.summary.hindsight_lost > 0
+
+
+def _swap_unseen(record: Record, seat: int) -> Record:
+    """The record with two cards that nobody has played yet swapped between two seats other
+    than ``seat`` (of one suit, and only where the record stays valid): hands that ``seat``
+    cannot tell apart from the true ones."""
+    last = record.deals[-1]
+    played = {card for trick in last.tricks for card in trick}
+    first, second = [s for s in range(4) if s != seat][:2]
+    for a, b in itertools.product(last.hands[first], last.hands[second]):
+        if a in played or b in played or a.suit != b.suit:
+            continue
+        hands = list(last.hands)
+        hands[first] = tuple(b if c == a else c for c in hands[first])
+        hands[second] = tuple(a if c == b else c for c in hands[second])
+        changed = dataclasses.replace(last, hands=tuple(hands))
+        swapped = dataclasses.replace(record, deals=(*record.deals[:-1], changed))
+        if check(swapped).valid:
+            return swapped
+    raise AssertionError("no swap keeps this record valid")
+
+
+def test_the_review_never_reads_another_seats_hand() -> None:
+    seat = 0
+    record = partial_record("strict", 11, 4 + 4 * 6, players="intermediate")
+    swapped = _swap_unseen(record, seat)
+    assert swapped.deals != record.deals
+    knew = review(record, seat, time=FAST, seed=3, hindsight=False)
+    again = review(swapped, seat, time=FAST, seed=3, hindsight=False)
+    assert knew.to_json() == again.to_json()
+    assert len(knew.decisions) == 7
+
+
+def test_faults_are_reviewed_as_the_decisions_made_and_marked() -> None:
+    record = partial_record("strict", 2, 4 + 4 * 2)
+    deal = record.deals[0]
+    (card,) = [t[0] for t in deal.tricks[:1]]  # the first lead
+    leader = (deal.dealer + 1) % 4
+    fault = {
+        "seat": leader,
+        "action": "play",
+        "fault": "away",
+        "detail": "",
+        "substitute": str(card),
+    }
+    noted = dataclasses.replace(record, deals=(dataclasses.replace(deal, faults=(fault,)),))
+    result = review(noted, leader, time=FAST, hindsight=False)
+    marks = [(d.trick, d.stand_in) for d in result.decisions]
+    assert marks == [(None, None), (1, "away"), (2, None)]
+
+
+def test_bad_records_and_seats_are_one_clear_error() -> None:
+    record = partial_record("strict", 1, 4)
+    with pytest.raises(CallbreakError, match="seats are 0-3"):
+        review(record, 4)
+    broken = dataclasses.replace(record, unfinished=False)
+    with pytest.raises(RecordError, match="not valid"):
+        review(broken, 0)
+
+
+def test_accuracy_is_100_for_no_loss_and_falls_with_the_points_lost() -> None:
+    assert accuracy([]) == accuracy([0.0]) == 100
+    assert 100 > accuracy([0.1]) > accuracy([0.5]) > accuracy([3.0]) > 0
+
+
+def test_the_command_reviews_a_seat_and_writes_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "match.json"
+    path.write_text(dumps(partial_record("strict", 6, 4 + 4 * 3)))
+    out = tmp_path / "review.json"
+    status = cli.main(["review", str(path), "--seat", "3", "--time", "0.01", "--json", str(out)])
+    assert status == 0
+    printed = capsys.readouterr().out
+    assert "Summary" in printed and "accuracy" in printed
+    data = json.loads(out.read_text())
+    assert data["seat"] == 3 and len(data["decisions"]) == 4
+    assert {"calls_lost", "cards_lost", "accuracy", "costliest"} <= set(data["summary"])
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--seat", "4"], "seats are 0-3, not 4"),
+        (["--time", "0"], "the time per decision must be 0.01-600.0 s, not 0"),
+        ([], "the record is not valid: deal 1: the deal stops after 1 tricks"),
+    ],
+)
+def test_the_command_says_one_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    path = tmp_path / "match.json"
+    record = partial_record("strict", 1, 4 + 4)
+    path.write_text(dumps(record if args else dataclasses.replace(record, unfinished=False)))
+    assert cli.main(["review", str(path), *args]) == cli.EXIT_UNREADABLE
+    captured = capsys.readouterr()
+    assert said in captured.err and "Traceback" not in captured.err
+    assert captured.err.count("\n") == 1
