@@ -358,7 +358,7 @@ def _hindsight(
     oracle = make_player(f"oracle(seed={seed})")
     # The oracle is for measuring only: it is shown the hands exactly as an arena's seating
     # shows them, and only here, after the match, for the hindsight line.
-    oracle.see(hands)  # type: ignore[attr-defined]
+    oracle.see(hands)
     ranked = oracle.rank_cards(observation)  # type: ignore[attr-defined]
     values = {Card(card): float(value) for card, value in ranked}
     best = ranked[0][0]
