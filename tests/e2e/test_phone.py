@@ -500,7 +500,7 @@ NOTES = """async (codes) => {
   };
   const keys = Object.keys(en).filter((key) => /^(duty|hint)\\./.test(key) ||
     codes.some((code) => key === `refusal.${code}`) ||
-    /^notice\\.(cover|botFault)|^table\\.(wait|connectionLost|notConnected|hintOwnTurn|hintWorking)$/.test(key));
+    /^notice\\.(cover|botFault)|^table\\.(wait|connectionLost|restarting|notConnected|hintOwnTurn|hintWorking)$/.test(key));
   const note = document.querySelector(".note");
   const problems = [];
   const checked = keys;
