@@ -2,7 +2,7 @@
 
     PYTHONPATH=src python benchmarks/review.py noise [--runs 10] [--time S]
     taskset -c 0 env PYTHONPATH=src python benchmarks/review.py speed [--time S]
-    PYTHONPATH=src python benchmarks/review.py skill [--matches 4] [--time S]
+    PYTHONPATH=src python benchmarks/review.py skill [--matches 4] [--time S] [--out FILE]
 
 ``noise`` reviews one call and one card of a fixed match with ``--runs`` seeds and prints the
 spread of their points lost. ``speed`` times the review of one seat of a whole 5-deal match
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import statistics
 import time as clock
@@ -71,7 +72,11 @@ def _interval(values: list[float]) -> str:
     return f"{mean:.2f} [{mean - half:.2f}, {mean + half:.2f}]"
 
 
-def skill(matches: int, time: float) -> None:
+def skill(matches: int, time: float, out: str | None) -> None:
+    # Match m seats the four levels below the expert, level (seat + m) % 4 in each seat, and a
+    # second match on the same seed (the same deals) seats four experts; each level's seat is
+    # reviewed. A step between two neighbouring levels is the mean over matches of their
+    # difference on the same deals (paired), so the deals' own luck cancels out of its interval.
     lost: dict[str, list[float]] = {level: [] for level in (*LEVELS, "expert")}
     for match in range(matches):
         players = [LEVELS[(seat + match) % 4] for seat in range(4)]
@@ -81,10 +86,20 @@ def skill(matches: int, time: float) -> None:
         expert = _record(100 + match, ["expert(time=0.3)"] * 4)
         lost["expert"].append(review(expert, match % 4, time=time, hindsight=False).summary.lost)
         print(f"match {match + 1}/{matches}", flush=True)
+        if out:
+            with open(out, "w") as file:
+                json.dump({"time": time, "first_seed": 100, "lost": lost}, file, indent=1)
     print("| level | matches | points lost per match, mean [95% interval] |")
     print("| --- | --- | --- |")
     for level, values in lost.items():
         print(f"| {level} | {len(values)} | {_interval(values)} |")
+    print()
+    print("| step | paired difference per match, mean [95% interval] |")
+    print("| --- | --- |")
+    names = list(lost)
+    for better, worse in zip(names[1:], names, strict=False):
+        steps = [a - b for a, b in zip(lost[worse], lost[better], strict=True)]
+        print(f"| {worse} − {better} | {_interval(steps)} |")
 
 
 def main() -> None:
@@ -93,13 +108,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--matches", type=int, default=4)
     parser.add_argument("--time", type=float, default=DEFAULT_TIME)
+    parser.add_argument("--out", help="skill: write every match's figures to this JSON file")
     args = parser.parse_args()
     if args.what == "noise":
         noise(args.runs, args.time)
     elif args.what == "speed":
         speed(args.time)
     else:
-        skill(args.matches, args.time)
+        skill(args.matches, args.time, args.out)
 
 
 if __name__ == "__main__":
