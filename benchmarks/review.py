@@ -2,26 +2,31 @@
 
     PYTHONPATH=src python benchmarks/review.py noise [--runs 10] [--time S]
     taskset -c 0 env PYTHONPATH=src python benchmarks/review.py speed [--time S]
-    PYTHONPATH=src python benchmarks/review.py skill [--matches 4] [--time S] [--out FILE]
+    PYTHONPATH=src python -m callbreak arena 'expert(time=0.3)' random beginner intermediate \\
+        advanced --rules strict --sets 20 --seed 31 --records DIR
+    PYTHONPATH=src python benchmarks/review.py skill --records DIR [--time S] [--out FILE]
 
 ``noise`` reviews one call and one card of a fixed match with ``--runs`` seeds and prints the
 spread of their points lost. ``speed`` times the review of one seat of a whole 5-deal match
-(hindsight included). ``skill`` plays matches with the four levels below the expert at the
-table, each level in each seat in turn, and the expert itself, and prints each level's mean
-points lost per match with a 95% interval (docs/review.md).
+(hindsight included). ``skill`` reviews the arena's records: each level's seat of every set's
+baseline (the four levels below the expert at one table) and the expert's seat of one of the
+set's matches on the same deals, and prints each level's mean points lost per match and each
+step between neighbouring levels, paired by set, with 95% intervals (docs/review.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import math
 import statistics
 import time as clock
+from pathlib import Path
 
 from callbreak.game import Match
-from callbreak.record import Record
+from callbreak.record import Record, load
 from callbreak.review import DEFAULT_TIME, review
 from callbreak.seating import Seating, play_match
 
@@ -72,23 +77,30 @@ def _interval(values: list[float]) -> str:
     return f"{mean:.2f} [{mean - half:.2f}, {mean + half:.2f}]"
 
 
-def skill(matches: int, time: float, out: str | None) -> None:
-    # Match m seats the four levels below the expert, level (seat + m) % 4 in each seat, and a
-    # second match on the same seed (the same deals) seats four experts; each level's seat is
-    # reviewed. A step between two neighbouring levels is the mean over matches of their
-    # difference on the same deals (paired), so the deals' own luck cancels out of its interval.
+def skill(folder: str, time: float, out: str | None) -> None:
+    # The records of `callbreak arena expert random beginner intermediate advanced --records`:
+    # each set's baseline seats the four levels (seat s plays FIELD[s]) and its match a{s} puts
+    # the expert in seat s on the same deals. Each level's seat of the baseline is reviewed, and
+    # the expert's seat of one of the four a-matches (a{set % 4}). A step between neighbouring
+    # levels is the mean over sets of their difference on the same deals (paired), so the deals'
+    # own luck cancels out of its interval.
     lost: dict[str, list[float]] = {level: [] for level in (*LEVELS, "expert")}
-    for match in range(matches):
-        players = [LEVELS[(seat + match) % 4] for seat in range(4)]
-        record = _record(100 + match, players)
-        for seat, level in enumerate(players):
-            lost[level].append(review(record, seat, time=time, hindsight=False).summary.lost)
-        expert = _record(100 + match, ["expert(time=0.3)"] * 4)
-        lost["expert"].append(review(expert, match % 4, time=time, hindsight=False).summary.lost)
-        print(f"match {match + 1}/{matches}", flush=True)
+    sets = sorted(
+        path.name[: -len("-baseline.json")] for path in Path(folder).glob("*-baseline.json")
+    )
+    if not sets:
+        raise SystemExit(f"no arena records (*-baseline.json) in {folder}")
+    for number, name in enumerate(sets):
+        baseline = load(f"{folder}/{name}-baseline.json")
+        for seat, level in enumerate(LEVELS):
+            lost[level].append(review(baseline, seat, time=time, hindsight=False).summary.lost)
+        seat = number % 4
+        expert = load(f"{folder}/{name}-a{seat}.json")
+        lost["expert"].append(review(expert, seat, time=time, hindsight=False).summary.lost)
+        print(f"set {number + 1}/{len(sets)}", flush=True)
         if out:
             with open(out, "w") as file:
-                json.dump({"time": time, "first_seed": 100, "lost": lost}, file, indent=1)
+                json.dump({"time": time, "sets": sets[: number + 1], "lost": lost}, file, indent=1)
     print("| level | matches | points lost per match, mean [95% interval] |")
     print("| --- | --- | --- |")
     for level, values in lost.items():
@@ -97,7 +109,7 @@ def skill(matches: int, time: float, out: str | None) -> None:
     print("| step | paired difference per match, mean [95% interval] |")
     print("| --- | --- |")
     names = list(lost)
-    for better, worse in zip(names[1:], names, strict=False):
+    for worse, better in itertools.pairwise(names):
         steps = [a - b for a, b in zip(lost[worse], lost[better], strict=True)]
         print(f"| {worse} − {better} | {_interval(steps)} |")
 
@@ -106,7 +118,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("noise", "speed", "skill"))
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--matches", type=int, default=4)
+    parser.add_argument("--records", help="skill: the folder of the arena's records")
     parser.add_argument("--time", type=float, default=DEFAULT_TIME)
     parser.add_argument("--out", help="skill: write every match's figures to this JSON file")
     args = parser.parse_args()
@@ -115,7 +127,9 @@ def main() -> None:
     elif args.what == "speed":
         speed(args.time)
     else:
-        skill(args.matches, args.time, args.out)
+        if not args.records:
+            parser.error("skill needs --records DIR (the arena's records; see docs/review.md)")
+        skill(args.records, args.time, args.out)
 
 
 if __name__ == "__main__":
