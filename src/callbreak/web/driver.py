@@ -25,42 +25,27 @@ from callbreak.web.cover import Cover
 from callbreak.web.http import LOG
 from callbreak.web.model import COMPUTER, PERSON, PLAYING, SPEEDS, SUMMARY_SECONDS, StaleAction
 from callbreak.web.notices import fault_message, public
-from callbreak.web.tasks import LEASE_SECONDS, Host, pace, spawn, until_store_answers, within
+from callbreak.web.tasks import LEASE_SECONDS, Host, TableTask, pace, until_store_answers, within
 
 __all__ = ["TRICK_PAUSE", "Driver"]
 
 TRICK_PAUSE = 1.6
 
 
-class Driver:
+class Driver(TableTask):
     """The task that moves one table on, with the computers that decide for a seat instead of
     its occupant (``web.cover``)."""
 
     def __init__(self, host: Host) -> None:
         self.host = host
-        self.task: asyncio.Task[None] | None = None
         self.changed = asyncio.Event()
         """Set whenever the table changes (here or in another process): wakes the driver."""
         self.cover = Cover(host)
         self.summary_since: dict[int, float] = {}
         """When the driver first found the next deal waiting on a summary, by version."""
 
-    def running(self) -> bool:
-        """Whether the task runs (a computer's turn, the clock)."""
-        return self.task is not None and not self.task.done()
-
-    def start(self) -> None:
-        """Run the task unless it runs (a task stopped by a failure starts again)."""
-        if not self.running():
-            self.task = spawn(self._drive())
-
-    def stop(self) -> None:
-        """Stop the task: nobody here is connected any more, or the process drains."""
-        if self.task is not None:
-            self.task.cancel()
-        self.task = None
-
-    async def _drive(self) -> None:
+    async def run(self) -> None:
+        """Move the table on while anyone is connected here, waiting out a store out of reach."""
         host = self.host
         loop = asyncio.get_running_loop()
         leased_at = -LEASE_SECONDS

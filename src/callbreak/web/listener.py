@@ -18,7 +18,7 @@ from typing import Any
 from callbreak.web.backend import OWNER
 from callbreak.web.http import LOG
 from callbreak.web.hub import ROOM_VIEW, VIEW
-from callbreak.web.tasks import Host, spawn, until_store_answers, within
+from callbreak.web.tasks import Host, TableTask, until_store_answers, within
 
 __all__ = ["PRESENCE_REFRESH", "Listener"]
 
@@ -27,31 +27,16 @@ PRESENCE_REFRESH = 4.0
 again which seats this process holds, and reads the table (pub/sub may drop a message)."""
 
 
-class Listener:
+class Listener(TableTask):
     """The task that hears the other processes' changes to one table while anyone is connected
     here, and the one way a change reaches the others and this process's connections."""
 
     def __init__(self, host: Host) -> None:
         self.host = host
         self.state, self.hub, self.backend = host.state, host.hub, host.backend
-        self.task: asyncio.Task[None] | None = None
 
-    def running(self) -> bool:
-        """Whether the task runs."""
-        return self.task is not None and not self.task.done()
-
-    def start(self) -> None:
-        """Run the task unless it runs."""
-        if not self.running():
-            self.task = spawn(self._listen())
-
-    def stop(self) -> None:
-        """Stop the task: nobody here is connected any more, or the process drains."""
-        if self.task is not None:
-            self.task.cancel()
-        self.task = None
-
-    async def _listen(self) -> None:
+    async def run(self) -> None:
+        """Follow the events, waiting out a store out of reach as the listening starts."""
         while True:
             try:
                 await self._follow()

@@ -1,17 +1,18 @@
 """A table's parts and tasks: what each part needs of the others, how the tasks start, wait and
 end.
 
-A live table (``web.live.LiveTable``) is parts with one owner each, which reach each other
-through it: :class:`Host` names what they need of it, here, below them all, so that no part
-imports another's module in a loop. It runs two tasks while a process has connections to it:
-the listener (``web.listener``), which hears the other processes' changes, and the driver
-(``web.driver``). Both are started with :func:`spawn`, wait with :func:`within` (never
-``asyncio.wait_for``), and wait for the store with :func:`until_store_answers` when it is out
-of reach.
+A live table (``web.live.LiveTable``) is made of parts with one owner each, which reach each
+other through it: :class:`Host` names what they need of it, here, below them all, so that no
+part imports another's module in a loop. It runs two tasks while a process has connections to
+it: the listener (``web.listener``), which hears the other processes' changes, and the driver
+(``web.driver``). Both are a :class:`TableTask`, started with :func:`spawn`; they wait with
+:func:`within` (never ``asyncio.wait_for``), and for the store with :func:`until_store_answers`
+when it is out of reach.
 """
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 from collections.abc import Coroutine
@@ -30,6 +31,7 @@ __all__ = [
     "Driving",
     "Host",
     "Keeping",
+    "TableTask",
     "Telling",
     "pace",
     "spawn",
@@ -125,6 +127,32 @@ async def pace(delay: float, started: float, loop: asyncio.AbstractEventLoop) ->
     elapsed = loop.time() - started
     if delay > elapsed:
         await asyncio.sleep(delay - elapsed)
+
+
+class TableTask(abc.ABC):
+    """A part of a table that runs one task while a process has connections to the table (the
+    listener, the driver): at most one at a time, started again after a failure ended it."""
+
+    task: asyncio.Task[None] | None = None
+
+    @abc.abstractmethod
+    async def run(self) -> None:
+        """The task's work, until it is stopped."""
+
+    def running(self) -> bool:
+        """Whether the task runs."""
+        return self.task is not None and not self.task.done()
+
+    def start(self) -> None:
+        """Run the task unless it runs (a task stopped by a failure starts again)."""
+        if not self.running():
+            self.task = spawn(self.run())
+
+    def stop(self) -> None:
+        """Stop the task: nobody here is connected any more, or the process drains."""
+        if self.task is not None:
+            self.task.cancel()
+        self.task = None
 
 
 def spawn(work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
