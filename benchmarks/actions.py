@@ -1,4 +1,4 @@
-"""The CPU time of one action's path on the server, alone: ``Table.act`` on a match against three
+"""The CPU time of one action's path on the server, alone: ``Sync.act`` on a match against three
 random computers, stored in SQLite in memory, with no connection to send to (so no view is
 made). What the rooms benchmark measures with everything else around it (sockets, views, the
 clients on the same cores), this measures on its own, and a shared machine's other load hardly
@@ -29,13 +29,15 @@ async def measure(matches: int, seed: int) -> tuple[int, float]:
         table, _ = await tables.create_match(
             "strict(deals=5)", "A", ["random"] * 3, str(number), {"speed": "instant"}
         )
-        # A table before issue 33 (575b463) held its match itself: measured the same way.
+        # A table before issue 33 (575b463) held its match itself, and took actions itself
+        # until its jobs were split (web.sync): measured the same way.
         state = getattr(table, "state", table)
+        act = getattr(table, "sync", table).act
         while not state.match.is_over:
             deal = state.match.deal
             action = rng.choice(deal.legal_actions())
             started = time.process_time()
-            await table.act(deal.turn, action, state.version)
+            await act(deal.turn, action, state.version)
             cpu += time.process_time() - started
             actions += 1
         tables.live.clear()

@@ -124,7 +124,7 @@ async def test_a_table_in_use_in_this_process_is_never_removed(tmp_path: Path) -
     store.create(old)
     loaded = await tables.get(old.id)
     assert loaded is not None
-    async with loaded.lock:  # an action being stored, a driver at work: in use
+    async with loaded.sync.lock:  # an action being stored, a driver at work: in use
         assert await tables.expire(Retention(), NOW) == []
     assert await tables.expire(Retention(), NOW) == [old.id]
     assert old.id not in tables.live and await tables.get(old.id) is None

@@ -19,6 +19,7 @@ from callbreak.bots.remote import BotAddresses
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
+from callbreak.web.export import record_of
 from callbreak.web.limits import DEFAULT
 from callbreak.web.view import lobby_json, seat_view
 from tests.fairness import hidden_cards_seen
@@ -417,11 +418,13 @@ async def test_views_do_not_change_with_the_other_seats_hidden_cards(app: Any, b
     table = app.state.tables.live[code]
     for seat in (0, None):
         before = json.dumps(
-            [seat_view(table.state, seat), lobby_json(table.state), table.record()], sort_keys=True
+            [seat_view(table.state, seat), lobby_json(table.state), record_of(table.state)],
+            sort_keys=True,
         )
         swap_hidden(table.state.match.deal, 0 if seat is None else seat)
         after = json.dumps(
-            [seat_view(table.state, seat), lobby_json(table.state), table.record()], sort_keys=True
+            [seat_view(table.state, seat), lobby_json(table.state), record_of(table.state)],
+            sort_keys=True,
         )
         assert after == before, f"seat {seat}"
 
@@ -725,7 +728,7 @@ async def test_a_client_that_holds_up_its_welcome_keeps_no_seat_its_token_lost(a
     await app.state.backend.create(data)
     table = await tables.get(data.id)
     while table.state.match.deal.turn != 1:  # the seats before Bikash call: his turn next
-        await table.act(
+        await table.sync.act(
             table.state.match.deal.turn, Call(table.state.match.rules.min_call), table.state.version
         )
     socket = _StalledSocket(token)
@@ -735,9 +738,9 @@ async def test_a_client_that_holds_up_its_welcome_keeps_no_seat_its_token_lost(a
         if socket.inbox.empty():
             break
     await asyncio.sleep(0.1)
-    await table.change(lambda room: leave(room, 1))
-    await table.change(lambda room: open_seat(room, 1))
-    assert (await table.change(lambda room: join(room, "Esha")))[0] == 1
+    await table.sync.change(lambda room: leave(room, 1))
+    await table.sync.change(lambda room: open_seat(room, 1))
+    assert (await table.sync.change(lambda room: join(room, "Esha")))[0] == 1
     given_at = table.state.data.rev
     socket.reading.set()  # he reads again, and at once plays his old seat's turn
     socket.inbox.put_nowait(

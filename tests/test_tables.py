@@ -18,7 +18,7 @@ import pytest
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
-from callbreak.web.tables import IDLE_FINISHED, IDLE_UNFINISHED, Table
+from callbreak.web.tables import IDLE_FINISHED, IDLE_UNFINISHED, LiveTable
 from tests.helpers import FAST, on_server, redis_server, running
 
 pytestmark = pytest.mark.anyio
@@ -66,9 +66,9 @@ def served(tmp_path: Path) -> Any:
         yield app, base, clock
 
 
-async def settle(app: Any, table_id: str) -> Table:
+async def settle(app: Any, table_id: str) -> LiveTable:
     """The table once nothing uses it any more (its sockets' tasks wound down)."""
-    table: Table = app.state.tables.live[table_id]
+    table: LiveTable = app.state.tables.live[table_id]
     for _ in range(500):
         if not on_server(app, table.in_use):
             return table
@@ -213,11 +213,11 @@ async def test_nothing_in_use_is_evicted(served: Any) -> None:
     await settle(app, match_id)
 
     async def hold() -> None:  # an action or a lobby change being stored
-        await table.lock.acquire()
+        await table.sync.lock.acquire()
 
     on_server(app, hold())
     assert on_server(app, tables.evict) == []
-    on_server(app, table.lock.release)
+    on_server(app, table.sync.lock.release)
     assert on_server(app, tables.evict) == [match_id]
 
 

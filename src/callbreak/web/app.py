@@ -33,7 +33,7 @@ from callbreak.web import messages, rooms, sheets
 from callbreak.web.accesslog import Logged
 from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.drain import Drain, Draining
-from callbreak.web.export import record_data, replay_data
+from callbreak.web.export import record_of, replay_data
 from callbreak.web.health import Health
 from callbreak.web.http import Guarded, bearer, check_bots
 from callbreak.web.limits import DEFAULT, Limits, RateLimits
@@ -176,7 +176,7 @@ def create_app(
         if data is None or data.kind != MATCH or data.seat_of(token) != 0:
             raise Refusal("no_such_match")
         state = TableState(data)  # the match replayed: no live table, no seats, no tasks
-        return data, record_data(state.match, state.faults_by_deal)
+        return data, record_of(state)
 
     async def match_record(request: Request) -> Response:
         data, record = await match_of(request)

@@ -102,12 +102,12 @@ class Cover:
         await pace(delay, started, loop)
         if state.version != version:
             return
-        await host.act(seat, decision.action, version, [fault.to_json()])
+        await host.sync.act(seat, decision.action, version, [fault.to_json()])
         host.metrics.covers.labels(reason).inc()
         room_event(state.id, "covered", seat=seat, reason=reason)
         cover = {"seat": seat, "reason": reason, "kind": fault.action, "action": fault.substitute}
         words = f"{state.data.names[seat]}: {detail}, so the computer made {what(fault)}"
-        await host.announce({"type": "notice", "message": words, "cover": cover})
+        await host.listener.announce({"type": "notice", "message": words, "cover": cover})
 
     async def helped(
         self, helper: Player, observation: Observation, reason: str, detail: str

@@ -4,9 +4,9 @@ While a process has connections to a table, the table's :class:`Driver` runs one
 where the backend's lease is held (one process per table): it asks a computer seat's player for
 its decision at a pace a person can follow; at a person's turn it plays the forced card when
 they asked for that, and in a room it lets the cover (a computer of the room's level) decide
-for a person whose clock ran out, or who is away while others wait. Every decision goes
-through the table's ``act`` on the version it was made on, so a person who comes back and
-plays first simply wins the race.
+for a person whose clock ran out, or who is away while others wait. Every decision is stored
+through the table's sync (``web.sync``) on the version it was made on, so a person who comes
+back and plays first simply wins the race.
 """
 
 from __future__ import annotations
@@ -25,42 +25,27 @@ from callbreak.web.cover import Cover
 from callbreak.web.http import LOG
 from callbreak.web.model import COMPUTER, PERSON, PLAYING, SPEEDS, SUMMARY_SECONDS, StaleAction
 from callbreak.web.notices import fault_message, public
-from callbreak.web.tasks import LEASE_SECONDS, Host, pace, spawn, until_store_answers, within
+from callbreak.web.tasks import LEASE_SECONDS, Host, TableTask, pace, until_store_answers, within
 
 __all__ = ["TRICK_PAUSE", "Driver"]
 
 TRICK_PAUSE = 1.6
 
 
-class Driver:
+class Driver(TableTask):
     """The task that moves one table on, with the computers that decide for a seat instead of
     its occupant (``web.cover``)."""
 
     def __init__(self, host: Host) -> None:
         self.host = host
-        self.task: asyncio.Task[None] | None = None
         self.changed = asyncio.Event()
         """Set whenever the table changes (here or in another process): wakes the driver."""
         self.cover = Cover(host)
         self.summary_since: dict[int, float] = {}
         """When the driver first found the next deal waiting on a summary, by version."""
 
-    def running(self) -> bool:
-        """Whether the task runs (a computer's turn, the clock)."""
-        return self.task is not None and not self.task.done()
-
-    def start(self) -> None:
-        """Run the task unless it runs (a task stopped by a failure starts again)."""
-        if not self.running():
-            self.task = spawn(self._drive())
-
-    def stop(self) -> None:
-        """Stop the task: nobody here is connected any more, or the process drains."""
-        if self.task is not None:
-            self.task.cancel()
-        self.task = None
-
-    async def _drive(self) -> None:
+    async def run(self) -> None:
+        """Move the table on while anyone is connected here, waiting out a store out of reach."""
         host = self.host
         loop = asyncio.get_running_loop()
         leased_at = -LEASE_SECONDS
@@ -86,7 +71,7 @@ class Driver:
                 await self._wait(renew)
                 return leased_at
             leased_at = loop.time()
-            await host.catch_up()  # just leased: this copy may be behind the last holder's
+            await host.sync.catch_up()  # just leased: this copy may be behind the last holder's
         match, data = state.match, state.data
         if data.status != PLAYING or match.is_over or state.pending is not None:
             await self._wait(renew)
@@ -113,7 +98,7 @@ class Driver:
         elif data.settings.get("auto_forced") and len(legal := deal.legal_cards()) == 1:
             await asyncio.sleep(delay)
             if state.version == version:
-                await host.act(seat, Play(next(iter(legal))), version, [])
+                await host.sync.act(seat, Play(next(iter(legal))), version, [])
         else:
             await self._wait(min(wait, renew))
         return leased_at
@@ -170,7 +155,7 @@ class Driver:
         prepared = await run_in_threadpool(ready, observation, player)
         if state.version != version:
             return
-        await host.announce({"type": "thinking", "seat": seat, "preparing": not prepared})
+        await host.listener.announce({"type": "thinking", "seat": seat, "preparing": not prepared})
         if prepared:
             decision = await run_in_threadpool(state.seating.decide, observation)
             host.metrics.decided(state.data.levels[seat], decision.seconds)
@@ -186,7 +171,7 @@ class Driver:
             if fault.fault != PREPARING:  # the page's status says the search is being prepared
                 message, kind = fault_message(name, fault)
                 if kind == "notice":
-                    await host.announce(
+                    await host.listener.announce(
                         {"type": "notice", "message": message, "fault": fault.to_json()}
                     )
                 else:
@@ -195,4 +180,4 @@ class Driver:
         if state.version != version:
             state.thinking = None  # the table moved on meanwhile (the person ended the match)
             return
-        await host.act(seat, decision.action, version, [f.to_json() for f in faults])
+        await host.sync.act(seat, decision.action, version, [f.to_json() for f in faults])

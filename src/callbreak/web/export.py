@@ -9,9 +9,10 @@ from typing import Any
 from callbreak.game import Match, Phase
 from callbreak.record import Record, check, from_data, to_data
 from callbreak.rules import format_tenths
+from callbreak.web.state import TableState
 from callbreak.web.view import display_order, rules_json
 
-__all__ = ["record_data", "replay_data"]
+__all__ = ["record_data", "record_of", "replay_data"]
 
 
 def record_data(match: Match, faults: Mapping[int, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
@@ -24,6 +25,11 @@ def record_data(match: Match, faults: Mapping[int, Sequence[Mapping[str, Any]]])
         complete = [deal for deal in record.deals if deal.thrown_in or len(deal.tricks) == 13]
         record = dataclasses.replace(record, deals=tuple(complete), seed=None, unfinished=True)
     return to_data(record)
+
+
+def record_of(state: TableState) -> dict[str, Any]:
+    """The game record of a table's state (:func:`record_data` of its match and faults)."""
+    return record_data(state.match, state.faults_by_deal)
 
 
 def replay_data(data: dict[str, Any], name_keys: Sequence[str | None]) -> dict[str, Any]:

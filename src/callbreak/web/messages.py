@@ -34,7 +34,7 @@ from callbreak.web.http import LOG
 from callbreak.web.hub import ROOM_VIEW, VIEW
 from callbreak.web.limits import CLOSED, DEFAULT, Bucket, Limits
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
-from callbreak.web.tables import Table, Tables
+from callbreak.web.tables import LiveTable, Tables
 
 __all__ = ["MAX_FRAME_BYTES", "MAX_MESSAGE_BYTES", "PING_SECONDS", "connect", "handle"]
 
@@ -103,7 +103,7 @@ async def _serve(
     # The seat is looked up and the connection taken in one step, with no await between: a
     # client that holds up its own welcome (a full socket) must not keep a seat its token lost
     # meanwhile (from then on, every copy of the room re-seats the connections it holds).
-    seat = await table.join(socket, token if isinstance(token, str) else None)
+    seat = await table.presence.join(socket, token if isinstance(token, str) else None)
     if kind == ROOM and token is not None and seat is None:
         await table.hub.send(Refusal("watching").message(), socket)
     beat = asyncio.get_running_loop().create_task(_beat(table, socket, every))
@@ -126,10 +126,10 @@ async def _serve(
         pass
     finally:
         beat.cancel()
-        await table.part(socket)
+        await table.presence.part(socket)
 
 
-async def _beat(table: Table, socket: WebSocket, every: float) -> None:
+async def _beat(table: LiveTable, socket: WebSocket, every: float) -> None:
     """A ping on the connection's own queue now and then: behind its other messages, so a
     connection that is merely slow is not taken for dead."""
     ping = {"type": "ping", "every": every}
@@ -176,7 +176,7 @@ async def _refuse(socket: WebSocket, refused: Refusal, code: int) -> None:
     await socket.close(code=code)
 
 
-async def _hello(table: Table, socket: WebSocket) -> object:
+async def _hello(table: LiveTable, socket: WebSocket) -> object:
     """Read the first message of a room's connection: the token it names (None for a
     spectator), with the room caught up to the store, where the token is looked up next."""
     token, problem = await _read_hello(socket)
@@ -184,18 +184,18 @@ async def _hello(table: Table, socket: WebSocket) -> object:
         await table.hub.send(problem.message(), socket)
     # The token is checked against the room as stored now: this process's copy may be behind
     # a lobby change made through another (a seat given away, or a new person seated).
-    await table.catch_up()
+    await table.sync.catch_up()
     return token
 
 
-async def handle(table: Table, socket: WebSocket, text: str, hints: Hints) -> None:
+async def handle(table: LiveTable, socket: WebSocket, text: str, hints: Hints) -> None:
     """One message from a connection; a refused one is answered with an error."""
     try:
         message = read_message(text)
         if table.state.is_room:
             # The seat as it is now, on every process: the room as stored decides whose seat
             # is whose (a lobby change through another process may have moved or revoked it).
-            await table.catch_up()
+            await table.sync.catch_up()
         await _dispatch(table, socket, table.hub.seat_of(socket), message, hints)
     except StaleAction as error:
         await table.hub.send(error.message() | {"stale": True}, socket)
@@ -227,7 +227,7 @@ def read_message(text: str) -> dict[str, Any]:
 
 
 async def _dispatch(
-    table: Table, socket: WebSocket, seat: int | None, message: dict[str, Any], hints: Hints
+    table: LiveTable, socket: WebSocket, seat: int | None, message: dict[str, Any], hints: Hints
 ) -> None:
     kind = message["type"]
     if kind == "sync":
@@ -243,13 +243,13 @@ async def _dispatch(
     if seat is None:
         raise Refusal("spectator")
     if kind == "seen":
-        await table.saw(seat, message.get("deals"))
+        await _seen(table, seat, message.get("deals"))
         return
     if kind == "settings":
         if seat != 0:
             raise Refusal("settings_creator")
         new = read_settings(message, table.state.data.settings)
-        await table.change(lambda data: data.settings.update(new))
+        await table.sync.change(lambda data: data.settings.update(new))
         return
     if kind == "hint":
         await _hint(table, socket, seat, hints)
@@ -257,7 +257,19 @@ async def _dispatch(
     if "seat" in message and message["seat"] != seat:
         raise Refusal("wrong_seat", seat=seat, asked=message["seat"])
     action: TableAction = Stop() if kind == "stop" else read_action(kind, message)
-    await table.act(seat, action, message.get("version"), by=socket)
+    await table.sync.act(seat, action, message.get("version"), by=socket)
+
+
+async def _seen(table: LiveTable, seat: int, deals: object) -> None:
+    """The person in ``seat`` closed the summary of the first ``deals`` scored deals: the
+    computers need not wait for them before the next deal. A page that shows summaries says so
+    at once (``deals`` 0 on a fresh page): only such seats are waited for, never a client that
+    shows none (a script, a bot)."""
+    state = table.state
+    if type(deals) is not int or not 0 <= deals <= len(state.match.deals):
+        raise Refusal("seen_deals")
+    if seat not in state.seen or deals > state.seen[seat]:
+        await table.listener.announce({"type": "seen", "seat": seat, "deals": deals})
 
 
 def read_action(kind: str, message: dict[str, Any]) -> Action:
@@ -278,7 +290,7 @@ def read_action(kind: str, message: dict[str, Any]) -> Action:
         raise Refusal("bad_card", detail=str(error)) from None
 
 
-async def _hint(table: Table, socket: WebSocket, seat: int, hints: Hints) -> None:
+async def _hint(table: LiveTable, socket: WebSocket, seat: int, hints: Hints) -> None:
     state = table.state
     match = state.match
     busy = state.pending is not None  # an action being stored: the turn is moving on

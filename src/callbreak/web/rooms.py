@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from callbreak.refusals import Refusal, read_object
 from callbreak.web.accesslog import room_event
-from callbreak.web.export import replay_data
+from callbreak.web.export import record_of, replay_data
 from callbreak.web.http import bearer, check_bots
 from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.model import (
@@ -31,7 +31,7 @@ from callbreak.web.model import (
     open_seat,
     start,
 )
-from callbreak.web.tables import Table, Tables
+from callbreak.web.tables import LiveTable, Tables
 from callbreak.web.view import lobby_json
 
 __all__ = ["routes"]
@@ -42,11 +42,11 @@ T = TypeVar("T")
 def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
     """The ``/api/rooms`` routes over ``tables``; ``limits`` say which remote bots may sit."""
 
-    async def room(request: Request) -> Table:
+    async def room(request: Request) -> LiveTable:
         table = await tables.get(request.path_params["code"].upper())
         if table is None or not table.state.is_room:
             raise Refusal("no_such_room")
-        await table.catch_up()  # another process may have changed it
+        await table.sync.catch_up()  # another process may have changed it
         return table
 
     def as_creator(request: Request, change: Callable[[TableData], T]) -> Callable[[TableData], T]:
@@ -88,13 +88,13 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
 
     async def lobby(request: Request) -> Response:
         table = await room(request)
-        await table.refresh_presence()
+        await table.presence.refresh()
         return JSONResponse(lobby_json(table.state))
 
     async def join_room(request: Request) -> Response:
         table = await room(request)
         name = (await read_object(request)).get("name")
-        seat, token = await table.change(lambda data: join(data, name))
+        seat, token = await table.sync.change(lambda data: join(data, name))
         room_event(table.id, "joined", seat=seat)
         return JSONResponse({"seat": seat, "token": token})
 
@@ -104,10 +104,12 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         body = await read_object(request)
         seat = _seat_number(request.path_params["seat"])
         if body.get("open") is True:
-            await table.change(as_creator(request, lambda data: open_seat(data, seat)))
+            await table.sync.change(as_creator(request, lambda data: open_seat(data, seat)))
         elif "level" in body:
             await check_bots([body["level"]], limits.bots)
-            await table.change(as_creator(request, lambda data: fill(data, seat, body["level"])))
+            await table.sync.change(
+                as_creator(request, lambda data: fill(data, seat, body["level"]))
+            )
         else:
             raise Refusal("seat_change")
         return JSONResponse(lobby_json(table.state))
@@ -116,14 +118,14 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         table = await room(request)
         bearer(request, "seat")
         body = await read_object(request)
-        await table.change(
+        await table.sync.change(
             as_creator(request, lambda data: move(data, body.get("from"), body.get("to")))
         )
         return JSONResponse(lobby_json(table.state))
 
     async def start_room(request: Request) -> Response:
         table = await room(request)
-        await table.change(as_creator(request, start))
+        await table.sync.change(as_creator(request, start))
         room_event(table.id, "started")
         return JSONResponse(lobby_json(table.state))
 
@@ -132,13 +134,13 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         token = bearer(request, "seat")
         # The seat is looked up in the copy the change is made on: a move in between must not
         # make another person leave.
-        seat = await table.change(lambda data: _left(data, token))
+        seat = await table.sync.change(lambda data: _left(data, token))
         room_event(table.id, "left", seat=seat)
         return JSONResponse(lobby_json(table.state))
 
     async def record(request: Request) -> Response:
         table = await room(request)
-        text = json.dumps(table.record(), indent=1)
+        text = json.dumps(record_of(table.state), indent=1)
         disposition = f'attachment; filename="callbreak-room-{table.id}.json"'
         return Response(
             text, media_type="application/json", headers={"Content-Disposition": disposition}
@@ -146,7 +148,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
 
     async def replay(request: Request) -> Response:
         table = await room(request)
-        data = table.record()
+        data = record_of(table.state)
         return JSONResponse(replay_data(data, table.state.data.name_keys))
 
     return [

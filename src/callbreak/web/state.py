@@ -6,7 +6,7 @@ on which version, then the engine's own legality) and takes it on the match, and
 :class:`Step` to store. Until :meth:`~TableState.commit` (stored) or
 :meth:`~TableState.rebuild` (refused, or the store failed), the step is ``pending``: nothing
 shows the table meanwhile (``web.hub``), so nobody sees an action the store may refuse. It does
-no I/O: storing, sending and driving are the jobs of ``web.table``, ``web.hub`` and
+no I/O: storing, sending and driving are the jobs of ``web.sync``, ``web.hub`` and
 ``web.driver``.
 """
 

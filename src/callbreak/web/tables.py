@@ -1,5 +1,5 @@
-"""The live tables of a server process: one copy (``web.table.Table``) of each stored match or
-room in use here, loaded from the backend on first use and let go of when nobody uses it: a
+"""The live tables of a server process: one copy (``web.live.LiveTable``) of each stored match
+or room in use here, loaded from the backend on first use and let go of when nobody uses it: a
 table nobody uses (no socket, no driver, nothing being stored) leaves memory after a while and
 is read from the backend again when asked for.
 """
@@ -18,13 +18,13 @@ from callbreak.seating import PlayerSpec, close
 from callbreak.web.backend import Backend
 from callbreak.web.hints import Hints
 from callbreak.web.limits import DEFAULT, Limits
+from callbreak.web.live import LiveTable
 from callbreak.web.metrics import DETACHED, Metrics
 from callbreak.web.model import COMPUTER, FINISHED, STOPPED, claim, new_match, new_room
 from callbreak.web.retention import Retention
-from callbreak.web.table import Table
 from callbreak.web.work import Work
 
-__all__ = ["IDLE_FINISHED", "IDLE_UNFINISHED", "MAX_IDLE", "Table", "Tables"]
+__all__ = ["IDLE_FINISHED", "IDLE_UNFINISHED", "MAX_IDLE", "LiveTable", "Tables"]
 
 IDLE_FINISHED = 60.0
 """Seconds a finished (or ended) table stays in memory once nobody uses it: its page asks for
@@ -54,9 +54,9 @@ class Tables:
     ) -> None:
         self.backend = backend
         self.metrics = metrics
-        self.live: dict[str, Table] = {}
+        self.live: dict[str, LiveTable] = {}
         """The tables held in memory, by id, the least recently used first."""
-        self._gone: weakref.WeakValueDictionary[str, Table] = weakref.WeakValueDictionary()
+        self._gone: weakref.WeakValueDictionary[str, LiveTable] = weakref.WeakValueDictionary()
         """Tables let go of that something still holds (a request being answered, a driver
         finishing its cancelled turn): asked for again, that very copy comes back, so that a
         process never has two copies of a table, one of them behind the other's writes."""
@@ -69,7 +69,7 @@ class Tables:
         """The pool that hints and *Your record* share."""
         self.hints = Hints(self.work)
 
-    async def get(self, table_id: str) -> Table | None:
+    async def get(self, table_id: str) -> LiveTable | None:
         """The table of a stored match or room (rebuilt from its actions), or None."""
         table = self.live.get(table_id) or self._gone.pop(table_id, None)
         if table is None:
@@ -79,10 +79,10 @@ class Tables:
             # Another request may have loaded it while this one waited: the first copy wins.
             table = self.live.get(table_id) or self._gone.pop(table_id, None)
             if table is None:
-                table = Table(data, self.backend, self.bots, self.metrics)
+                table = LiveTable(data, self.backend, self.bots, self.metrics)
         return self._hold(table)
 
-    def _hold(self, table: Table) -> Table:
+    def _hold(self, table: LiveTable) -> LiveTable:
         """Keep ``table`` in memory as its id's copy, the most recently used."""
         self.live.pop(table.id, None)
         self.live[table.id] = table
@@ -92,11 +92,11 @@ class Tables:
         return table
 
     def evict(self) -> list[str]:
-        """Let go of the tables nobody uses (:meth:`Table.in_use`) once idle for their time, or
-        at once past ``max_idle`` of them (the least recently used first); the ids let go of.
+        """Let go of the tables nobody uses (:meth:`LiveTable.in_use`) once idle for their time,
+        or at once past ``max_idle`` of them (the least recently used first); the ids let go of.
         Each is read from the backend again when asked for."""
         now = self.clock()
-        idle: list[Table] = []
+        idle: list[LiveTable] = []
         for table in self.live.values():
             if table.in_use():
                 table.used = now  # idle from when it was last seen in use
@@ -114,7 +114,7 @@ class Tables:
             self.hints.forget(table_id)
         return gone
 
-    def _idle_limit(self, table: Table) -> float:
+    def _idle_limit(self, table: LiveTable) -> float:
         over = table.state.status in (FINISHED, STOPPED)
         return self.idle_finished if over else self.idle_unfinished
 
@@ -136,7 +136,7 @@ class Tables:
         opponents: list[str],
         seed: str | None,
         settings: dict[str, Any],
-    ) -> tuple[Table, str]:
+    ) -> tuple[LiveTable, str]:
         """Start a match for a person in seat 0 against three computer players; the match and
         seat 0's token, the match's only key.
 
@@ -145,24 +145,24 @@ class Tables:
         """
         data = new_match(rules, name, opponents, seed, settings)
         token = claim(data, 0)
-        table = Table(data, self.backend, self.bots, self.metrics)
+        table = LiveTable(data, self.backend, self.bots, self.metrics)
         await _build_computers(table)
         await self.backend.create(table.state.data)
         return self._hold(table), token
 
     async def create_room(
         self, rules: str, name: object, seats: list[str | None], **settings: Any
-    ) -> tuple[Table, str]:
+    ) -> tuple[LiveTable, str]:
         """A new room in its lobby, and the creator's seat token."""
         data = new_room(rules, name, seats, **settings)
         token = claim(data, 0)
-        table = Table(data, self.backend, self.bots, self.metrics)
+        table = LiveTable(data, self.backend, self.bots, self.metrics)
         await _build_computers(table)
         await self.backend.create(data)
         return self._hold(table), token
 
 
-async def _build_computers(table: Table) -> None:
+async def _build_computers(table: LiveTable) -> None:
     state = table.state
     for seat, info in enumerate(state.data.seats):
         if info.kind == COMPUTER:

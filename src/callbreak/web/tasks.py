@@ -1,13 +1,18 @@
-"""A table's tasks: what they need of their table, how they start, wait and end.
+"""A table's parts and tasks: what each part needs of the others, how the tasks start, wait and
+end.
 
-A table (``web.table.Table``) runs two tasks while a process has connections to it: the
-listener, which hears the other processes' changes, and the driver (``web.driver``). Both are
-started with :func:`spawn`, wait with :func:`within` (never ``asyncio.wait_for``), and wait for
-the store with :func:`until_store_answers` when it is out of reach.
+A live table (``web.live.LiveTable``) is made of parts with one owner each, which reach each
+other through it: :class:`Host` names what they need of it, here, below them all, so that no
+part imports another's module in a loop. It runs two tasks while a process has connections to
+it: the listener (``web.listener``), which hears the other processes' changes, and the driver
+(``web.driver``). Both are a :class:`TableTask`, started with :func:`spawn`; they wait with
+:func:`within` (never ``asyncio.wait_for``), and for the store with :func:`until_store_answers`
+when it is out of reach.
 """
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 from collections.abc import Coroutine
@@ -20,7 +25,19 @@ from callbreak.web.hub import Hub
 from callbreak.web.metrics import Metrics
 from callbreak.web.state import TableState
 
-__all__ = ["LEASE_SECONDS", "Host", "pace", "spawn", "until_store_answers", "within"]
+__all__ = [
+    "LEASE_SECONDS",
+    "Counting",
+    "Driving",
+    "Host",
+    "Keeping",
+    "TableTask",
+    "Telling",
+    "pace",
+    "spawn",
+    "until_store_answers",
+    "within",
+]
 
 T = TypeVar("T")
 LEASE_SECONDS = 9.0
@@ -28,19 +45,56 @@ LEASE_SECONDS = 9.0
 task waits at most when nothing calls for it."""
 
 
+class Keeping(Protocol):
+    """What the other parts need of the one that stores (``web.sync.Sync``)."""
+
+    async def act(
+        self, seat: int, action: TableAction, version: object, faults: list[dict[str, Any]]
+    ) -> None: ...
+    async def catch_up(self) -> None: ...
+
+
+class Telling(Protocol):
+    """What the other parts need of the listener (``web.listener.Listener``)."""
+
+    async def announce(self, event: dict[str, Any]) -> None: ...
+
+
+class Driving(Protocol):
+    """What the other parts need of the driver (``web.driver.Driver``)."""
+
+    changed: asyncio.Event
+
+    def start(self) -> None: ...
+
+
+class Counting(Protocol):
+    """What the other parts need of the presence (``web.presence.Presence``)."""
+
+    def reseat(self) -> None: ...
+    async def recount(self) -> None: ...
+    async def refresh(self) -> None: ...
+
+
 class Host(Protocol):
-    """What a driver needs of its table (``web.table.Table``)."""
+    """What a table's parts need of the table they belong to (``web.live.LiveTable``): its
+    state and hub, the store, the figures, the other parts, and its tasks started or stopped."""
 
     state: TableState
     hub: Hub
     backend: Backend
     metrics: Metrics
 
-    async def act(
-        self, seat: int, action: TableAction, version: object, faults: list[dict[str, Any]]
-    ) -> None: ...
-    async def announce(self, event: dict[str, Any]) -> None: ...
-    async def catch_up(self) -> None: ...
+    @property
+    def sync(self) -> Keeping: ...
+    @property
+    def listener(self) -> Telling: ...
+    @property
+    def driver(self) -> Driving: ...
+    @property
+    def presence(self) -> Counting: ...
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
 
 
 async def until_store_answers(host: Host) -> None:
@@ -73,6 +127,32 @@ async def pace(delay: float, started: float, loop: asyncio.AbstractEventLoop) ->
     elapsed = loop.time() - started
     if delay > elapsed:
         await asyncio.sleep(delay - elapsed)
+
+
+class TableTask(abc.ABC):
+    """A part of a table that runs one task while a process has connections to the table (the
+    listener, the driver): at most one at a time, started again after a failure ended it."""
+
+    task: asyncio.Task[None] | None = None
+
+    @abc.abstractmethod
+    async def run(self) -> None:
+        """The task's work, until it is stopped."""
+
+    def running(self) -> bool:
+        """Whether the task runs."""
+        return self.task is not None and not self.task.done()
+
+    def start(self) -> None:
+        """Run the task unless it runs (a task stopped by a failure starts again)."""
+        if not self.running():
+            self.task = spawn(self.run())
+
+    def stop(self) -> None:
+        """Stop the task: nobody here is connected any more, or the process drains."""
+        if self.task is not None:
+            self.task.cancel()
+        self.task = None
 
 
 def spawn(work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
