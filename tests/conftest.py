@@ -1,7 +1,8 @@
-"""Fixtures shared by several test modules (one local Ray for the whole run), and the markers
-of the slow groups: ``e2e`` (the browser tests), ``redis`` (a real redis-server), ``ray`` (a
-local Ray) and ``slow`` (the rest of what takes long). The fast loop for development leaves
-them out (README, *Run the tests*); CI runs everything."""
+"""Fixtures shared by several test modules (one local Ray for the whole run, a redis-server per
+module, asyncio for the async tests), and the markers of the slow groups: ``e2e`` (the browser
+tests), ``redis`` (a real redis-server), ``ray`` (a local Ray) and ``slow`` (the rest of what
+takes long). The fast loop for development leaves them out (README, *Run the tests*); CI runs
+everything."""
 
 from __future__ import annotations
 
@@ -29,6 +30,22 @@ def local_ray() -> Iterator[str]:
         yield str(ray.get_runtime_context().gcs_address)
     finally:
         runner.close()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The async tests run on asyncio, as the server does (uvicorn, the redis client)."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """A real redis-server for one test module (``tests.helpers.redis_server``); a test that
+    asks for it is marked ``redis``."""
+    from tests.helpers import redis_server
+
+    with redis_server() as url:
+        yield url
 
 
 E2E = Path(__file__).parent / "e2e"

@@ -21,11 +21,6 @@ pytestmark = pytest.mark.anyio
 CARD = re.compile(r"\b[2-9TJQKA][SHDC]\b")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_a_room_and_a_match_leave_no_token_in_the_log(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,22 +32,11 @@ from callbreak.web.redis_backend import RedisBackend
 from callbreak.web.retention import DAY, Retention, parse_duration
 from callbreak.web.store import Store
 from callbreak.web.tables import Tables
-from tests.helpers import FAST, on_server, redis_server, running
+from tests.helpers import FAST, on_server, running
 
 pytestmark = pytest.mark.anyio
 NOW = 2_000_000_000.0
 """The sweeps' "now": the tables below are stored as changed some time before it."""
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    with redis_server() as url:
-        yield url
 
 
 def table(status: str, age: float, kind: str = "room") -> TableData:

@@ -23,20 +23,9 @@ from callbreak.web.export import record_of
 from callbreak.web.limits import DEFAULT
 from callbreak.web.view import lobby_json, seat_view
 from tests.fairness import hidden_cards_seen
-from tests.helpers import FAST, Listener, http_reply, redis_server, running, swap_hidden
+from tests.helpers import FAST, Listener, http_reply, running, swap_hidden
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Any:
-    with redis_server() as url:
-        yield url
 
 
 @pytest.fixture(params=["sqlite", "redis"])

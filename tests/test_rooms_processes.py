@@ -28,11 +28,6 @@ from tests.helpers import free_port, redis_server
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def serve(url: str, folder: Path, name: str, *options: str) -> tuple[subprocess.Popen[bytes], str]:
     """A `callbreak serve` process on a free port, kept in Redis at ``url``."""
     port = free_port()

@@ -20,11 +20,6 @@ from callbreak.web.state import TableState, replay
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def match_state(rules: str = "strict", seed: str = "7") -> TableState:
     return TableState(new_match(rules, "Asha", ["random"] * 3, seed, {"speed": "instant"}))
 

@@ -32,11 +32,6 @@ from tests.test_rooms_processes import serve
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Redis:
     """A real redis-server on a fixed loopback port that a test kills, restarts (with or
     without what it kept on disk) and pauses."""

@@ -19,20 +19,9 @@ from callbreak.record import check, from_data
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
 from callbreak.web.tables import IDLE_FINISHED, IDLE_UNFINISHED, LiveTable
-from tests.helpers import FAST, on_server, redis_server, running
+from tests.helpers import FAST, on_server, running
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Any:
-    with redis_server() as url:
-        yield url
 
 
 @pytest.fixture(params=["sqlite", "redis"])
