@@ -11,6 +11,7 @@ import {
 } from "./prefs.js";
 import { drop } from "./hand.js";
 import * as sound from "./sound.js";
+import { reviewPanel } from "./review.js";
 
 /** @typedef {import("./table.js").TablePage} TablePage */
 /** @typedef {import("./table.js").TableState} TableState */
@@ -162,11 +163,15 @@ export function drawScores(page) {
  */
 export function drawAfter(page) {
   const s = page.state;
+  // The review's panel is made once: it keeps its progress while the state is drawn again.
+  const target = s.seat !== null && page.options.review ? page.options.review() : null;
+  if (target && !page.reviewBox) page.reviewBox = reviewPanel(target);
   page.after.replaceChildren(...[
     s.places ? placesList(s) : null,
     el("p", { class: "after-links" },
       el("a", { class: "button primary", href: page.options.againHash || "#/", text: t("result.again") }),
       el("a", { class: "button", href: page.options.replayHash, text: t("result.replay") })),
+    target ? page.reviewBox : null,
   ].filter(Boolean));
 }
 
