@@ -132,6 +132,8 @@ class Reviews:
         self._context = multiprocessing.get_context("spawn")  # no copy of the server's threads
         self._slots: SynchronizedArray[int] = self._context.Array("q", 2 * self.bound)
         self._free = list(range(self.bound))
+        self.started = 0
+        """Reviews started since the app began (a join or a kept review starts none)."""
         self._running: dict[Key, _Running] = {}
         self._kept: collections.OrderedDict[Key, dict[str, Any]] = collections.OrderedDict()
         self._most = kept
@@ -166,6 +168,7 @@ class Reviews:
                 self._free.append(slot)
                 raise
             self._running[key] = _Running(slot, future)
+            self.started += 1
         future.add_done_callback(lambda done: self._finished(key, slot, done))
         return self.status(key)
 

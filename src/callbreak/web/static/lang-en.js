@@ -490,7 +490,7 @@ export default {
   "review.lost": "Points lost: {lost} (calls {calls}, cards {cards}).",
   "review.hindsight": "In hindsight, with every hand known, your cards cost {lost} points.",
   "review.costliest": "Your costliest decisions",
-  "review.noneLost": "No decision cost a point: well played.",
+  "review.noneLost": "No mistakes: every decision was as good as the best, or within a twentieth of a point.",
   "review.callLine": (v, h) => `Deal ${h.num(v.deal)}: you called ${v.made}, best ${v.best}`,
   "review.cardLine": (v, h) => `Deal ${h.num(v.deal)}, trick ${h.num(v.trick)}: you played ${v.made}, best ${v.best}`,
   "review.replay": "Replay with the review",

@@ -491,7 +491,7 @@ export default {
   "review.lost": "गँवाए अंक: {lost} (कॉल {calls}, पत्ते {cards})।",
   "review.hindsight": "बाद में देखें तो, सबके पत्ते जानकर, आपके पत्तों ने {lost} अंक गँवाए।",
   "review.costliest": "सबसे महँगे फ़ैसले",
-  "review.noneLost": "किसी फ़ैसले ने एक अंक भी नहीं गँवाया: बढ़िया खेला।",
+  "review.noneLost": "कोई गलती नहीं: हर फ़ैसला सबसे अच्छे के बराबर था, या एक अंक के बीसवें हिस्से के भीतर।",
   "review.callLine": (v, h) => `बाजी ${h.num(v.deal)}: आपने ${v.made} की कॉल की, सबसे अच्छी ${v.best}`,
   "review.cardLine": (v, h) => `बाजी ${h.num(v.deal)}, हाथ ${h.num(v.trick)}: आपने ${v.made} चला, सबसे अच्छा ${v.best}`,
   "review.replay": "समीक्षा के साथ फिर से देखें",

@@ -491,7 +491,7 @@ export default {
   "review.lost": "गुमेका अङ्क: {lost} (कल {calls}, पत्ती {cards})।",
   "review.hindsight": "पछि हेर्दा, सबैका पत्ती थाहा भए, तपाईंका पत्तीले {lost} अङ्क गुमाए।",
   "review.costliest": "सबैभन्दा महँगा निर्णय",
-  "review.noneLost": "कुनै निर्णयले एक अङ्क पनि गुमाएन: राम्रो खेल्नुभयो।",
+  "review.noneLost": "कुनै गल्ती छैन: हरेक निर्णय उत्तम जत्तिकै थियो, वा एक अङ्कको बीसौँ भागभित्र।",
   "review.callLine": (v, h) => `बाजी ${h.num(v.deal)}: तपाईंले ${v.made} कल गर्नुभयो, उत्तम ${v.best}`,
   "review.cardLine": (v, h) => `बाजी ${h.num(v.deal)}, हात ${h.num(v.trick)}: तपाईंले ${v.made} खेल्नुभयो, उत्तम ${v.best}`,
   "review.replay": "समीक्षासहित फेरि हेर्नुहोस्",

@@ -142,7 +142,9 @@ export function summary(review, replay) {
   if (s.hindsight_lost !== null && s.hindsight_lost !== undefined) {
     lines.push(el("p", { class: "hint", text: t("review.hindsight", { lost: points(s.hindsight_lost) }) }));
   }
-  const costliest = s.costliest.map((index) => review.decisions[index]);
+  // The costliest that lost more than the review's noise (docs/review.md): a "good" decision
+  // is no mistake to be shown.
+  const costliest = s.costliest.map((index) => review.decisions[index]).filter((d) => markOf(d) !== "good");
   if (costliest.length) {
     lines.push(el("h3", { text: t("review.costliest") }));
     lines.push(el("ol", { class: "costliest" }, ...costliest.map((decision) => {
