@@ -277,3 +277,10 @@ async def test_a_room_is_reviewed_for_the_seat_its_token_holds_by_the_real_pool(
             assert again == answer and reviews.jobs == 0
     finally:
         reviews.close()
+
+
+def test_the_servers_budget_is_the_commands() -> None:
+    from callbreak.review import DEFAULT_TIME
+    from callbreak.web.limits import Limits
+
+    assert Limits().review_time == DEFAULT_TIME  # the browser's figures are `callbreak review`'s
