@@ -284,3 +284,22 @@ def test_the_servers_budget_is_the_commands() -> None:
     from callbreak.web.limits import Limits
 
     assert Limits().review_time == DEFAULT_TIME  # the browser's figures are `callbreak review`'s
+
+
+def test_closing_stops_a_running_review_at_once(tmp_path: Path) -> None:
+    """A shutdown does not wait for a review: its worker process is stopped."""
+    record = play_match(Match("strict(deals=1)", seed=8), ["random"] * 4).record()
+    reviews = Reviews(1, 0, 60.0)  # a minute a decision: it would run for a quarter of an hour
+    reviews.start(("m", 0), to_data(record), 0)
+    pool = reviews._pool
+    assert isinstance(pool, concurrent.futures.ProcessPoolExecutor)
+    for _ in range(600):
+        if reviews.status(("m", 0))["state"] == "running":
+            break
+        threading.Event().wait(0.1)
+    workers = list(pool._processes.values())  # type: ignore[attr-defined]
+    assert workers
+    reviews.close()
+    for worker in workers:
+        worker.join(10)
+        assert not worker.is_alive()

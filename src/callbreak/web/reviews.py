@@ -163,7 +163,13 @@ class Reviews:
             slot = self._free.pop()
             self._slots[2 * slot] = self._slots[2 * slot + 1] = 0
             try:
-                future = self._executor().submit(self._job, data, seat, self.time, slot)
+                try:
+                    future = self._executor().submit(self._job, data, seat, self.time, slot)
+                except concurrent.futures.BrokenExecutor:
+                    if self._given:
+                        raise
+                    self._pool = None  # a worker died since: a new pool, once
+                    future = self._executor().submit(self._job, data, seat, self.time, slot)
             except BaseException:
                 self._free.append(slot)
                 raise
@@ -221,9 +227,17 @@ class Reviews:
         return self._pool
 
     def close(self) -> None:
-        """Stop taking reviews; those waiting are dropped, a running one ends with its worker."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        """Stop: the reviews waiting are dropped and the running ones end with their workers
+        (a review is made again when asked; a shutdown must not wait a minute for one)."""
+        pool = self._pool
+        if pool is None:
+            return
+        # No public way to stop a process pool's busy workers before Python 3.14's
+        # terminate_workers(): its own table of them.
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
 
 
 def _start_here(slots: Any) -> None:
