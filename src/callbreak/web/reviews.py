@@ -26,7 +26,6 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Callable
-from multiprocessing.sharedctypes import SynchronizedArray
 from typing import Any
 
 from callbreak.game import Call, Deal, Play
@@ -130,7 +129,9 @@ class Reviews:
             )
         self.processes, self.time, self.bound = processes, time, processes + queue
         self._context = multiprocessing.get_context("spawn")  # no copy of the server's threads
-        self._slots: SynchronizedArray[int] = self._context.Array("q", 2 * self.bound)
+        # Without a lock: each slot has one writer (its job's worker), and a count read while it
+        # changes is at worst a decision behind.
+        self._slots: Any = self._context.RawArray("q", 2 * self.bound)
         self._free = list(range(self.bound))
         self.started = 0
         """Reviews started since the app began (a join or a kept review starts none)."""
@@ -231,6 +232,9 @@ class Reviews:
         (a review is made again when asked; a shutdown must not wait a minute for one)."""
         pool = self._pool
         if pool is None:
+            return
+        if not self._running:  # idle workers leave at once, their queues closed in order
+            pool.shutdown(wait=True)
             return
         # No public way to stop a process pool's busy workers before Python 3.14's
         # terminate_workers(): its own table of them.
