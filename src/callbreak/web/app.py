@@ -192,7 +192,7 @@ def create_app(
         data, state = await match_state(request)
         if not state.match.is_over:
             raise Refusal("review_playing")
-        key = (data.id, 0)
+        key = (f"{data.id}@{data.created}", 0)  # an id is never reused, but a code may be
         if request.method == "POST":
             record = record_data(state.match, state.faults_by_deal)
             return JSONResponse(reviewing.start(key, record, 0))

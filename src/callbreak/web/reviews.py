@@ -41,7 +41,7 @@ NICE = 10
 """How much lower the review processes' priority is than the server's."""
 
 Key = tuple[str, int]
-"""A table's id (a match's, or ``room:CODE``) and the seat reviewed."""
+"""A table (its id, or ``room:CODE``, with its creation time) and the seat reviewed."""
 Job = Callable[[dict[str, Any], int, float, int], dict[str, Any]]
 """What runs in a worker: (record data, seat, time per decision, progress slot) -> the review."""
 

@@ -162,7 +162,8 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
             raise Refusal("not_found")
         if table.state.data.status not in (FINISHED, STOPPED):
             raise Refusal("review_playing")
-        key = (f"room:{table.id}", seat)
+        # A code is free again once its room is gone: the room's creation tells two apart.
+        key = (f"room:{table.id}@{table.state.data.created}", seat)
         if request.method == "POST":
             return JSONResponse(reviews.start(key, table.record(), seat))
         return JSONResponse(reviews.status(key))
