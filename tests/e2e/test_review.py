@@ -200,3 +200,30 @@ def test_the_review_fits_a_phone_in_every_language_and_on_its_side(
             assert overlap_x <= 0 or overlap_y <= 0, (size, below, box, other)
         look.screenshot(path=str(screens / f"review-replay-{size}.png"))
         made.close()
+
+
+def test_a_finished_room_is_reviewed_for_the_seat_this_browser_holds(
+    browser: Any, base_url: str, screens: Path
+) -> None:
+    from tests.e2e.test_rooms import create_room
+
+    home = context(browser, "390")
+    page = home.new_page()
+    code, _ = create_room(
+        base_url, page, rules="strict(deals=1)", seats=["random"] * 3, speed="instant"
+    )
+    page.goto(f"{base_url}/#/room/{code}")
+    page.locator(".seat-row.mine[data-seat='0']").wait_for()
+    page.click("text=Start the match")
+    play_until(page, "over")
+    page.locator(".after .review-panel button.review-start").click()
+    page.locator(".after .review-summary").wait_for(timeout=REVIEWED)
+    assert sideways(page) == 0
+    page.screenshot(path=str(screens / "review-room-390.png"))
+    # History offers the finished room's review; the replay shows the seat's call at its start.
+    page.goto(f"{base_url}/#/history")
+    page.locator(f"tr[data-room='{code}'] a.review-link").wait_for()
+    page.goto(f"{base_url}/#/replay/room/{code}?deal=1&step=0")
+    said = " ".join(page.locator(".replay .review-line").inner_text().split())
+    assert re.fullmatch(r"(Good|Inaccuracy|Mistake|Blunder) You called \S+[;:] .*", said), said
+    home.close()
