@@ -80,6 +80,9 @@ SLOW = {
         "test_expert_is_deterministic_for_a_seed",
         "test_expert_plays_a_whole_match_legally",
     },
+    "test_reviews": {
+        "test_a_room_is_reviewed_for_the_seat_its_token_holds_by_the_real_pool",
+    },
     "test_rooms": {
         "test_a_person_who_goes_away_is_covered_and_gets_the_seat_back",
         "test_a_searching_cover_has_the_stand_in_while_its_search_compiles",

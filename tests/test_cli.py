@@ -183,6 +183,9 @@ def test_serve_takes_the_bots_it_may_call(monkeypatch: pytest.MonkeyPatch) -> No
     assert str(bots) == "http://bots.example:7000, 10.0.0.0/8, ::1/128"
     assert cli.main(["serve"]) == 0
     assert not given[1].bots  # none unless the operator says so
+    assert (given[1].reviews, given[1].review_queue, given[1].review_time) == (1, 1, 0.3)
+    assert cli.main(["serve", "--reviews", "3", "--review-time", "0.05"]) == 0
+    assert (given[2].reviews, given[2].review_queue, given[2].review_time) == (3, 3, 0.05)
 
 
 @pytest.mark.parametrize(
@@ -192,6 +195,8 @@ def test_serve_takes_the_bots_it_may_call(monkeypatch: pytest.MonkeyPatch) -> No
         (["--drain-seconds", "0"], "--drain-seconds must be above 0"),
         (["--ping-seconds", "-1"], "--ping-seconds above 0"),
         (["--drain-seconds", "soon"], "invalid float value"),
+        (["--reviews", "0"], "--reviews must be 1-64"),
+        (["--review-time", "0.001"], "--review-time 0.01-600 seconds"),
     ],
 )
 def test_serve_refuses_bad_operations_options_in_one_line(

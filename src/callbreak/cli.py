@@ -206,6 +206,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="socket messages allowed per connection per second (default 20)",
     )
     serve.add_argument(
+        "--reviews",
+        type=int,
+        default=DEFAULT_LIMITS.reviews,
+        metavar="N",
+        help="processes that review finished matches for their players, at a lower priority "
+        "than the tables; N more reviews may wait, beyond that the page says to try again "
+        "(default %(default)d)",
+    )
+    serve.add_argument(
+        "--review-time",
+        type=float,
+        default=DEFAULT_LIMITS.review_time,
+        metavar="S",
+        help="seconds of search per decision reviewed, 0.01-600 (default %(default)g)",
+    )
+    serve.add_argument(
         "--bots",
         metavar="ADDRESS,...",
         default="",
@@ -323,6 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sockets=args.sockets,
                 messages_per_second=args.message_rate,
                 message_burst=max(60.0, 3 * args.message_rate),
+                reviews=args.reviews,
+                review_queue=args.reviews,
+                review_time=args.review_time,
             )
             proxies = [item.strip() for item in args.proxies.split(",") if item.strip()]
             retention = _retention(args)
@@ -708,6 +727,12 @@ def run_serve(
         print(
             "callbreak serve: --create-rate, --lookup-rate, --message-rate and --sockets must be "
             "above 0",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
+    if limits is not None and not (1 <= limits.reviews <= 64 and 0.01 <= limits.review_time <= 600):
+        print(
+            "callbreak serve: --reviews must be 1-64 and --review-time 0.01-600 seconds",
             file=sys.stderr,
         )
         return EXIT_UNREADABLE

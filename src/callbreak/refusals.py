@@ -33,6 +33,7 @@ __all__ = [
     "LOBBY",
     "MATCH",
     "MAX_BODY_BYTES",
+    "REVIEW",
     "SHEET",
     "TABLE",
     "WORDS",
@@ -260,7 +261,13 @@ BOT: dict[str, tuple[int, Words]] = {  # The bot server (the Bhoos protocol).
     "bot_failed": (500, "internal error: {detail}"),
 }
 
-WORDS = GENERAL | MATCH | LOBBY | TABLE | HELD | SHEET | BOT
+REVIEW: dict[str, tuple[int, Words]] = {  # The review of a match or a room (web.reviews).
+    "review_playing": (409, "the match is still being played: it can be reviewed once it is over"),
+    "review_busy": (503, "the server is reviewing other matches: try again in a few minutes"),
+    "review_failed": (500, "the review could not be made; try again"),
+}
+
+WORDS = GENERAL | MATCH | LOBBY | TABLE | HELD | SHEET | BOT | REVIEW
 """Every code, with its HTTP status and English words."""
 
 

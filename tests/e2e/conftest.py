@@ -4,6 +4,7 @@ downloaded at run time."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import socket
@@ -47,7 +48,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, objec
     database = tmp_path_factory.mktemp("e2e") / "callbreak.db"
     # Every browser of these tests comes from 127.0.0.1, at machine speed: the per-address
     # limits (docs/deploy.md) would refuse the suite's hundreds of pages and rooms.
-    app = create_app(database, limits=FAST)
+    # A review's budget of a hundredth of a second a decision: a match reviewed in seconds
+    # (the first review also starts its process, which loads the kernel).
+    app = create_app(database, limits=dataclasses.replace(FAST, review_time=0.01))
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     instance = uvicorn.Server(config)

@@ -113,6 +113,10 @@ def test_every_page_keeps_to_the_content_security_policy(
     play_until(asha, "dialog")
     watched.visit(asha, base_url, "#/history", f"tr[data-match='{finished}']")
     watched.visit(asha, base_url, f"#/replay/{finished}", ".replay .board")
+    # Its review: asked at once, its progress and then its summary (a first review also starts
+    # the review's process).
+    watched.visit(asha, base_url, f"#/review/{finished}", ".review-panel")
+    asha.locator(".review-summary").wait_for(timeout=180_000)
     watched.visit(asha, base_url, "#/record", ".record-page .figures")
 
     # A room made from the new-room page; a friend opens the invite link and joins.

@@ -42,6 +42,7 @@ from callbreak.web.metrics import Metered, Metrics, Networks, endpoint
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.owners import held_matches, held_rooms, read_held
 from callbreak.web.retention import DEFAULT_RETENTION, Retention, upkeep
+from callbreak.web.reviews import Reviews
 from callbreak.web.state import TableState, replay
 from callbreak.web.stats import figures, game_of
 from callbreak.web.store import Store
@@ -68,6 +69,7 @@ def create_app(
     *,
     metrics_from: Sequence[str] = (),
     ping_seconds: float = PING_SECONDS,
+    reviews: Reviews | None = None,
 ) -> Starlette:
     """The ASGI app. Matches, rooms and scoresheets are kept in the SQLite file ``db_path``;
     with ``redis_url`` they are kept in Redis, shared with every server process that uses the
@@ -75,7 +77,8 @@ def create_app(
     what one address or connection may ask (``web.limits``); every answer carries the security
     headers of ``web.http``. ``/metrics`` answers only the addresses of the networks
     ``metrics_from`` (``web.metrics``); every socket hears a ping every ``ping_seconds``
-    (``web.messages``).
+    (``web.messages``). Finished matches and rooms are reviewed by ``reviews`` (by default a
+    pool of processes as ``limits`` say, ``web.reviews``).
     ``app.state.drain`` hands the tables over at shutdown (``web.drain``). While it runs, idle
     tables leave memory and data past ``retention`` leaves the store (``web.retention``)."""
     allowed = Networks(metrics_from)  # a bad network raises ValueError before anything opens
@@ -92,6 +95,7 @@ def create_app(
         lambda: [t.state.data.kind for t in list(tables.live.values()) if t.hub.connections]
     )
     drain = Drain(tables)
+    reviewing = reviews or Reviews(limits.reviews, limits.review_queue, limits.review_time)
     health = Health(backend, store, lambda: drain.draining, metrics)
 
     async def index(_request: Request) -> Response:
@@ -171,12 +175,27 @@ def create_app(
         """The match of the request's id whose token the request carries, as stored (the
         store is ahead of any copy: it takes an action first), and its record; a Refusal
         (404) alike for an unknown id and a wrong token."""
+        data, state = await match_state(request)
+        return data, record_of(state)
+
+    async def match_state(request: Request) -> tuple[TableData, TableState]:
+        """:func:`match_of`'s match, replayed: no live table, no seats, no tasks."""
         token = bearer(request, "match")
         data = await backend.load(request.path_params["id"])
         if data is None or data.kind != MATCH or data.seat_of(token) != 0:
             raise Refusal("no_such_match")
-        state = TableState(data)  # the match replayed: no live table, no seats, no tasks
-        return data, record_of(state)
+        return data, TableState(data)
+
+    async def match_review(request: Request) -> Response:
+        # The person's own seat, and only once the match is over: the review's hindsight reads
+        # every hand, and even without it a review during play would be advice (web.reviews).
+        data, state = await match_state(request)
+        if not state.match.is_over:
+            raise Refusal("review_playing")
+        key = (f"{data.id}@{data.created}", 0)  # an id is never reused, but a code may be
+        if request.method == "POST":
+            return JSONResponse(reviewing.start(key, record_of(state), 0))
+        return JSONResponse(reviewing.status(key))
 
     async def match_record(request: Request) -> Response:
         data, record = await match_of(request)
@@ -224,6 +243,7 @@ def create_app(
         yield
         app.state.upkeep.cancel()
         tables.work.close()
+        reviewing.close()
         # Bounded: a store out of reach must not hold up a shutdown past its drain.
         with contextlib.suppress(Exception):
             async with asyncio.timeout(CLOSE_SECONDS):
@@ -241,9 +261,10 @@ def create_app(
         Route("/api/matches/mine", my_matches, methods=["POST"]),
         Route("/api/matches/{id}/record", match_record),
         Route("/api/matches/{id}/replay", match_replay),
+        Route("/api/matches/{id}/review", match_review, methods=["GET", "POST"]),
         Route("/api/stats", stats, methods=["POST"]),
         WebSocketRoute("/ws/matches/{id}", match_socket),
-        *rooms.routes(tables, limits),
+        *rooms.routes(tables, limits, reviewing),
         WebSocketRoute("/ws/rooms/{code}", room_socket),
         *sheets.routes(backend),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -267,6 +288,7 @@ def create_app(
     app.state.tables = tables
     app.state.metrics = metrics
     app.state.drain = drain
+    app.state.reviews = reviewing
     app.state.retention = retention
     return app
 

@@ -69,6 +69,14 @@ class Limits:
     table of the process (off the event loop)."""
     search_queue: int = 8
     """Such jobs that may wait for a thread; past them the answer is "the server is busy"."""
+    reviews: int = 1
+    """Processes for the reviews of finished matches (``web.reviews``, ``callbreak serve
+    --reviews``): a review is a minute of CPU, which the tables being played must not wait on."""
+    review_queue: int = 1
+    """Reviews that may wait for a process (``--reviews`` sets it to as many as run); past
+    them the answer is ``review_busy``."""
+    review_time: float = 0.3
+    """Seconds of search per decision reviewed (``callbreak review --time``'s default)."""
 
     creations_per_minute: float = 20.0
     """Matches, rooms and scoresheets created plus joins, per address."""

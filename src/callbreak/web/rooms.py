@@ -23,6 +23,8 @@ from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.model import (
     DEFAULT_COVER,
     DEFAULT_TURN_SECONDS,
+    FINISHED,
+    STOPPED,
     TableData,
     fill,
     join,
@@ -31,6 +33,7 @@ from callbreak.web.model import (
     open_seat,
     start,
 )
+from callbreak.web.reviews import Reviews
 from callbreak.web.tables import LiveTable, Tables
 from callbreak.web.view import lobby_json
 
@@ -39,8 +42,9 @@ __all__ = ["routes"]
 T = TypeVar("T")
 
 
-def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
-    """The ``/api/rooms`` routes over ``tables``; ``limits`` say which remote bots may sit."""
+def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = None) -> list[Route]:
+    """The ``/api/rooms`` routes over ``tables``; ``limits`` say which remote bots may sit;
+    ``reviews`` review a finished room for a seat (none: the room's review is not found)."""
 
     async def room(request: Request) -> LiveTable:
         table = await tables.get(request.path_params["code"].upper())
@@ -151,6 +155,21 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         data = record_of(table.state)
         return JSONResponse(replay_data(data, table.state.data.name_keys))
 
+    async def review(request: Request) -> Response:
+        # Only the seat the request's token holds now, and only once the match is over: the
+        # review's hindsight reads every hand (web.reviews).
+        table = await room(request)
+        seat = _holder(table.state.data, bearer(request, "seat"))
+        if reviews is None:
+            raise Refusal("not_found")
+        if table.state.data.status not in (FINISHED, STOPPED):
+            raise Refusal("review_playing")
+        # A code is free again once its room is gone: the room's creation tells two apart.
+        key = (f"room:{table.id}@{table.state.data.created}", seat)
+        if request.method == "POST":
+            return JSONResponse(reviews.start(key, record_of(table.state), seat))
+        return JSONResponse(reviews.status(key))
+
     return [
         Route("/api/rooms", create, methods=["POST"]),
         Route("/api/rooms/{code}", lobby, methods=["GET"]),
@@ -161,6 +180,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT) -> list[Route]:
         Route("/api/rooms/{code}/leave", leave_room, methods=["POST"]),
         Route("/api/rooms/{code}/record", record, methods=["GET"]),
         Route("/api/rooms/{code}/replay", replay, methods=["GET"]),
+        Route("/api/rooms/{code}/review", review, methods=["GET", "POST"]),
     ]
 
 

@@ -12,8 +12,10 @@ const pages = [
   [/^#\/room\/(\w+)$/, "./room.js"],
   [/^#\/history$/, "./history.js"],
   [/^#\/record$/, "./record.js"],
-  [/^#\/replay\/([\w-]+)$/, "./replay.js"],
-  [/^#\/replay\/(room)\/(\w+)$/, "./replay.js"],
+  [/^#\/replay\/(room)\/(\w+)(?:\?([\w=&]*))?$/, "./replay.js"],
+  [/^#\/replay\/([\w-]+)(?:\?([\w=&]*))?$/, "./replay.js"],
+  [/^#\/review\/(room)\/(\w+)$/, "./review.js"],
+  [/^#\/review\/([\w-]+)$/, "./review.js"],
   [/^#\/sheet$/, "./sheet.js"],
   [/^#\/sheet\/([\w-]+)$/, "./sheet.js"],
 ];

@@ -11,6 +11,7 @@ import {
 } from "./prefs.js";
 import { drop } from "./hand.js";
 import * as sound from "./sound.js";
+import { reviewPanel } from "./review.js";
 
 /** @typedef {import("./table.js").TablePage} TablePage */
 /** @typedef {import("./table.js").TableState} TableState */
@@ -162,12 +163,15 @@ export function drawScores(page) {
  */
 export function drawAfter(page) {
   const s = page.state;
-  page.after.replaceChildren(...[
-    s.places ? placesList(s) : null,
-    el("p", { class: "after-links" },
-      el("a", { class: "button primary", href: page.options.againHash || "#/", text: t("result.again") }),
-      el("a", { class: "button", href: page.options.replayHash, text: t("result.replay") })),
-  ].filter(Boolean));
+  // The review's panel is made once: it keeps its progress while the state is drawn again.
+  const target = s.seat !== null && page.options.review ? page.options.review() : null;
+  if (target && !page.reviewBox) page.reviewBox = reviewPanel(target);
+  const places = s.places ? placesList(s) : null;
+  const links = el("p", { class: "after-links" },
+    el("a", { class: "button primary", href: page.options.againHash || "#/", text: t("result.again") }),
+    el("a", { class: "button", href: page.options.replayHash, text: t("result.replay") }));
+  // With a review, the places (which the status line and the scores say too) come last.
+  page.after.replaceChildren(...(target ? [links, page.reviewBox, places] : [places, links]).filter(Boolean));
 }
 
 /**

@@ -183,6 +183,9 @@ async function roomTable(entries) {
     const actions = el("td", { class: "actions" },
       over ? null : el("a", { href: `#/room/${code}`, text: lobby.status === "lobby" ? t("history.open") : t("history.resume") }),
       lobby.status === "lobby" ? null : el("a", { href: `#/replay/room/${code}`, text: t("history.replay") }),
+      // A finished room is reviewed for the seat this browser still holds in it.
+      over && !entry.left && typeof entry.token === "string"
+        ? el("a", { href: `#/review/room/${code}`, class: "review-link", text: t("history.review") }) : null,
       lobby.status === "lobby" ? null : el("a", { href: `/api/rooms/${code}/record`, download: "", text: t("history.record") }));
     return el("tr", { "data-room": code },
       el("td", { text: entry.since ? formatDate(entry.since / 1000) : "" }),
@@ -208,6 +211,8 @@ function matchTable(matches) {
     const actions = el("td", { class: "actions" },
       match.status === "playing" ? el("a", { href: `#/play/${match.id}`, text: t("history.resume") }) : null,
       el("a", { href: `#/replay/${match.id}`, text: t("history.replay") }),
+      match.status === "finished" || match.status === "stopped"
+        ? el("a", { href: `#/review/${match.id}`, class: "review-link", text: t("history.review") }) : null,
       downloadLink(`/api/matches/${match.id}/record`, match.token, t("history.record")));
     const status = match.status === "playing"
       ? tn("history.playingDeals", match.deals_played) : t(STATUS[match.status] || "history.finished");

@@ -10,7 +10,10 @@
 // #/replay/ID for a match against the computer (opened with its token), #/replay/room/CODE for
 // a room, seen from the seat this browser held in it (else from seat 1's). The server sends,
 // beside the record, what the engine decides of it (who won each trick, each deal's scores,
-// the totals): nothing of the rules is worked out again here.
+// the totals): nothing of the rules is worked out again here. ?deal=D&step=S opens it at deal D
+// (from 1) with S cards shown: the links of a review's costliest decisions (review.js), whose
+// line (the choice against the best, the points lost, the hindsight) shows at each of the
+// bottom seat's decisions once that seat's review was made.
 
 import {
   api, cardElement, cardName, cardText, downloadLink, el, heldToken, notHeld, roomEntry, rulesName, score, serverText,
@@ -20,6 +23,7 @@ import { seatNames, suitName, t } from "./i18n.js";
 import { avatarOf, positionOf, tricksLine } from "./badges.js";
 import { layHand } from "./hand.js";
 import { iconSvg, oneFinger } from "./toolbar.js";
+import { momentLine, reviewTarget } from "./review.js";
 
 /** What each card of the bottom seat's hand shows of itself at least (px, and a share of its
  * width): its corner index; nobody taps it. */
@@ -35,8 +39,9 @@ const SUIT_ORDER = ["S", "H", "C", "D"];
  * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
  */
 export async function render(view, params) {
-  const room = params.length === 2;
+  const room = params.length === 3 && params[0] === "room";
   const id = room ? params[1].toUpperCase() : params[0];
+  const query = new URLSearchParams((room ? params[2] : params[1]) || "");
   const base = room ? `/api/rooms/${id}` : `/api/matches/${id}`;
   // A match opens with its token; a room's record is its players' and watchers' alike.
   const token = room ? null : heldToken("match", id);
@@ -68,7 +73,24 @@ export async function render(view, params) {
   const entry = room ? roomEntry(id) : null;
   const seat = entry && [0, 1, 2, 3].includes(entry.seat) ? entry.seat : 0;
   const page = new ReplayPage(view, { deals, names, rules, seat, download: downloadLink(`${base}/record`, token, t("table.download")) });
+  // The review of the bottom seat, when one was made: its line at each of the seat's decisions.
+  // Asked after the page is drawn (a replay never waits on it), and never started from here.
+  const target = reviewTarget(room, id);
+  const asked = target && entrySeat(room, entry) === seat
+    ? api(target.path, { token: target.token }).catch(() => null) : Promise.resolve(null);
+  const at = { deal: Number(query.get("deal")), step: Number(query.get("step")) };
+  if (Number.isInteger(at.deal) && at.deal >= 1 && at.deal <= deals.length && Number.isInteger(at.step) && at.step >= 0) {
+    page.go(at.deal - 1, Math.min(at.step, page.plays(deals[at.deal - 1]).length));
+  }
+  const answer = await asked;
+  if (answer && answer.state === "done") page.reviewed(answer.review);
   return () => page.close();
+}
+
+/** The seat a room's entry holds (a match's person is seat 0). */
+function entrySeat(room, entry) {
+  if (!room) return 0;
+  return entry && [0, 1, 2, 3].includes(entry.seat) ? entry.seat : null;
 }
 
 class ReplayPage {
@@ -80,6 +102,8 @@ class ReplayPage {
     this.table = { seat, rules };
     this.dealIndex = 0;
     this.step = 0; // cards shown of the current deal
+    /** @type {Map<string, any>} the review's decisions by "deal:step" (review.js momentHref) */
+    this.marks = new Map();
     this.build(download);
     this.onKey = (event) => this.key(event);
     document.addEventListener("keydown", this.onKey);
@@ -104,6 +128,7 @@ class ReplayPage {
     this.board = el("div", { class: "board" }, ...this.seats, this.trick);
     this.bindSwipe(this.board);
     this.status = el("p", { class: "status", role: "status", "aria-live": "polite" });
+    this.reviewBox = el("div", { class: "review-at", "aria-live": "polite" });
     this.hand = el("div", { class: "hand", role: "group" });
     this.title = el("h1", { class: "table-title" });
     this.pick = el("select", { class: "deal-pick", "aria-label": t("replay.deal") },
@@ -133,7 +158,7 @@ class ReplayPage {
     this.title.textContent = t("replay.heading", { rules: rulesName(this.table.rules) });
     this.title.title = this.title.textContent;
     this.main = el("div", { class: "play-main replay" }, bar, this.board,
-      el("div", { class: "status-box" }, this.status), this.hand, steps);
+      el("div", { class: "status-box" }, this.status, this.reviewBox), this.hand, steps);
     this.view.append(el("div", { class: "play-page replay-page" }, this.main));
   }
 
@@ -148,6 +173,13 @@ class ReplayPage {
       if (trick.length === 4) leader = deal.winners[number];
     });
     return result;
+  }
+
+  /** The review of the bottom seat: its line shown at each of the seat's decisions. */
+  reviewed(review) {
+    this.marks = new Map(review.decisions.filter((d) => d.at).map((d) => [`${d.at.deal}:${d.at.step}`, d]));
+    this.view.querySelector(".replay-page").classList.add("reviewed");
+    this.draw();
   }
 
   go(dealIndex, step) {
@@ -245,6 +277,8 @@ class ReplayPage {
     }));
     this.drawHand(deal, played);
     this.drawStatus(deal, { shown, winner, trickNumber, over });
+    const decision = this.marks.get(`${this.dealIndex + 1}:${this.step}`);
+    this.reviewBox.replaceChildren(...(decision ? [momentLine(decision)] : []));
     const first = this.dealIndex === 0 && this.step === 0;
     const last = this.dealIndex === this.deals.length - 1 && over;
     // A button about to be disabled under the keyboard gives its focus to the other way.

@@ -11,6 +11,7 @@ import {
 } from "./common.js";
 import { num, seatNames, t, tn } from "./i18n.js";
 import { TablePage } from "./table.js";
+import { reviewTarget } from "./review.js";
 
 /**
  * @param {HTMLElement} view the page's box
@@ -53,6 +54,7 @@ class RoomPage {
       room: true,
       recordHref: `/api/rooms/${code}/record`,
       replayHash: `#/replay/room/${code}`,
+      review: () => reviewTarget(true, code),
       againHash: "#/friends",
       seenKey: `callbreak:seen:room:${code}`,
       missing: "no_such_room",

@@ -34,6 +34,7 @@ import { drawCalling, drawHand, drop, placeHand, unchoose } from "./hand.js";
 import { drawSeats, positionOf, tick } from "./badges.js";
 import { drawTrick, pump } from "./tricks.js";
 import { drawStatus, hintText, noticeText } from "./status.js";
+import { reviewTarget } from "./review.js";
 import {
   bindPeek, closedResult, drawAfter, drawScores, hidePeek, maybeShowResult, openScores, openSettings, seenDeals, sheet,
 } from "./dialogs.js";
@@ -61,6 +62,8 @@ import {
  * @property {string} recordHref
  * @property {string} [recordToken]
  * @property {string} replayHash
+ * @property {() => (import("./review.js").ReviewTarget | null)} [review] what the review of the
+ *   person's seat is asked of, once the match is over (none: no review offered)
  * @property {string} [againHash]
  * @property {string} seenKey
  * @property {string} missing
@@ -88,6 +91,7 @@ export function render(view, [matchId]) {
     recordHref: `/api/matches/${matchId}/record`,
     recordToken: token,
     replayHash: `#/replay/${matchId}`,
+    review: () => reviewTarget(false, matchId),
     seenKey: `callbreak:seen:${matchId}`,
     missing: "no_such_match",
   });
@@ -129,6 +133,8 @@ export class TablePage {
     this.layout = null; // {key, codes}: the hand's places, kept for the whole deal
     this.dragged = null; // the card a drag upwards just played (its click that follows is not a tap)
     this.showing = null; // {count, final}: the deal summary open now
+    /** @type {HTMLElement | null} the review's panel, once the match is over (dialogs.js) */
+    this.reviewBox = null;
     this.drawing = 0; // the version of the state being shown
     this.rushedTo = undefined; // the version the person last acted on: shown quickly up to it
     this.greeted = false; // whether this connection has said which summaries the page shows
