@@ -1091,20 +1091,7 @@ def evaluate(
     holder's hand. The value is the seat's deal score in tenths, minus ``rival_weight`` times
     the others' mean score.
     """
-    seat, leader, trick, n, first = (
-        position.seat,
-        position.leader,
-        position.trick,
-        position.n,
-        position.first,
-    )
-    gone, voids, calls, won, flags = (
-        position.gone,
-        position.voids,
-        position.calls,
-        position.won,
-        position.flags,
-    )
+    seat, _hand, _unseen, leader, trick, n, first, gone, voids, calls, won, flags = position
     count, width = worlds.shape[0], candidates.shape[0]
     values = np.zeros((count, width))
     nodes = np.zeros(count, dtype=np.int64)
@@ -1514,22 +1501,7 @@ def ismcts(
         trees.total,
         trees.size,
     )
-    seat, hand, unseen, leader, trick, n, first = (
-        position.seat,
-        position.hand,
-        position.unseen,
-        position.leader,
-        position.trick,
-        position.n,
-        position.first,
-    )
-    gone, voids, calls, won, flags = (
-        position.gone,
-        position.voids,
-        position.calls,
-        position.won,
-        position.flags,
-    )
+    seat, hand, unseen, leader, trick, n, first, gone, voids, calls, won, flags = position
     cards, starts = prepare_deals(seat, unseen, allowed)
     capacity = tree_card.shape[1]
     for t in prange(tree_card.shape[0]):
