@@ -46,10 +46,17 @@ def choices(folders: list[str]) -> list[tuple[np.ndarray, int]]:
                     count, chosen = kernel.fill_play_features(
                         int(row[0]),
                         int(row[12]),  # the cards it played from here on: its hand then
-                        kernel.State(
-                            *(int(value) for value in row[1:7]),
+                        kernel.State(  # the row's state before the play
+                            int(row[1]),
+                            int(row[2]),
+                            int(row[3]),
+                            int(row[4]),
+                            int(row[5]),
+                            int(row[6]),
                             bool(row[7]),
-                            *(int(value) for value in row[8:11]),
+                            int(row[8]),
+                            int(row[9]),
+                            int(row[10]),
                         ),
                         calls,
                         row_won,

@@ -71,7 +71,12 @@ def test_always_calling_the_minimum_loses_clearly(mincaller: str) -> None:
 def test_same_seed_same_result_with_one_and_two_workers(tmp_path: Path) -> None:
     one = compare("expert(time=0.02)", "beginner", sets=2, seed=5, workers=1)
     two = compare(
-        "expert(time=0.02)", "beginner", sets=2, seed=5, workers=2, records=tmp_path / "records"
+        "expert(time=0.02)",
+        "beginner",
+        sets=2,
+        seed=5,
+        workers=2,
+        options=ArenaOptions(records=tmp_path / "records"),
     )
     for key in ("mean_diff", "ci95", "a_first_share", "a_calls_made", "b_calls_made"):
         assert one.to_json()[key] == two.to_json()[key], key
