@@ -50,10 +50,8 @@ def main() -> None:
                 flags,
                 scoring,
                 1,
-                0.0,
+                kernel.Playouts(0.0, kernel.NO_MODEL, 0),
                 rng.getrandbits(48),
-                kernel.NO_MODEL,
-                0,
             )
             tricks[w] = result[0]
     x = features.reshape(-1, features.shape[-1])

@@ -26,7 +26,7 @@ import numpy as np
 
 from callbreak.game import Match
 from callbreak.players import kernel
-from callbreak.players.knowledge import Knowledge
+from callbreak.players.knowledge import Knowledge, position
 from callbreak.seating import make_player
 from callbreak.warmup import warm_up
 
@@ -56,46 +56,18 @@ def iteration_seconds(seen: object, iterations: int) -> tuple[int, float]:
     """Cards left and CPU seconds per iteration of one tree at this position."""
     knowledge = Knowledge.from_observation(seen)  # type: ignore[arg-type]
     rules = seen.rules  # type: ignore[attr-defined]
-    trick = seen.trick  # type: ignore[attr-defined]
-    capacity = iterations + 2
-    arrays = [
-        np.zeros((1, capacity), dtype=np.int64),
-        np.zeros((1, capacity), dtype=np.int64),
-        np.full((1, capacity), -1, dtype=np.int64),
-        np.full((1, capacity), -1, dtype=np.int64),
-        np.zeros((1, capacity)),
-        np.zeros((1, capacity)),
-        np.zeros((1, capacity)),
-        np.ones(1, dtype=np.int64),
-        kernel.seed_state(1),
-    ]
-    cards_in = np.zeros(4, dtype=np.int64)
-    for position, card in enumerate(trick.cards):
-        cards_in[position] = card
     started = time.process_time()
     kernel.ismcts(
-        *arrays,
+        kernel.new_trees(1, iterations + 2),
+        kernel.seed_state(1),
         iterations,
-        seen.seat,  # type: ignore[attr-defined]
-        knowledge.hand,
-        knowledge.unseen,
+        position(seen, knowledge),  # type: ignore[arg-type]
         knowledge.allowed_array(),
         knowledge.sizes_array(),
         np.zeros((0, 4), dtype=np.int64),  # fresh uniform worlds, as the IS-MCTS player deals
-        trick.leader,
-        cards_in,
-        len(trick.cards),
-        not seen.tricks,  # type: ignore[attr-defined]
-        knowledge.gone,
-        knowledge.voids,
-        np.array([c or 0 for c in seen.calls], dtype=np.int64),  # type: ignore[attr-defined]
-        np.array(seen.won, dtype=np.int64),  # type: ignore[attr-defined]
-        kernel.flags_of(rules),
         kernel.scoring_of(rules),
-        0.1,
+        kernel.Playouts(0.1, kernel.NO_MODEL, 0),
         0.7,
-        kernel.NO_MODEL,
-        0,
     )
     return sum(knowledge.sizes), (time.process_time() - started) / iterations
 
@@ -143,7 +115,7 @@ def drawn_worlds(found: list[object], iterations: int) -> None:
 
     from callbreak.players.expert import ExpertPlayer
     from callbreak.players.inference import PLAY_WEIGHTS
-    from callbreak.players.ismcts import NO_WORLDS, grow_trees
+    from callbreak.players.ismcts import NO_WORLDS, Growth, grow_trees
 
     # The worlds of the measured ratio (docs/benchmarks.md): weighted by the calls, the
     # expert's default when it was measured.
@@ -165,11 +137,8 @@ def drawn_worlds(found: list[object], iterations: int) -> None:
             grow_trees(
                 seen,  # type: ignore[arg-type]
                 knowledge,
-                iterations,
+                Growth(iterations=iterations, threads=1, eps=0.1, exploration=0.7),
                 random.Random(1),
-                threads=1,
-                eps=0.1,
-                exploration=0.7,
                 worlds=pool,
                 model=model,
             )
@@ -190,7 +159,7 @@ def drawn_worlds(found: list[object], iterations: int) -> None:
     seconds = []
     for model, mask in ((kernel.NO_MODEL, 0), (PLAY_WEIGHTS, 0b1110)):
         started = time.process_time()
-        kernel.simulate(deals, 0, calls, flags, scoring, 20, 0.1, 1, model, mask)
+        kernel.simulate(deals, 0, calls, flags, scoring, 20, kernel.Playouts(0.1, model, mask), 1)
         seconds.append((time.process_time() - started) / (len(deals) * 20 * 52))
     print(f"  playouts from the first lead: {seconds[0] * 1e9:.0f} ns per card by the policy,")
     print(f"    {seconds[1] * 1e9:.0f} ns with the others by the model")

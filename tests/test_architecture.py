@@ -1,6 +1,7 @@
 """Every import of every module follows the layers of docs/architecture.md (read from there): the
 page names every module, each with its layer and the third-party packages it may import;
-relative imports are checked like absolute ones; no modules import each other in a loop."""
+relative imports are checked like absolute ones; no modules import each other in a loop. And
+no function takes more parameters than the bound (eight; twelve in the compiled kernel)."""
 
 from __future__ import annotations
 
@@ -207,3 +208,69 @@ def test_the_check_catches_a_loop(tmp_path: Path) -> None:
     graph = import_graph({f"callbreak.web.{n}": tmp_path / f"{n}.py" for n in "abc"})
     assert graph["callbreak.web.c"] == {"callbreak.web.a"}
     assert loops(graph) == [["callbreak.web.a", "callbreak.web.b"]]
+
+
+# --- how many parameters a function takes ---------------------------------------------------
+
+MOST_PARAMETERS = 8
+"""No function in the package takes more: more is a value waiting to be named (a dataclass of
+options, a named tuple of a position)."""
+MOST_KERNEL_PARAMETERS = 12
+"""The compiled kernel's bound: numba takes named tuples, but its hot loops pass a few arrays
+and scalars beside them rather than build a tuple per card."""
+KERNEL = "players.kernel"
+
+
+def parameter_count(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> int:
+    """Positional (positional-only included) and keyword-only parameters, ``self`` or ``cls``
+    first not counted; ``*args`` and ``**kwargs`` count one each."""
+    arguments = function.args
+    names = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    if names and names[0] in ("self", "cls"):
+        names = names[1:]
+    return len(names) + (arguments.vararg is not None) + (arguments.kwarg is not None)
+
+
+def too_many_parameters(module: str, source: str) -> list[str]:
+    """The functions (lambdas and nested ones too) of ``source`` over their module's bound."""
+    bound = MOST_KERNEL_PARAMETERS if short(module) == KERNEL else MOST_PARAMETERS
+    return [
+        f"{module}.{getattr(node, 'name', 'lambda')} (line {node.lineno}): "
+        f"{parameter_count(node)} parameters"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        and parameter_count(node) > bound
+    ]
+
+
+def test_no_function_takes_more_than_eight_parameters_nor_twelve_in_the_kernel() -> None:
+    """Every function, method and lambda in src/callbreak, nested ones too, counted by
+    ``parameter_count``: positional and keyword-only parameters, not ``self``/``cls``, and
+    ``*args``/``**kwargs`` one each. At most eight, at most twelve in players/kernel.py."""
+    found = [
+        problem
+        for module, path in sorted(MODULES.items())
+        for problem in too_many_parameters(module, path.read_text())
+    ]
+    assert found == []
+
+
+def test_the_parameter_count_reads_every_kind_of_parameter() -> None:
+    source = (
+        "class A:\n"
+        "    def method(self, a, b, /, c, d=1, *rest, e, f=2, **more): pass\n"
+        "def nine(a, b, c, d, e, f, g, h, i): pass\n"
+        "def eight(a, b, c, d, e, f, g, *, h): pass\n"
+        "twelve = lambda a, b, c, d, e, f, g, h, i, j, k, l: 0\n"
+    )
+    counts = {
+        getattr(node, "name", "lambda"): parameter_count(node)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.Lambda)
+    }
+    assert counts == {"method": 8, "nine": 9, "eight": 8, "lambda": 12}
+    assert too_many_parameters("callbreak.arena", source) == [
+        "callbreak.arena.nine (line 3): 9 parameters",
+        "callbreak.arena.lambda (line 5): 12 parameters",
+    ]
+    assert too_many_parameters("callbreak.players.kernel", source) == []

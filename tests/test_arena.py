@@ -19,6 +19,7 @@ from rich.console import Console
 
 from callbreak.arena import (
     ArenaError,
+    ArenaOptions,
     SideStats,
     arena_spec,
     compare,
@@ -70,7 +71,12 @@ def test_always_calling_the_minimum_loses_clearly(mincaller: str) -> None:
 def test_same_seed_same_result_with_one_and_two_workers(tmp_path: Path) -> None:
     one = compare("expert(time=0.02)", "beginner", sets=2, seed=5, workers=1)
     two = compare(
-        "expert(time=0.02)", "beginner", sets=2, seed=5, workers=2, records=tmp_path / "records"
+        "expert(time=0.02)",
+        "beginner",
+        sets=2,
+        seed=5,
+        workers=2,
+        options=ArenaOptions(records=tmp_path / "records"),
     )
     for key in ("mean_diff", "ci95", "a_first_share", "a_calls_made", "b_calls_made"):
         assert one.to_json()[key] == two.to_json()[key], key
@@ -218,8 +224,8 @@ def test_one_set_writes_valid_json() -> None:
     ("kwargs", "words"),
     [
         ({"workers": 0}, "workers must be"),
-        ({"bot_budget": float("inf")}, "budget per round"),
-        ({"bot_budget": float("nan")}, "budget per round"),
+        ({"options": ArenaOptions(bot_budget=float("inf"))}, "budget per round"),
+        ({"options": ArenaOptions(bot_budget=float("nan"))}, "budget per round"),
         ({"first_set": -1}, "first set \\(--first-set\\) is 0 to 1000000000"),
         ({"first_set": 10**9 + 1}, "first set \\(--first-set\\) is 0 to 1000000000"),
     ],
@@ -244,7 +250,14 @@ def test_a_bot_that_goes_away_ends_the_arena_with_a_report() -> None:
     with running(create_app("beginner(seed=1)")) as address:
         worker = threading.Thread(
             target=lambda: holder.update(
-                result=compare("random", address, rules="bhoos", sets=3, seed=1, on_set=after_a_set)
+                result=compare(
+                    "random",
+                    address,
+                    rules="bhoos",
+                    sets=3,
+                    seed=1,
+                    options=ArenaOptions(on_set=after_a_set),
+                )
             )
         )
         worker.start()
@@ -292,7 +305,7 @@ def _figures(result: Any) -> dict[str, Any]:
 def played_locally(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
     """The reference: RAY_SETS played in this process, with its records."""
     folder = tmp_path_factory.mktemp("local-records")
-    result = compare(**RAY_SETS, workers=1, records=folder)  # type: ignore[arg-type]
+    result = compare(**RAY_SETS, workers=1, options=ArenaOptions(records=folder))  # type: ignore[arg-type]
     return _figures(result), folder
 
 
@@ -310,9 +323,11 @@ def test_ray_arena_equals_local_workers(
     finished: list[int] = []
     result = compare(
         **RAY_SETS,  # type: ignore[arg-type]
-        ray="local",
-        records=tmp_path,
-        on_set=lambda played, _so_far: finished.append(played.index),
+        options=ArenaOptions(
+            ray="local",
+            records=tmp_path,
+            on_set=lambda played, _so_far: finished.append(played.index),
+        ),
     )
     assert _figures(result) == figures
     assert sorted(finished) == list(range(12))
@@ -349,9 +364,9 @@ def test_a_killed_ray_worker_set_is_played_again(
     killer.start()
     result = compare(
         **RAY_SETS,  # type: ignore[arg-type]
-        ray="local",
-        records=tmp_path,
-        on_set=lambda _played, _so_far: first.set(),
+        options=ArenaOptions(
+            ray="local", records=tmp_path, on_set=lambda _played, _so_far: first.set()
+        ),
     )
     killer.join(60)
     assert killed, "no worker was caught playing a set"
@@ -398,7 +413,7 @@ def test_a_clocked_arena_with_one_worker_plays_in_a_process_of_its_own() -> None
     numba.get_num_threads()
     result = compare(
         "expert(time=0.02, threads=1)", "advanced", rules="strict(deals=1)", sets=1, seed=2,
-        workers=1, clock=0.05,
+        workers=1, options=ArenaOptions(clock=0.05),
     )  # fmt: skip
     assert not result.interrupted and result.error is None and result.sets == 1
     assert os.environ.get("NUMBA_NUM_THREADS") != "1"  # this process's environment restored

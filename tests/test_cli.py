@@ -177,7 +177,7 @@ def test_serve_takes_the_bots_it_may_call(monkeypatch: pytest.MonkeyPatch) -> No
     from callbreak.web.limits import Limits
 
     given: list[Limits] = []
-    monkeypatch.setattr(cli, "run_serve", lambda *args, **_options: given.append(args[4]) or 0)
+    monkeypatch.setattr(cli, "run_serve", lambda serving: given.append(serving.limits) or 0)
     assert cli.main(["serve", "--bots", "http://Bots.example:7000, 10.0.0.0/8,::1/128"]) == 0
     bots = given[0].bots
     assert str(bots) == "http://bots.example:7000, 10.0.0.0/8, ::1/128"
@@ -213,9 +213,7 @@ def test_serve_keeps_data_as_long_as_told(monkeypatch: pytest.MonkeyPatch) -> No
     from callbreak.web.retention import DAY, Retention
 
     given: list[Retention] = []
-    monkeypatch.setattr(
-        cli, "run_serve", lambda *_args, **options: given.append(options["retention"]) or 0
-    )
+    monkeypatch.setattr(cli, "run_serve", lambda serving: given.append(serving.retention) or 0)
     assert cli.main(["serve"]) == 0
     assert given[0] == Retention()  # the parser's defaults are the retention's own
     assert given[0] == Retention(finished=30 * DAY, lobbies=DAY, unfinished=7 * DAY)

@@ -53,6 +53,17 @@ def _trick_state(deal: Deal) -> tuple[int, int, int, int]:
     return trick_state([int(card) for card in deal.trick.cards], deal.trick.leader)
 
 
+def _state(deal: Deal) -> kernel.State:
+    """The deal's state at its turn as the kernel's policy and model take it."""
+    led, high_led, high_spade, win = _trick_state(deal)
+    gone, done, voids = _public(deal)
+    trick = deal.trick
+    first = not deal.tricks
+    return kernel.State(
+        trick.leader, len(trick.cards), led, high_led, high_spade, win, first, gone, done, voids
+    )
+
+
 # --- bits -----------------------------------------------------------------------------------
 
 
@@ -132,7 +143,11 @@ def test_kernel_legality_matches_the_rules_on_arbitrary_hands(
 )
 def test_kernel_trick_state_is_the_rules_one(trick: list[int], leader: int) -> None:
     cards = np.array([*trick, 0, 0, 0, 0][:4], dtype=np.int64)
-    assert kernel.trick_state(cards, len(trick), leader) == trick_state(trick, leader)
+    assert kernel.trick_state(cards[: len(trick)], leader) == trick_state(trick, leader)
+    state = kernel.state_of(cards, len(trick), leader, False, 0, 0)
+    assert (state.led, state.high_led, state.high_spade, state.win_seat) == trick_state(
+        trick, leader
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -143,19 +158,13 @@ def test_policy_and_model_play_legal_cards(profile: str, seed: int, plays: int) 
     seat = deal.turn
     assert seat is not None
     hand = deal.held(seat).mask
-    led, high_led, high_spade, win = _trick_state(deal)
-    first = not deal.tricks
-    expected = legal_cards(hand, deal.trick.cards, first, rules)
-    gone, _done, voids = _public(deal)
+    expected = legal_cards(hand, deal.trick.cards, not deal.tricks, rules)
     rng = kernel.seed_state(seed)
     calls = np.array(deal.calls, dtype=np.int64)
     won = np.array(deal.won, dtype=np.int64)
-    position = (seat, hand, deal.trick.leader, len(deal.trick.cards), led, high_led, high_spade)
     flags, scoring = flags_of(rules), scoring_of(rules)
     for eps in (0.0, 0.5):
-        card = kernel.choose(
-            *position, win, first, gone, voids, calls, won, flags, scoring, rng, eps
-        )
+        card = kernel.choose(seat, hand, _state(deal), calls, won, flags, scoring, rng, eps)
         assert expected >> card & 1
     assert expected >> _model_card(deal, rng) & 1
 
@@ -180,22 +189,11 @@ def _model_card(deal: Deal, rng: np.ndarray) -> int:
     """The card ``kernel.model_choose`` draws for the seat to play, with ``rng``."""
     seat = deal.turn
     assert seat is not None
-    led, high_led, high_spade, win = _trick_state(deal)
-    gone, done, voids = _public(deal)
     return int(
         kernel.model_choose(
             seat,
             deal.held(seat).mask,
-            deal.trick.leader,
-            len(deal.trick.cards),
-            led,
-            high_led,
-            high_spade,
-            win,
-            not deal.tricks,
-            gone,
-            done,
-            voids,
+            _state(deal),
             np.array(deal.calls, dtype=np.int64),
             np.array(deal.won, dtype=np.int64),
             flags_of(deal.rules),
@@ -362,22 +360,18 @@ def test_playout_finishes_the_deal_legally(
     trick = np.array([*deal.trick.cards, 0, 0, 0, 0][:4], dtype=np.int64)
     won = np.array(deal.won, dtype=np.int64)
     gone = ((1 << 52) - 1) & ~int(hands[0] | hands[1] | hands[2] | hands[3])
+    state = kernel.state_of(
+        trick, len(deal.trick.cards), deal.trick.leader, not deal.tricks, gone, 0
+    )
     kernel.playout(
         hands,
-        deal.trick.leader,
-        trick,
-        len(deal.trick.cards),
-        not deal.tricks,
-        gone,
-        0,
+        state,
         np.array(deal.calls, dtype=np.int64),
         won,
         flags_of(rules),
         scoring_of(rules),
         kernel.seed_state(seed),
-        0.1,
-        PLAY_WEIGHTS if modelled else kernel.NO_MODEL,
-        modelled,
+        kernel.Playouts(0.1, PLAY_WEIGHTS if modelled else kernel.NO_MODEL, modelled),
         np.zeros(kernel.MAX_CLASSES, dtype=np.int64),
         np.zeros((kernel.MAX_CLASSES, len(kernel.PLAY_FEATURES))),
     )
@@ -414,18 +408,9 @@ def test_exact_solver_matches_brute_force(profile: str) -> None:
         deal = _random_position(rules, seed, 40 + seed % 4)  # 2-3 tricks left, mid-trick too
         expected = _brute_force(deal)
         hands = np.array([deal.held(s).mask for s in range(4)], dtype=np.int64)
-        led, high_led, high_spade, win = _trick_state(deal)
-        done = _public(deal)[1]
         packed = kernel.solve(
             hands,
-            deal.trick.leader,
-            len(deal.trick.cards),
-            led,
-            high_led,
-            high_spade,
-            win,
-            not deal.tricks,
-            done,
+            _state(deal),
             np.array(deal.calls, dtype=np.int64),
             np.array(deal.won, dtype=np.int64),
             flags_of(rules),
@@ -566,7 +551,7 @@ import numpy as np
 from callbreak import rules
 from callbreak.players import kernel
 trick = [21, 25, 1, 24]  # T♥ A♥ 3♠ K♥: the 3♠ trumps, under the real rules
-state = kernel.trick_state(np.array(trick, dtype=np.int64), 4, 0)
+state = kernel.trick_state(np.array(trick, dtype=np.int64), 0)
 print(int(state[3]), rules.trick_state(trick)[3], sum(kernel.trick_state.stats.cache_hits.values()))
 """
 

@@ -120,9 +120,7 @@ def test_kernel_perft_agrees(key: str) -> None:
     hands = [deal.held(s).mask for s in range(4)]
     flags = kernel.flags_of(PROFILES[profile])
     trick = deal.trick
-    state = kernel.trick_state(
-        np.array([*trick.cards, 0, 0, 0, 0][:4]), len(trick.cards), trick.leader
-    )
+    state = kernel.trick_state(np.array(trick.cards, dtype=np.int64), trick.leader)
     count = kernel_perft(hands, trick.leader, len(trick.cards), state, not deal.tricks, flags, 8)
     assert count == GOLDEN[key]["8"]
 

@@ -26,7 +26,7 @@ from callbreak.players.calling import (
 )
 from callbreak.players.expert import MODEL_TREE_COST, PLAYOUTS, ExpertPlayer, playout_models
 from callbreak.players.inference import play_events, play_log_likelihoods
-from callbreak.players.ismcts import IsmctsPlayer, grow_trees
+from callbreak.players.ismcts import Growth, IsmctsPlayer, grow_trees
 from callbreak.players.knowledge import Knowledge
 from callbreak.players.seer import SeerPlayer
 from callbreak.players.timing import EXPECTED_PLAY_WEIGHT, decision_weight, share
@@ -102,16 +102,8 @@ def test_the_tree_grows_over_the_worlds_it_is_given() -> None:
     assert not np.array_equal(worlds[0], worlds[1])
 
     def grown(pool: np.ndarray) -> list[tuple[object, float, float]]:
-        return grow_trees(
-            seen,
-            knowledge,
-            3000,
-            random.Random(4),
-            threads=1,
-            eps=0.1,
-            exploration=0.7,
-            worlds=pool,
-        )[0]
+        growth = Growth(iterations=3000, threads=1, eps=0.1, exploration=0.7)
+        return grow_trees(seen, knowledge, growth, random.Random(4), worlds=pool)[0]
 
     one, other = grown(worlds[:1]), grown(worlds[1:])
     assert one != other

@@ -31,7 +31,16 @@ from callbreak.seating import MatchResult, PlayerSpec, close, derive_seed, is_re
 from callbreak.warmup import needs_kernel, warm_up
 from callbreak.workers import Runner, WorkerError, open_runner
 
-__all__ = ["ArenaError", "Result", "SetResult", "SetTask", "compare", "play_set", "t_quantile"]
+__all__ = [
+    "ArenaError",
+    "ArenaOptions",
+    "Result",
+    "SetResult",
+    "SetTask",
+    "compare",
+    "play_set",
+    "t_quantile",
+]
 
 
 class ArenaError(CallbreakError):
@@ -394,6 +403,32 @@ def _side_stats(played: MatchResult, seats: Sequence[int] | range) -> SideStats:
 # --- the whole comparison --------------------------------------------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
+class ArenaOptions:
+    """How :func:`compare` plays its sets beyond its local workers, and what it writes and
+    tells as it goes (the ``callbreak arena`` options of the same names)."""
+
+    ray: str | None = None
+    """Run the sets as Ray tasks: ``"local"`` on a Ray started for the run with ``workers``
+    CPUs, or the address of a running cluster (``HOST:PORT``, ``auto``) with at most
+    ``workers`` sets at once (default: its CPUs). The result is the same as with local
+    workers."""
+    clock: float | None = None
+    """Hold each decision of our own players to this many seconds of wall clock, as in a
+    competition (each worker's players get one core: run with as many workers as cores),
+    instead of the cost models that make results independent of the machine's load; the
+    results then depend on the machine and on whatever else runs on it."""
+    bot_budget: float = 1.5
+    """Seconds per round for remote bots (0: no limit)."""
+    records: str | os.PathLike[str] | None = None
+    """A folder to write every match's game record into."""
+    on_set: Callable[[SetResult, Sequence[SetResult]], None] | None = None
+    """Called as ``on_set(result, so_far)`` as each set finishes (sets may finish out of
+    order; the result does not depend on the order)."""
+    command: str = ""
+    """The command line the report names."""
+
+
 def compare(
     a: str,
     b: str | Sequence[str],
@@ -401,14 +436,9 @@ def compare(
     rules: str = "strict",
     sets: int = 100,
     seed: int = 1,
-    workers: int | None = None,
-    records: str | os.PathLike[str] | None = None,
-    on_set: Callable[[SetResult, Sequence[SetResult]], None] | None = None,
-    command: str = "",
-    bot_budget: float = 1.5,
-    ray: str | None = None,
-    clock: float | None = None,
     first_set: int = 0,
+    workers: int | None = None,
+    options: ArenaOptions = ArenaOptions(),
 ) -> Result:
     """Compare player A with player B over ``sets`` duplicate sets.
 
@@ -417,20 +447,11 @@ def compare(
     runs together are the run of ``sets=40``, and several machines can share one run.
 
     ``b`` is one spec, or up to four (one per seat; the last one fills the remaining seats).
-    ``on_set(result, so_far)`` is called as each set finishes (sets may finish out of order;
-    the result does not depend on the order). Ctrl-C (KeyboardInterrupt) stops the comparison
-    and returns the result of the sets played so far.
+    Ctrl-C (KeyboardInterrupt) stops the comparison and returns the result of the sets played
+    so far. ``options`` say how the sets are played beyond ``workers`` (on Ray, under a clock,
+    with a budget for remote bots) and what is written and told as they finish.
 
-    ``ray`` runs the sets as Ray tasks: ``"local"`` on a Ray started for the run with
-    ``workers`` CPUs, or the address of a running cluster (``HOST:PORT``, ``auto``) with at most
-    ``workers`` sets at once (default: its CPUs). The result is the same as with local workers.
-
-    With ``clock``, each decision of our own players is held to ``clock`` seconds of wall
-    clock, as in a competition (each worker's players get one core: run with as many workers
-    as cores), instead of the cost models that make results independent of the machine's
-    load; the results then depend on the machine and on whatever else runs on it.
-
-    Remote bots (``http://HOST:PORT``) get ``bot_budget`` seconds per round (0: no limit), and
+    Remote bots (``http://HOST:PORT``) get ``options.bot_budget`` seconds per round, and
     matches are then played one at a time, so no address ever serves two matches at once. One
     address may serve several seats of a match when the bot keeps no state between requests (as
     ``callbreak bot`` does); a bot that keeps the state of one game needs one address per seat:
@@ -442,6 +463,8 @@ def compare(
     ``if __name__ == "__main__":``. A failure that stops the comparison (a remote bot gone away)
     ends it like Ctrl-C, with the sets played so far and the reason in ``error``.
     """
+    ray, clock, bot_budget = options.ray, options.clock, options.bot_budget
+    records, on_set = options.records, options.on_set
     b_specs = _b_specs(b)
     everyone = [check_spec(spec) for spec in (a, *b_specs)]
     parsed = check_rules(rules)
@@ -500,7 +523,7 @@ def compare(
     except CallbreakError as error:
         interrupted, failure = True, str(error)
     results.sort(key=lambda result: result.index)
-    verdict = summarise(a, b_specs, str(parsed), seed, results, command, interrupted)
+    verdict = summarise(a, b_specs, str(parsed), seed, results, options.command, interrupted)
     return dataclasses.replace(verdict, error=failure, notes=notes)
 
 

@@ -349,17 +349,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return EXIT_UNREADABLE
             metrics = [item.strip() for item in args.metrics.split(",") if item.strip()]
             return run_serve(
-                args.host,
-                args.port,
-                args.db,
-                args.redis,
-                limits,
-                proxies,
-                retention=retention,
-                drain_seconds=args.drain_seconds,
-                metrics_from=metrics,
-                log_json=args.log_json,
-                ping_seconds=args.ping_seconds,
+                Serving(
+                    host=args.host,
+                    port=args.port,
+                    db=args.db,
+                    redis_url=args.redis,
+                    limits=limits,
+                    proxies=proxies,
+                    retention=retention,
+                    drain_seconds=args.drain_seconds,
+                    metrics_from=metrics,
+                    log_json=args.log_json,
+                    ping_seconds=args.ping_seconds,
+                )
             )
     except KeyboardInterrupt:
         print("callbreak: interrupted", file=sys.stderr)
@@ -427,14 +429,16 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
                 rules=args.rules,
                 sets=args.sets,
                 seed=args.seed,
-                workers=args.workers,
-                records=args.records,
-                on_set=on_set,
-                command=command,
-                bot_budget=args.bot_budget,
-                clock=args.clock,
-                ray=args.ray,
                 first_set=args.first_set,
+                workers=args.workers,
+                options=arena.ArenaOptions(
+                    ray=args.ray,
+                    clock=args.clock,
+                    bot_budget=args.bot_budget,
+                    records=args.records,
+                    on_set=on_set,
+                    command=command,
+                ),
             )
         except CallbreakError as error:
             print(f"callbreak arena: {error}", file=sys.stderr)
@@ -693,30 +697,41 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     return EXIT_OK
 
 
-def run_serve(
-    host: str,
-    port: int,
-    db: str | None,
-    redis_url: str | None = None,
-    limits: Limits | None = None,
-    proxies: Sequence[str] = (),
-    *,
-    retention: Retention | None = None,
-    drain_seconds: float = DRAIN_SECONDS,
-    metrics_from: Sequence[str] = (),
-    log_json: bool = False,
-    ping_seconds: float = PING_SECONDS,
-) -> int:
-    """Serve the web app until interrupted; ``proxies`` are the addresses whose
-    X-Forwarded-For is believed, ``retention`` how long stored tables are kept,
-    ``metrics_from`` those that may read /metrics. SIGTERM drains the server within
-    ``drain_seconds``; sockets hear a ping every ``ping_seconds``."""
+@dataclasses.dataclass(frozen=True)
+class Serving:
+    """What ``callbreak serve`` was told: where to listen and keep data, and the operator's
+    settings (the options of the same names)."""
+
+    host: str
+    port: int
+    db: str | None
+    """The SQLite file (None: the default place)."""
+    redis_url: str | None = None
+    limits: Limits | None = None
+    proxies: Sequence[str] = ()
+    """The addresses whose X-Forwarded-For is believed."""
+    retention: Retention | None = None
+    """How long stored tables are kept."""
+    drain_seconds: float = DRAIN_SECONDS
+    """SIGTERM drains the server within this time."""
+    metrics_from: Sequence[str] = ()
+    """Those that may read /metrics."""
+    log_json: bool = False
+    ping_seconds: float = PING_SECONDS
+    """Sockets hear a ping this often."""
+
+
+def run_serve(serving: Serving) -> int:
+    """Serve the web app as ``serving`` says until interrupted."""
     import sqlite3
 
     from callbreak.web.app import create_app
     from callbreak.web.store import default_path
 
-    path = db or str(default_path())
+    host, port, redis_url, limits = serving.host, serving.port, serving.redis_url, serving.limits
+    drain_seconds, ping_seconds = serving.drain_seconds, serving.ping_seconds
+    metrics_from = serving.metrics_from
+    path = serving.db or str(default_path())
     if not 0 < port < 65536:
         print(f"callbreak serve: the port must be 1-65535, not {port}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -754,7 +769,7 @@ def run_serve(
             )
             return EXIT_UNREADABLE
     trusted: list[str] = []
-    for proxy in proxies:
+    for proxy in serving.proxies:
         try:  # uvicorn would take a mistyped address as a name that never matches
             trusted.append(
                 str(ipaddress.ip_network(proxy, strict=False))
@@ -789,14 +804,14 @@ def run_serve(
                 path,
                 redis_url,
                 limits or Limits(),
-                retention or Retention(),
+                serving.retention or Retention(),
                 metrics_from=metrics_from,
                 ping_seconds=ping_seconds,
             )
         except (OSError, sqlite3.Error) as error:
             print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)
             return EXIT_UNREADABLE
-        served = _Served(host, port, path, redis_url, trusted, drain_seconds, log_json)
+        served = _Served(host, port, path, redis_url, trusted, drain_seconds, serving.log_json)
         return _serve_on(listener, app, served)
 
 

@@ -101,20 +101,12 @@ def simulated_call(
     rules = observation.rules
     flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
     leader = (observation.dealer + 1) % 4
+    playouts = kernel.Playouts(eps, model, kernel.others_modelled(model, observation.seat))
     best, best_value = candidates[0], -1e9
     for call in candidates:
         world_calls[:, observation.seat] = call
         won = kernel.simulate(
-            worlds,
-            leader,
-            world_calls,
-            flags,
-            scoring,
-            rollouts,
-            eps,
-            rng.getrandbits(48),
-            model,
-            kernel.others_modelled(model, observation.seat),
+            worlds, leader, world_calls, flags, scoring, rollouts, playouts, rng.getrandbits(48)
         )
         histogram = np.bincount(won[:, observation.seat], minlength=14)[:14]
         value = dict(call_table(list(histogram / histogram.sum()), rules))[call]

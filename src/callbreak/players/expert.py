@@ -45,8 +45,14 @@ from callbreak.players.calling import (
     shifted,
 )
 from callbreak.players.inference import PLAY_WEIGHTS, play_log_likelihoods
-from callbreak.players.ismcts import SearchOptions, grow_trees, iteration_count, options_signature
-from callbreak.players.knowledge import Knowledge
+from callbreak.players.ismcts import (
+    Growth,
+    SearchOptions,
+    grow_trees,
+    iteration_count,
+    options_signature,
+)
+from callbreak.players.knowledge import Knowledge, position
 from callbreak.players.timing import chunk_sizes, overruns, share
 
 __all__ = ["ExpertOptions", "ExpertPlayer"]
@@ -275,23 +281,16 @@ class ExpertPlayer(Player):
         played = knowledge.played_array()
         world_calls = kernel.world_calls(worlds, known, played, call_lookup(rules))
         flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
+        playouts = self._playouts(self.call_model, observation.seat)
         ranked = []
         for call in candidates:
             world_calls[:, observation.seat] = call
 
             def work(chunk: np.ndarray, seed: int, start: int) -> np.ndarray:
                 calls = world_calls[start : start + len(chunk)]
+                rollouts = self.options.rollouts
                 return kernel.simulate(
-                    chunk,
-                    leader,
-                    calls,
-                    flags,
-                    scoring,
-                    self.options.rollouts,
-                    self.options.eps,
-                    seed,
-                    self.call_model,
-                    kernel.others_modelled(self.call_model, observation.seat),
+                    chunk, leader, calls, flags, scoring, rollouts, playouts, seed
                 )
 
             won = self._run(work, worlds, started, budget)
@@ -382,39 +381,24 @@ class ExpertPlayer(Player):
         """``work(worlds, seed, lanes)``: each candidate's value in every world (by playouts,
         or solved exactly with ``solve_below`` cards left) and the positions each solve
         visited."""
-        trick = observation.trick
-        cards_in = kernel.trick_cards(trick.cards)
-        calls = kernel.calls_of(observation.calls)
-        won = np.array(observation.won, dtype=np.int64)
-        rules = observation.rules
-        flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
+        at = position(observation, knowledge)
+        scoring = kernel.scoring_of(observation.rules)
+        playouts = self._playouts(self.card_model, observation.seat)
         options = self.options
 
         def work(chunk: np.ndarray, seed: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
             return kernel.evaluate(
                 chunk,
                 candidates,
-                observation.seat,
-                trick.leader,
-                cards_in,
-                len(trick.cards),
-                not observation.tricks,
-                knowledge.gone,
-                knowledge.done,
-                knowledge.voids,
-                calls,
-                won,
-                flags,
+                at,
                 scoring,
+                playouts,
                 options.rollouts,
-                options.eps,
                 options.solve_below,
                 options.rival_weight,
                 seed,
                 TT_BITS,
                 lanes,
-                self.card_model,
-                kernel.others_modelled(self.card_model, observation.seat),
             )
 
         return work
@@ -489,21 +473,19 @@ class ExpertPlayer(Player):
         drawing = budget * 0.8 * TREE_WORLDS_SHARE
         count = self._world_count(0.0, drawing / 0.8, self._weigh_cost(knowledge))
         worlds = self._worlds(observation, knowledge, count)
-        ranked, done, cut_short = grow_trees(
-            observation,
-            knowledge,
-            iteration_count(
+        growth = Growth(
+            iterations=iteration_count(
                 knowledge,
                 budget * 0.8 - drawing,
                 SECONDS_PER_TREE_ITERATION_CARD * self.tree_cost,
             ),
-            self.rng,
             threads=self.options.threads,
             eps=self.options.eps,
             exploration=TREE_EXPLORATION,
             deadline=started + budget * 0.98 if self.options.deadline else None,
-            worlds=worlds,
-            model=self.card_model,
+        )
+        ranked, done, cut_short = grow_trees(
+            observation, knowledge, growth, self.rng, worlds=worlds, model=self.card_model
         )
         self.cut_short += cut_short
         self.last_search = {
@@ -545,6 +527,11 @@ class ExpertPlayer(Player):
         others = sum(bin(mask).count("1") for mask in knowledge.played_by)
         others -= bin(knowledge.played_by[knowledge.seat]).count("1")
         return self.options.pool * others * SECONDS_PER_PLAY_WEIGHED
+
+    def _playouts(self, model: np.ndarray, seat: int) -> kernel.Playouts:
+        """How its playouts play: the policy with ``eps`` random cards, the other seats by
+        ``model`` (its call model or its card model) when it has one."""
+        return kernel.Playouts(self.options.eps, model, kernel.others_modelled(model, seat))
 
     def _cores(self) -> int:
         """The threads numba may use for this player: ``threads``, if the process has them."""

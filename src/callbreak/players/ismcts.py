@@ -30,11 +30,11 @@ from callbreak.game import Observation
 from callbreak.players import kernel
 from callbreak.players.base import Player
 from callbreak.players.calling import call_lookup, candidate_calls, simulated_call
-from callbreak.players.knowledge import Knowledge
+from callbreak.players.knowledge import Knowledge, position
 from callbreak.players.timing import chunk_sizes, overruns
 from callbreak.spec import format_spec
 
-__all__ = ["IsmctsOptions", "IsmctsPlayer", "SearchOptions", "options_signature"]
+__all__ = ["Growth", "IsmctsOptions", "IsmctsPlayer", "SearchOptions", "options_signature"]
 
 # Cost model of one iteration on one thread: dealing a world, descending the tree and the
 # playout all grow with the cards still to be played (benchmarks/cost_model.py, 2026-12-02:
@@ -204,16 +204,14 @@ class IsmctsPlayer(Player):
         started = clock.perf_counter()
         budget = self._budget(time)
         knowledge = Knowledge.from_observation(observation)
-        ranked, done, cut_short = grow_trees(
-            observation,
-            knowledge,
-            iteration_count(knowledge, budget * 0.8),
-            self.rng,
+        growth = Growth(
+            iterations=iteration_count(knowledge, budget * 0.8),
             threads=self.options.threads,
             eps=self.options.eps,
             exploration=self.options.exploration,
             deadline=started + budget * 0.98 if self.options.deadline else None,
         )
+        ranked, done, cut_short = grow_trees(observation, knowledge, growth, self.rng)
         self.cut_short += cut_short
         self.last_search = {
             "iterations": float(done),
@@ -237,21 +235,33 @@ IsmctsPlayer.__signature__ = options_signature(IsmctsOptions)  # type: ignore[at
 NO_WORLDS = np.zeros((0, 4), dtype=np.int64)
 
 
+@dataclasses.dataclass(frozen=True)
+class Growth:
+    """How :func:`grow_trees` grows one decision's trees."""
+
+    iterations: int
+    """Iterations per tree."""
+    threads: int
+    """Trees, one per thread."""
+    eps: float
+    """The share of random cards in the policy's playouts."""
+    exploration: float
+    """UCB's exploration constant."""
+    deadline: float | None = None
+    """The ``perf_counter`` time no chunk of iterations may be expected to pass (None: none)."""
+
+
 def grow_trees(
     observation: Observation,
     knowledge: Knowledge,
-    iterations: int,
+    growth: Growth,
     rng: random.Random,
     *,
-    threads: int,
-    eps: float,
-    exploration: float,
-    deadline: float | None = None,
     worlds: np.ndarray = NO_WORLDS,
     model: np.ndarray = kernel.NO_MODEL,
 ) -> tuple[list[tuple[Card, float, float]], int, bool]:
-    """One decision's information-set trees (one per thread), each grown by ``iterations`` in
-    chunks, stopping early if the next chunk would pass ``deadline`` (when given).
+    """One decision's information-set trees (one per thread of ``growth``), each grown by its
+    ``iterations`` in chunks, stopping early if the next chunk would pass its ``deadline``.
 
     Worlds are dealt fresh in every iteration, uniformly among those the rules allow, unless
     ``worlds`` are given: then each iteration draws one of them (the expert's ``search=tree``
@@ -260,28 +270,18 @@ def grow_trees(
     card with its root visits and mean reward (points / 10), best first; the iterations run in
     all; and whether the clock cut the search short.
     """
-    rules = observation.rules
+    iterations, threads, deadline = growth.iterations, growth.threads, growth.deadline
     trees = threads
-    capacity = iterations + 2
-    card = np.zeros((trees, capacity), dtype=np.int64)
-    mover = np.zeros((trees, capacity), dtype=np.int64)
-    child = np.full((trees, capacity), -1, dtype=np.int64)
-    sibling = np.full((trees, capacity), -1, dtype=np.int64)
-    visits = np.zeros((trees, capacity))
-    avail = np.zeros((trees, capacity))
-    totals = np.zeros((trees, capacity))
-    size = np.ones(trees, dtype=np.int64)
+    grown = kernel.new_trees(trees, iterations + 2)
     rngs = np.array(
         [kernel.seed_state(rng.getrandbits(48))[0] for _ in range(trees)],
         dtype=np.uint64,
     )
-    trick = observation.trick
-    cards_in = kernel.trick_cards(trick.cards)
+    at = position(observation, knowledge)
     allowed = knowledge.allowed_array()
     sizes = knowledge.sizes_array()
-    calls = kernel.calls_of(observation.calls)
-    won = np.array(observation.won, dtype=np.int64)
-    flags, scoring = kernel.flags_of(rules), kernel.scoring_of(rules)
+    scoring = kernel.scoring_of(observation.rules)
+    playouts = kernel.Playouts(growth.eps, model, kernel.others_modelled(model, observation.seat))
     chunk = -(-iterations // CHUNKS)
     # With a deadline the first steps are an eighth of a chunk (the trees grow the same in
     # any steps): a loaded machine is seen before a chunk has run.
@@ -292,36 +292,16 @@ def grow_trees(
         for index, step in enumerate(steps):
             before = clock.perf_counter()
             kernel.ismcts(
-                card,
-                mover,
-                child,
-                sibling,
-                visits,
-                avail,
-                totals,
-                size,
+                grown,
                 rngs,
                 step,
-                observation.seat,
-                knowledge.hand,
-                knowledge.unseen,
+                at,
                 allowed,
                 sizes,
                 worlds,
-                trick.leader,
-                cards_in,
-                len(trick.cards),
-                not observation.tricks,
-                knowledge.gone,
-                knowledge.voids,
-                calls,
-                won,
-                flags,
                 scoring,
-                eps,
-                exploration,
-                model,
-                kernel.others_modelled(model, observation.seat),
+                playouts,
+                growth.exploration,
             )
             done += step
             now = clock.perf_counter()
@@ -335,12 +315,12 @@ def grow_trees(
     root_visits: dict[int, float] = {}
     root_totals: dict[int, float] = {}
     for t in range(trees):
-        node = child[t, 0]
+        node = grown.child[t, 0]
         while node >= 0:
-            c = int(card[t, node])
-            root_visits[c] = root_visits.get(c, 0.0) + visits[t, node]
-            root_totals[c] = root_totals.get(c, 0.0) + totals[t, node]
-            node = sibling[t, node]
+            c = int(grown.card[t, node])
+            root_visits[c] = root_visits.get(c, 0.0) + grown.visits[t, node]
+            root_totals[c] = root_totals.get(c, 0.0) + grown.total[t, node]
+            node = grown.sibling[t, node]
     ranked = [
         (
             Card(c),

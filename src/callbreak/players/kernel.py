@@ -25,7 +25,7 @@ import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from math import erf
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numba
 import numpy as np
@@ -204,6 +204,99 @@ def known_calls(calls: Sequence[int | None]) -> np.ndarray:
     return np.array([-1 if call is None else call for call in calls], dtype=np.int64)
 
 
+# --- positions ------------------------------------------------------------------------------
+
+# numba takes named tuples as values: the compiled functions receive a position, a state or a
+# way of playing out as one argument (its fields are passed flat, as separate arguments were),
+# read its fields by name, and build new states as a deal goes on.
+
+
+class State(NamedTuple):
+    """A deal at one turn as every seat sees it, as the policy, the model of play, the
+    playouts and the solver read it: the trick in progress (see the module's docstring),
+    whether it is the deal's first, and what the cards played have shown."""
+
+    leader: int
+    n: int
+    led: int
+    high_led: int
+    high_spade: int
+    win_seat: int
+    first: bool
+    gone: int
+    """Every card played this deal, the current trick included."""
+    done: int
+    """The cards of completed tricks."""
+    voids: int
+    """Bit ``4 * seat + suit`` is set for each suit a seat has shown out of."""
+
+
+class Position(NamedTuple):
+    """A deal in play as the seat to decide may know it, where the searches (:func:`evaluate`,
+    :func:`ismcts`) start: built from an observation by
+    :func:`callbreak.players.knowledge.position`, the one place that reads an observation for
+    the kernel's searches."""
+
+    seat: int
+    hand: int
+    unseen: int
+    """The cards in the other seats' hands."""
+    leader: int
+    trick: np.ndarray
+    """The current trick's cards in play order, padded to four (:func:`trick_cards`)."""
+    n: int
+    """How many cards the current trick has."""
+    first: bool
+    """Whether the current trick is the deal's first."""
+    gone: int
+    voids: int
+    calls: np.ndarray
+    """The seats' calls (:func:`calls_of`)."""
+    won: np.ndarray
+    """The tricks each seat has taken."""
+    flags: int
+    """The legality switches (:func:`flags_of`)."""
+
+
+class Playouts(NamedTuple):
+    """How a playout plays the seats: by the policy with a share ``eps`` of random cards, and
+    the seats in the mask ``modelled`` (bit ``seat``) by the model of play with weights
+    ``model`` instead (see :func:`model_choose`)."""
+
+    eps: float
+    model: np.ndarray
+    modelled: int
+
+
+class Trees(NamedTuple):
+    """Information-set trees, one per row, kept between calls of :func:`ismcts`: each node's
+    card, the seat that played it, its first child and next sibling (-1 for none), its visits,
+    its availability count and its total reward; ``size[t]`` is tree ``t``'s node count."""
+
+    card: np.ndarray
+    mover: np.ndarray
+    child: np.ndarray
+    sibling: np.ndarray
+    visits: np.ndarray
+    avail: np.ndarray
+    total: np.ndarray
+    size: np.ndarray
+
+
+def new_trees(count: int, capacity: int) -> Trees:
+    """``count`` trees of a root each, with room for ``capacity`` nodes."""
+    return Trees(
+        card=np.zeros((count, capacity), dtype=np.int64),
+        mover=np.zeros((count, capacity), dtype=np.int64),
+        child=np.full((count, capacity), -1, dtype=np.int64),
+        sibling=np.full((count, capacity), -1, dtype=np.int64),
+        visits=np.zeros((count, capacity)),
+        avail=np.zeros((count, capacity)),
+        total=np.zeros((count, capacity)),
+        size=np.ones(count, dtype=np.int64),
+    )
+
+
 # Desire for tricks, in the policy.
 NEED = 2  # still short of the call
 HAPPY = 1  # call made; more tricks are welcome (overtrick scoring) or one more is fine
@@ -301,22 +394,13 @@ def seed_state(seed: int) -> np.ndarray:
 # agree within noise). The cache's stamp covers rules.py (see SOURCES).
 legal = compiled()(rules.legal_mask)
 trick_step = compiled(inline="always")(rules.trick_step)
-
-
-@compiled()
-def trick_state(trick: np.ndarray, n: int, leader: int) -> tuple[int, int, int, int]:
-    """``(led, high_led, high_spade, win_seat)`` of a trick from its first ``n`` cards.
-
-    The same fold as :func:`callbreak.rules.trick_state`, which numba cannot compile as it is:
-    that one calls the uncompiled step.
-    """
-    led, high_led, high_spade, win_seat = -1, -1, -1, leader
-    for position in range(n):
-        seat = (leader + position) & 3
-        led, high_led, high_spade, win_seat = trick_step(
-            led, high_led, high_spade, win_seat, trick[position], seat
-        )
-    return led, high_led, high_spade, win_seat
+# The rules' fold of a trick calls the step by its Python name: registered, numba compiles that
+# call as the step itself, so the fold below is the rules' own (called with ``trick[:n]``).
+register_jitable(inline="always")(rules.trick_step)
+# (Typed for the kernel's callers, who pass the cards as an array: ``trick[:n]``.)
+trick_state = cast(
+    Callable[[np.ndarray, int], tuple[int, int, int, int]], compiled()(rules.trick_state)
+)
 
 
 @compiled(inline="always")
@@ -556,15 +640,7 @@ def highest_rank(cards: int) -> int:
 def choose(
     seat: int,
     hand: int,
-    leader: int,
-    n: int,
-    led: int,
-    high_led: int,
-    high_spade: int,
-    win_seat: int,
-    first: bool,
-    gone: int,
-    voids: int,
+    state: State,
     calls: np.ndarray,
     won: np.ndarray,
     flags: int,
@@ -572,16 +648,17 @@ def choose(
     rng: np.ndarray,
     eps: float,
 ) -> int:
-    """A sensible card for ``seat`` using only what it may know.
+    """A sensible card for ``seat`` holding ``hand`` using only what it may know (``state``).
 
-    ``gone`` holds every card played this deal (the current trick included); ``voids`` has bit
-    ``4 * seat + suit`` set for each suit a seat has shown out of. The policy plays toward its
-    call: it takes tricks it needs with the cheapest sure winner, keeps winning cheaply once the
-    call is made, breaks a rival who still needs the trick when that is cheap, and ducks with
-    its highest losing card when a trick would break an exact call. With probability ``eps`` it
-    plays a random legal card instead, which keeps playouts from being too predictable.
+    The policy plays toward its call: it takes tricks it needs with the cheapest sure winner,
+    keeps winning cheaply once the call is made, breaks a rival who still needs the trick when
+    that is cheap, and ducks with its highest losing card when a trick would break an exact
+    call. With probability ``eps`` it plays a random legal card instead, which keeps playouts
+    from being too predictable.
     """
-    options = legal(hand, led, high_led, high_spade, first, flags)
+    n, led, high_led, high_spade = state.n, state.led, state.high_led, state.high_spade
+    win_seat, gone, voids = state.win_seat, state.gone, state.voids
+    options = legal(hand, led, high_led, high_spade, state.first, flags)
     if options & (options - 1) == 0:
         return low_index(options)
     if eps > 0.0 and rand_float(rng) < eps:
@@ -692,83 +769,34 @@ first lead; the flat search's playouts from mid-deal are sized by it too, an app
 @compiled()
 def playout(
     hands: np.ndarray,
-    leader: int,
-    trick: np.ndarray,
-    n: int,
-    first: bool,
-    gone: int,
-    voids: int,
+    state: State,
     calls: np.ndarray,
     won: np.ndarray,
     flags: int,
     scoring: np.ndarray,
     rng: np.ndarray,
-    eps: float,
-    model: np.ndarray,
-    modelled: int,
+    playouts: Playouts,
     classes: np.ndarray,
     features: np.ndarray,
 ) -> None:
-    """Play the deal out with the policy for every seat (but those in ``modelled``);
-    ``hands`` and ``won`` are updated.
-
-    ``trick[:n]`` are the cards of the current trick in play order from ``leader``. The seats
-    in the mask ``modelled`` (bit ``seat``) play by the model of play with weights ``model``
-    instead (see ``model_choose``): a card drawn from the model's distribution, not the
-    policy's card with ``eps`` of random ones. ``classes`` and ``features`` are its scratch
+    """Play the deal out from ``state`` (:func:`state_of`) as ``playouts`` says: with the
+    policy, or for the seats it models with a card drawn from the model's distribution;
+    ``hands`` and ``won`` are updated. ``classes`` and ``features`` are the model's scratch
     space (``MAX_CLASSES`` rows), allocated by the caller once, not per playout.
     """
-    led, high_led, high_spade, win_seat = trick_state(trick, n, leader)
-    done = gone
-    for k in range(n):
-        done &= ~(1 << trick[k])
+    leader, n, led, high_led, high_spade, win_seat, first, gone, done, voids = state
+    eps, model, modelled = playouts.eps, playouts.model, playouts.modelled
     while True:
         while n < 4:
             seat = (leader + n) & 3
             hand = hands[seat]
+            now = State(leader, n, led, high_led, high_spade, win_seat, first, gone, done, voids)
             if modelled >> seat & 1:
                 card = model_choose(
-                    seat,
-                    hand,
-                    leader,
-                    n,
-                    led,
-                    high_led,
-                    high_spade,
-                    win_seat,
-                    first,
-                    gone,
-                    done,
-                    voids,
-                    calls,
-                    won,
-                    flags,
-                    scoring,
-                    rng,
-                    model,
-                    classes,
-                    features,
+                    seat, hand, now, calls, won, flags, scoring, rng, model, classes, features
                 )
             else:
-                card = choose(
-                    seat,
-                    hand,
-                    leader,
-                    n,
-                    led,
-                    high_led,
-                    high_spade,
-                    win_seat,
-                    first,
-                    gone,
-                    voids,
-                    calls,
-                    won,
-                    flags,
-                    scoring,
-                    rng,
-                    eps,
-                )
+                card = choose(seat, hand, now, calls, won, flags, scoring, rng, eps)
             hands[seat] = hand & ~(1 << card)
             gone |= 1 << card
             if n and card // 13 != led:
@@ -783,6 +811,17 @@ def playout(
             return
         n, led, high_led, high_spade, first = 0, -1, -1, -1, False
         done = gone
+
+
+@compiled()
+def state_of(trick: np.ndarray, n: int, leader: int, first: bool, gone: int, voids: int) -> State:
+    """The state of a deal whose current trick is ``trick[:n]`` in play order from ``leader``
+    (its completed tricks' cards are ``gone`` less the trick's)."""
+    led, high_led, high_spade, win_seat = trick_state(trick[:n], leader)
+    done = gone
+    for k in range(n):
+        done &= ~(1 << trick[k])
+    return State(leader, n, led, high_led, high_spade, win_seat, first, gone, done, voids)
 
 
 # --- random deals ---------------------------------------------------------------------------
@@ -895,14 +934,7 @@ _DEPTH = 53  # at most 52 cards are played below the root
 @compiled()
 def solve(
     hands: np.ndarray,
-    leader: int,
-    n: int,
-    led: int,
-    high_led: int,
-    high_spade: int,
-    win_seat: int,
-    first: bool,
-    done: int,
+    state: State,
     calls: np.ndarray,
     won: np.ndarray,
     flags: int,
@@ -914,8 +946,8 @@ def solve(
     """The packed utility vector of perfect-information play from here (max^n).
 
     Every seat plays to maximise its own deal score, and between equal scores prefers the move
-    that leaves the others less. ``done`` holds the cards of completed tricks: cards that touch
-    once the ones between them are done are interchangeable, so only one of them is searched.
+    that leaves the others less. Cards that touch once the ones between them are done (in
+    completed tricks, ``state.done``) are interchangeable, so only one of them is searched.
     Positions at the start of a trick are memoised in ``tt_keys``/``tt_values`` (a power-of-two
     size). The search keeps its own stack: numba cannot cache recursive functions safely.
     ``hands`` and ``won`` are used as scratch and restored; ``nodes[0]`` counts the positions
@@ -940,8 +972,9 @@ def solve(
     mask = np.uint64(len(tt_keys) - 1)
 
     d = 0
-    f_leader[0], f_n[0], f_led[0], f_high_led[0] = leader, n, led, high_led
-    f_high_spade[0], f_win[0], f_first[0], f_done[0] = high_spade, win_seat, first, done
+    f_leader[0], f_n[0], f_led[0], f_high_led[0] = state.leader, state.n, state.led, state.high_led
+    f_high_spade[0], f_win[0], f_first[0] = state.high_spade, state.win_seat, state.first
+    f_done[0] = state.done
     status = _ENTER
     result = 0
     while True:
@@ -1040,36 +1073,25 @@ def solve(
 def evaluate(
     worlds: np.ndarray,
     candidates: np.ndarray,
-    seat: int,
-    leader: int,
-    trick: np.ndarray,
-    n: int,
-    first: bool,
-    gone: int,
-    done: int,
-    voids: int,
-    calls: np.ndarray,
-    won: np.ndarray,
-    flags: int,
+    position: Position,
     scoring: np.ndarray,
+    playouts: Playouts,
     rollouts: int,
-    eps: float,
     solve_below: int,
     rival_weight: float,
     seed: int,
     tt_bits: int,
     lanes: int,
-    model: np.ndarray,
-    modelled: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each candidate's value for ``seat`` in each world, ``values[world, candidate]``, and the
-    positions each world's exact solves visited (zero for playouts).
+    """Each candidate's value for the position's seat in each world, ``values[world,
+    candidate]``, and the positions each world's exact solves visited (zero for playouts).
 
-    After the candidate card, the world is played out ``rollouts`` times by the policy (the
-    seats in ``modelled`` by the model of play ``model``, see ``playout``), or solved exactly
-    when at most ``solve_below`` cards are left in the holder's hand. The value
-    is the seat's deal score in tenths, minus ``rival_weight`` times the others' mean score.
+    After the candidate card, the world is played out ``rollouts`` times as ``playouts`` says
+    (see ``playout``), or solved exactly when at most ``solve_below`` cards are left in the
+    holder's hand. The value is the seat's deal score in tenths, minus ``rival_weight`` times
+    the others' mean score.
     """
+    seat, _hand, _unseen, leader, trick, n, first, gone, voids, calls, won, flags = position
     count, width = worlds.shape[0], candidates.shape[0]
     values = np.zeros((count, width))
     nodes = np.zeros(count, dtype=np.int64)
@@ -1099,6 +1121,7 @@ def evaluate(
                 for k in range(n):
                     scratch_trick[k] = trick[k]
                 scratch_trick[n] = card
+                after = state_of(scratch_trick, n + 1, leader, first, gone | (1 << card), voids)
                 total = 0.0
                 if exact:
                     for s in range(4):
@@ -1107,11 +1130,8 @@ def evaluate(
                     hands[seat] &= ~(1 << card)
                     value = _solve_after(
                         hands,
-                        leader,
                         scratch_trick,
-                        n + 1,
-                        first,
-                        done,
+                        after,
                         calls,
                         scratch_won,
                         flags,
@@ -1129,20 +1149,13 @@ def evaluate(
                         hands[seat] &= ~(1 << card)
                         playout(
                             hands,
-                            leader,
-                            scratch_trick,
-                            n + 1,
-                            first,
-                            gone | (1 << card),
-                            voids,
+                            after,
                             calls,
                             scratch_won,
                             flags,
                             scoring,
                             rng,
-                            eps,
-                            model,
-                            modelled,
+                            playouts,
                             classes,
                             features,
                         )
@@ -1171,11 +1184,8 @@ def _utility(packed: int, seat: int, rival_weight: float) -> float:
 @compiled()
 def _solve_after(
     hands: np.ndarray,
-    leader: int,
     trick: np.ndarray,
-    n: int,
-    first: bool,
-    done: int,
+    state: State,
     calls: np.ndarray,
     won: np.ndarray,
     flags: int,
@@ -1184,16 +1194,16 @@ def _solve_after(
     tt_values: np.ndarray,
     nodes: np.ndarray,
 ) -> int:
-    """Solve from a trick given by its cards (completing it first when it has four)."""
-    led, high_led, high_spade, win_seat = trick_state(trick, n, leader)
-    if n == 4:
+    """Solve from ``state`` (:func:`state_of` the trick's cards ``trick``), completing the
+    trick first when it has four cards."""
+    if state.n == 4:
         played = 0
         for position in range(4):
             played |= 1 << trick[position]
+        win_seat = state.win_seat
         won[win_seat] += 1
         none, no_card, no = int(np.int64(0)), int(np.int64(-1)), bool(np.bool_(False))
-        value = solve(  # typed arguments, not literals (see above)
-            hands,
+        after = State(  # typed arguments, not literals (see above)
             win_seat,
             none,
             no_card,
@@ -1201,35 +1211,14 @@ def _solve_after(
             no_card,
             win_seat,
             no,
-            done | played,
-            calls,
-            won,
-            flags,
-            scoring,
-            tt_keys,
-            tt_values,
-            nodes,
+            state.gone,
+            state.done | played,
+            state.voids,
         )
+        value = solve(hands, after, calls, won, flags, scoring, tt_keys, tt_values, nodes)
         won[win_seat] -= 1
         return value
-    return solve(
-        hands,
-        leader,
-        n,
-        led,
-        high_led,
-        high_spade,
-        win_seat,
-        first,
-        done,
-        calls,
-        won,
-        flags,
-        scoring,
-        tt_keys,
-        tt_values,
-        nodes,
-    )
+    return solve(hands, state, calls, won, flags, scoring, tt_keys, tt_values, nodes)
 
 
 # --- sampling hidden hands ------------------------------------------------------------------
@@ -1329,14 +1318,11 @@ def simulate(
     flags: int,
     scoring: np.ndarray,
     rollouts: int,
-    eps: float,
+    playouts: Playouts,
     seed: int,
-    model: np.ndarray,
-    modelled: int,
 ) -> np.ndarray:
-    """Play each world's deal from the first lead ``rollouts`` times with the policy (the seats
-    in ``modelled`` by the model of play ``model``, see ``playout``), the seats having called
-    ``calls[world]``.
+    """Play each world's deal from the first lead ``rollouts`` times as ``playouts`` says (see
+    ``playout``), the seats having called ``calls[world]``.
 
     Returns the tricks each seat took, ``result[world * rollouts + r, seat]``.
     """
@@ -1353,29 +1339,12 @@ def simulate(
         trick = np.zeros(4, dtype=np.int64)
         classes = np.empty(MAX_CLASSES, dtype=np.int64)
         features = np.empty((MAX_CLASSES, len(PLAY_FEATURES)))
+        deal = state_of(trick, start, leader, first, start, start)
         for r in range(rollouts):
             for s in range(4):
                 hands[s] = worlds[w, s]
                 won[s] = 0
-            playout(
-                hands,
-                leader,
-                trick,
-                start,
-                first,
-                start,
-                start,
-                calls[w],
-                won,
-                flags,
-                scoring,
-                rng,
-                eps,
-                model,
-                modelled,
-                classes,
-                features,
-            )
+            playout(hands, deal, calls[w], won, flags, scoring, rng, playouts, classes, features)
             for s in range(4):
                 result[w * rollouts + r, s] = won[s]
     return result
@@ -1497,51 +1466,42 @@ def deal_world(
 @interruptible
 @compiled(parallel=True)
 def ismcts(
-    tree_card: np.ndarray,
-    tree_mover: np.ndarray,
-    tree_child: np.ndarray,
-    tree_sibling: np.ndarray,
-    tree_visits: np.ndarray,
-    tree_avail: np.ndarray,
-    tree_total: np.ndarray,
-    tree_size: np.ndarray,
+    trees: Trees,
     rngs: np.ndarray,
     iterations: int,
-    seat: int,
-    hand: int,
-    unseen: int,
+    position: Position,
     allowed: np.ndarray,
     sizes: np.ndarray,
     worlds: np.ndarray,
-    leader: int,
-    trick: np.ndarray,
-    n: int,
-    first: bool,
-    gone: int,
-    voids: int,
-    calls: np.ndarray,
-    won: np.ndarray,
-    flags: int,
     scoring: np.ndarray,
-    eps: float,
+    playouts: Playouts,
     exploration: float,
-    model: np.ndarray,
-    modelled: int,
 ) -> None:
     """Run ``iterations`` more iterations of single-observer information-set MCTS (Cowling,
-    Powley and Whitehouse 2012) on each of the trees (one per row of the ``tree_*`` arrays,
-    which keep the trees between calls; ``tree_size[t]`` is tree ``t``'s node count).
+    Powley and Whitehouse 2012) from ``position`` on each of the ``trees``.
 
     Each iteration deals a fresh world consistent with what the seat knows (``allowed``,
     ``sizes``), or, when ``worlds`` has rows (hands of the four seats, already drawn in
     proportion to what the seat believes), takes one of them at random; it then descends
     from the root (node 0) through the cards legal in that world, choosing by UCB with
     availability counts (each child's count of the iterations in which its card was legal),
-    adds one node, plays the deal out with the policy (the seats in ``modelled`` by the model
-    of play ``model``), and adds each
-    node's mover's score (points / 10) to the nodes on the path. The trees are independent
-    (root parallelisation): each has its own generator in ``rngs[t]``.
+    adds one node, plays the deal out as ``playouts`` says, and adds each node's mover's score
+    (points / 10) to the nodes on the path. The trees are independent (root parallelisation):
+    each has its own generator in ``rngs[t]``.
     """
+    tree_card, tree_mover, tree_child, tree_sibling = (
+        trees.card,
+        trees.mover,
+        trees.child,
+        trees.sibling,
+    )
+    tree_visits, tree_avail, tree_total, tree_size = (
+        trees.visits,
+        trees.avail,
+        trees.total,
+        trees.size,
+    )
+    seat, hand, unseen, leader, trick, n, first, gone, voids, calls, won, flags = position
     cards, starts = prepare_deals(seat, unseen, allowed)
     capacity = tree_card.shape[1]
     for t in prange(tree_card.shape[0]):
@@ -1570,7 +1530,7 @@ def ismcts(
             for k in range(n):
                 scratch_trick[k] = trick[k]
             at_leader, at_n, at_first, at_gone, at_voids = leader, n, first, gone, voids
-            led, high_led, high_spade, win_seat = trick_state(scratch_trick, at_n, at_leader)
+            led, high_led, high_spade, win_seat = trick_state(scratch_trick[:at_n], at_leader)
             node = 0
             depth = 0
             expanded = False
@@ -1620,24 +1580,9 @@ def ismcts(
                 scratch_trick[at_n] = card
                 at_n += 1
             if at_n > 0 or hands[at_leader]:
+                at = state_of(scratch_trick, at_n, at_leader, at_first, at_gone, at_voids)
                 playout(
-                    hands,
-                    at_leader,
-                    scratch_trick,
-                    at_n,
-                    at_first,
-                    at_gone,
-                    at_voids,
-                    calls,
-                    scratch_won,
-                    flags,
-                    scoring,
-                    rng,
-                    eps,
-                    model,
-                    modelled,
-                    classes,
-                    features,
+                    hands, at, calls, scratch_won, flags, scoring, rng, playouts, classes, features
                 )
             for i in range(depth):
                 node = path[i]
@@ -1694,16 +1639,7 @@ def play_classes(hand: int, options: int, done: int, out: np.ndarray) -> int:
 def fill_play_features(
     seat: int,
     hand: int,
-    leader: int,
-    n: int,
-    led: int,
-    high_led: int,
-    high_spade: int,
-    win_seat: int,
-    first: bool,
-    gone: int,
-    done: int,
-    voids: int,
+    state: State,
     calls: np.ndarray,
     won: np.ndarray,
     flags: int,
@@ -1716,30 +1652,15 @@ def fill_play_features(
     """The features (``PLAY_FEATURES``) of each class of legal cards of ``hand`` in ``out`` and
     the classes' masks in ``classes``; returns the class count and the index of the class
     holding ``card`` (-1 when ``card`` is not legal). Uses only what ``seat`` knows (its hand
-    then, and the public state); ``rng`` is untouched (the policy runs without randomness)."""
-    options = legal(hand, led, high_led, high_spade, first, flags)
-    count = play_classes(hand, options, done, classes)
+    then, and the public ``state``); ``rng`` is untouched (the policy runs without
+    randomness)."""
+    n, led, high_led, high_spade = state.n, state.led, state.high_led, state.high_spade
+    gone, voids = state.gone, state.voids
+    options = legal(hand, led, high_led, high_spade, state.first, flags)
+    count = play_classes(hand, options, state.done, classes)
     if count <= 1:
         return count, 0 if options >> card & 1 else -1  # no choice: nothing to learn
-    policy = choose(
-        seat,
-        hand,
-        leader,
-        n,
-        led,
-        high_led,
-        high_spade,
-        win_seat,
-        first,
-        gone,
-        voids,
-        calls,
-        won,
-        flags,
-        scoring,
-        rng,
-        0.0,
-    )
+    policy = choose(seat, hand, state, calls, won, flags, scoring, rng, 0.0)
     live = FULL_MASK & ~gone & ~hand
     short = won[seat] < calls[seat]
     chosen = -1
@@ -1798,16 +1719,7 @@ def _class_scores(features: np.ndarray, count: int, weights: np.ndarray) -> floa
 def model_choose(
     seat: int,
     hand: int,
-    leader: int,
-    n: int,
-    led: int,
-    high_led: int,
-    high_spade: int,
-    win_seat: int,
-    first: bool,
-    gone: int,
-    done: int,
-    voids: int,
+    state: State,
     calls: np.ndarray,
     won: np.ndarray,
     flags: int,
@@ -1822,26 +1734,7 @@ def model_choose(
     with ``PLAY_FLOOR`` of a uniform choice), the lowest card of the class drawn (the cards of
     a class play the same). ``classes`` and ``features`` are scratch space."""
     count, _chosen = fill_play_features(
-        seat,
-        hand,
-        leader,
-        n,
-        led,
-        high_led,
-        high_spade,
-        win_seat,
-        first,
-        gone,
-        done,
-        voids,
-        calls,
-        won,
-        flags,
-        scoring,
-        0,
-        classes,
-        features,
-        rng,
+        seat, hand, state, calls, won, flags, scoring, 0, classes, features, rng
     )
     if count <= 1:
         return low_index(classes[0])
@@ -1888,9 +1781,7 @@ def play_log_likelihoods(
             for e in range(events.shape[0]):
                 seat = events[e, 0]
                 hand = pool[w, seat] | events[e, 12]
-                k, chosen = fill_play_features(
-                    seat,
-                    hand,
+                before = State(
                     events[e, 1],
                     events[e, 2],
                     events[e, 3],
@@ -1901,6 +1792,11 @@ def play_log_likelihoods(
                     events[e, 8],
                     events[e, 9],
                     events[e, 10],
+                )
+                k, chosen = fill_play_features(
+                    seat,
+                    hand,
+                    before,
                     calls,
                     event_won[e],
                     flags,

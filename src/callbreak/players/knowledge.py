@@ -16,6 +16,7 @@ import numpy as np
 
 from callbreak.cards import FULL_MASK, SPADE_MASK, SUIT_MASKS
 from callbreak.game import Observation
+from callbreak.players import kernel
 from callbreak.rules import above, trick_step
 
 
@@ -117,3 +118,26 @@ class Knowledge:
             sizes=tuple(sizes),
             played_by=tuple(played_by),
         )
+
+
+def position(observation: Observation, knowledge: Knowledge | None = None) -> kernel.Position:
+    """The deal as the seat of ``observation`` may know it, as the kernel's searches start from
+    it (``knowledge``: the observation's, when it has been read already). The one place an
+    observation becomes the kernel's arguments."""
+    if knowledge is None:
+        knowledge = Knowledge.from_observation(observation)
+    trick = observation.trick
+    return kernel.Position(
+        seat=observation.seat,
+        hand=knowledge.hand,
+        unseen=knowledge.unseen,
+        leader=trick.leader,
+        trick=kernel.trick_cards(trick.cards),
+        n=len(trick.cards),
+        first=not observation.tricks,
+        gone=knowledge.gone,
+        voids=knowledge.voids,
+        calls=kernel.calls_of(observation.calls),
+        won=np.array(observation.won, dtype=np.int64),
+        flags=kernel.flags_of(observation.rules),
+    )

@@ -25,7 +25,7 @@ from callbreak.players import kernel
 from callbreak.players.base import ShownEveryHand
 from callbreak.players.calling import call_lookup, candidate_calls, simulated_call
 from callbreak.players.expert import TT_BITS, playout_models
-from callbreak.players.knowledge import Knowledge
+from callbreak.players.knowledge import position
 from callbreak.spec import format_spec
 
 __all__ = ["OraclePlayer"]
@@ -105,37 +105,24 @@ class OraclePlayer(ShownEveryHand):
         level to within 1e-9 of a tenth, the lowest card first)."""
         world = self._world(observation)
         legal = observation.legal_cards
-        knowledge = Knowledge.from_observation(observation)
         candidates = np.array(sorted(int(card) for card in legal), dtype=np.int64)
         exact = len(observation.hand) <= self.solve_below
         worlds = world if exact else np.repeat(world, self.rollouts // 8 or 1, axis=0)
-        trick = observation.trick
-        cards_in = kernel.trick_cards(trick.cards)
-        rules = observation.rules
+        playouts = kernel.Playouts(
+            self.eps, self.card_model, kernel.others_modelled(self.card_model, observation.seat)
+        )
         values, _nodes = kernel.evaluate(
             worlds,
             candidates,
-            observation.seat,
-            trick.leader,
-            cards_in,
-            len(trick.cards),
-            not observation.tricks,
-            knowledge.gone,
-            knowledge.done,
-            knowledge.voids,
-            kernel.calls_of(observation.calls),
-            np.array(observation.won, dtype=np.int64),
-            kernel.flags_of(rules),
-            kernel.scoring_of(rules),
+            position(observation),
+            kernel.scoring_of(observation.rules),
+            playouts,
             8,
-            self.eps,
             self.solve_below,
             0.0,
             self.rng.getrandbits(48),
             TT_BITS + 4,
             1,
-            self.card_model,
-            kernel.others_modelled(self.card_model, observation.seat),
         )
         means = values.mean(axis=0)  # tenths of a point (kernel.evaluate)
         order = sorted(range(len(candidates)), key=lambda i: (-round(means[i], 9), candidates[i]))

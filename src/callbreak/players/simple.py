@@ -71,25 +71,28 @@ def policy_card(
     voids = knowledge.voids if voids is None else voids
     trick = observation.trick
     led, high_led, high_spade, win_seat = trick_state([int(c) for c in trick.cards], trick.leader)
-    calls = kernel.calls_of(observation.calls)
-    won = np.array(observation.won, dtype=np.int64)
+    state = kernel.State(
+        leader=trick.leader,
+        n=len(trick.cards),
+        led=led,
+        high_led=high_led,
+        high_spade=high_spade,
+        win_seat=win_seat,
+        first=not observation.tricks,
+        gone=gone,
+        done=knowledge.done & gone,  # what it remembers of the completed tricks
+        voids=voids,
+    )
+    rules = observation.rules
     return int(
         kernel.choose(
             observation.seat,
             knowledge.hand,
-            trick.leader,
-            len(trick.cards),
-            led,
-            high_led,
-            high_spade,
-            win_seat,
-            not observation.tricks,
-            gone,
-            voids,
-            calls,
-            won,
-            kernel.flags_of(observation.rules),
-            kernel.scoring_of(observation.rules),
+            state,
+            kernel.calls_of(observation.calls),
+            np.array(observation.won, dtype=np.int64),
+            kernel.flags_of(rules),
+            kernel.scoring_of(rules),
             rng,
             eps,
         )
