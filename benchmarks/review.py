@@ -4,7 +4,7 @@
     taskset -c 0 env PYTHONPATH=src python benchmarks/review.py speed [--time S]
     PYTHONPATH=src python -m callbreak arena 'expert(time=0.3)' random beginner intermediate \\
         advanced --rules strict --sets 20 --seed 31 --records DIR
-    PYTHONPATH=src python benchmarks/review.py skill --records DIR [--time S] [--out FILE]
+    PYTHONPATH=src python benchmarks/review.py skill --records DIR [--out FILE] [--jobs N]
 
 ``noise`` reviews one call and one card of a fixed match with ``--runs`` seeds and prints the
 spread of their points lost. ``speed`` times the review of one seat of a whole 5-deal match
@@ -17,6 +17,7 @@ step between neighbouring levels, paired by set, with 95% intervals (docs/review
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import dataclasses
 import itertools
 import json
@@ -77,39 +78,61 @@ def _interval(values: list[float]) -> str:
     return f"{mean:.2f} [{mean - half:.2f}, {mean + half:.2f}]"
 
 
-def skill(folder: str, time: float, out: str | None) -> None:
-    # The records of `callbreak arena expert random beginner intermediate advanced --records`:
-    # each set's baseline seats the four levels (seat s plays FIELD[s]) and its match a{s} puts
-    # the expert in seat s on the same deals. Each level's seat of the baseline is reviewed, and
-    # the expert's seat of one of the four a-matches (a{set % 4}). A step between neighbouring
-    # levels is the mean over sets of their difference on the same deals (paired), so the deals'
-    # own luck cancels out of its interval.
-    lost: dict[str, list[float]] = {level: [] for level in (*LEVELS, "expert")}
-    sets = sorted(
-        path.name[: -len("-baseline.json")] for path in Path(folder).glob("*-baseline.json")
-    )
+def _lost(job: tuple[str, int, float]) -> float:
+    path, seat, time = job
+    return review(load(path), seat, time=time, hindsight=False).summary.lost
+
+
+def skill(folder: str, time: float, out: str | None, jobs: int) -> None:
+    # The records of `callbreak arena 'expert(time=0.3)' random beginner intermediate advanced
+    # --records`: each set's baseline seats the four levels (seat s plays LEVELS[s]), and its
+    # match a{s} the expert in seat s and the levels in the others, on the same deals. Every
+    # level's seat of the baseline and of the three a-matches it plays in is reviewed (four
+    # matches a set), and the expert's seat of one a-match (a{set % 4}). A level's figure for a
+    # set is the mean of its matches there; a step between neighbouring levels is the mean over
+    # sets of their difference on the same deals (paired), so the deals' luck cancels out.
+    ends = "-baseline.json"
+    sets = sorted(path.name[: -len(ends)] for path in Path(folder).glob(f"*{ends}"))
     if not sets:
         raise SystemExit(f"no arena records (*-baseline.json) in {folder}")
+    wanted: dict[str, list[tuple[str, int]]] = {}  # "set:level" -> its (record, seat)s
     for number, name in enumerate(sets):
-        baseline = load(f"{folder}/{name}-baseline.json")
-        for seat, level in enumerate(LEVELS):
-            lost[level].append(review(baseline, seat, time=time, hindsight=False).summary.lost)
-        seat = number % 4
-        expert = load(f"{folder}/{name}-a{seat}.json")
-        lost["expert"].append(review(expert, seat, time=time, hindsight=False).summary.lost)
-        print(f"set {number + 1}/{len(sets)}", flush=True)
-        if out:
-            with open(out, "w") as file:
-                json.dump({"time": time, "sets": sets[: number + 1], "lost": lost}, file, indent=1)
-    print("| level | matches | points lost per match, mean [95% interval] |")
+        for match in ("baseline", "a0", "a1", "a2", "a3"):
+            for seat, level in enumerate(LEVELS):
+                if match != f"a{seat}":
+                    wanted.setdefault(f"{name}:{level}", []).append((f"{name}-{match}", seat))
+        wanted[f"{name}:expert"] = [(f"{name}-a{number % 4}", number % 4)]
+    done: dict[str, float] = {}  # "record:seat" -> points lost; kept in --out, read back
+    if out and Path(out).exists():
+        done = json.loads(Path(out).read_text()).get("reviews", {})
+    todo = sorted(
+        {pair for pairs in wanted.values() for pair in pairs}
+        - {(key.rsplit(":", 1)[0], int(key.rsplit(":", 1)[1])) for key in done}
+    )
+    work = [(f"{folder}/{record}.json", seat, time) for record, seat in todo]
+    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+        answers = zip(todo, pool.map(_lost, work), strict=True)
+        for count, ((record, seat), points) in enumerate(answers, 1):
+            done[f"{record}:{seat}"] = points
+            print(f"review {count}/{len(todo)}", flush=True)
+            if out:
+                Path(out).write_text(json.dumps({"time": time, "reviews": done}, indent=1))
+    lost = {
+        level: [
+            statistics.mean(done[f"{record}:{seat}"] for record, seat in wanted[f"{name}:{level}"])
+            for name in sets
+        ]
+        for level in (*LEVELS, "expert")
+    }
+    print(f"{len(sets)} sets, {len(done)} seats reviewed at time={time}")
+    print("| level | sets | points lost per match, mean [95% interval] |")
     print("| --- | --- | --- |")
     for level, values in lost.items():
         print(f"| {level} | {len(values)} | {_interval(values)} |")
     print()
     print("| step | paired difference per match, mean [95% interval] |")
     print("| --- | --- |")
-    names = list(lost)
-    for worse, better in itertools.pairwise(names):
+    for worse, better in itertools.pairwise(lost):
         steps = [a - b for a, b in zip(lost[worse], lost[better], strict=True)]
         print(f"| {worse} − {better} | {_interval(steps)} |")
 
@@ -119,6 +142,7 @@ def main() -> None:
     parser.add_argument("what", choices=("noise", "speed", "skill"))
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--records", help="skill: the folder of the arena's records")
+    parser.add_argument("--jobs", type=int, default=1, help="skill: processes reviewing at once")
     parser.add_argument("--time", type=float, default=DEFAULT_TIME)
     parser.add_argument("--out", help="skill: write every match's figures to this JSON file")
     args = parser.parse_args()
@@ -129,7 +153,7 @@ def main() -> None:
     else:
         if not args.records:
             parser.error("skill needs --records DIR (the arena's records; see docs/review.md)")
-        skill(args.records, args.time, args.out)
+        skill(args.records, args.time, args.out, args.jobs)
 
 
 if __name__ == "__main__":
