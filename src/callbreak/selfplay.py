@@ -586,9 +586,11 @@ def _claim(folder: Path, plan: Plan) -> None:
         if plan.matches > before:  # a bigger run extends the smaller: the manifest says so
             text = json.dumps({**plan.settings(), "matches": plan.matches}, indent=1) + "\n"
             _write(manifest, text.encode())
+    except SelfplayError:
+        raise
     except OSError as error:
         raise SelfplayError(f"cannot use the folder {folder}: {error}") from None
-    except ValueError as error:
+    except ValueError as error:  # the manifest is not JSON
         raise SelfplayError(f"{manifest} cannot be read: {error}") from None
 
 
