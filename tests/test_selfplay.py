@@ -27,6 +27,7 @@ from callbreak.selfplay import (
     ShardResult,
     decision_row,
     iter_shards,
+    load,
     make_plan,
     play_shard,
     read_shard,
@@ -361,3 +362,30 @@ def _exit_code(argv: list[str]) -> int:
         return cli.main(argv)
     except SystemExit as stop:
         return int(stop.code or 0)
+
+
+# --- reading a run back ------------------------------------------------------------------------
+
+
+def test_a_run_loads_by_kind_of_decision_and_names_its_missing_shards(tmp_path: Path) -> None:
+    plan = make_plan(["random"], rules=ONE_DEAL, matches=3, shard_matches=1, seed=11)
+    run(plan, tmp_path / "run", workers=1)
+    every = load(tmp_path / "run")
+    assert (every.rows, every.shards, every.missing) == (3 * 56, 3, ())
+    calls, cards = load(tmp_path / "run", kind="calls"), load(tmp_path / "run", kind="cards")
+    assert (calls.rows, cards.rows) == (3 * 4, 3 * 52)
+    assert (calls.arrays["action"] < CARD_BASE).all() and (
+        cards.arrays["action"] >= CARD_BASE
+    ).all()
+    chosen = load(tmp_path / "run", kind="cards", choices_only=True)
+    assert 0 < chosen.rows < cards.rows and (chosen.arrays["legal"].sum(axis=1) > 1).all()
+    shard_path(tmp_path / "run", 1).unlink()
+    assert load(tmp_path / "run").missing == (1,)
+    # A shard of another run slipped into the folder is refused, as is a folder of no run.
+    other = make_plan(["random"], rules=ONE_DEAL, matches=2, shard_matches=1, seed=12)
+    run(other, tmp_path / "other", workers=1)
+    shard_path(tmp_path / "run", 1).write_bytes(shard_path(tmp_path / "other", 1).read_bytes())
+    with pytest.raises(SelfplayError, match="another run"):
+        load(tmp_path / "run")
+    with pytest.raises(SelfplayError, match="no self-play run"):
+        load(tmp_path / "nothing")

@@ -36,7 +36,7 @@ import time
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -56,7 +56,9 @@ __all__ = [
     "ARRAYS",
     "DEFAULT_PLAYERS",
     "FORMAT",
+    "KINDS",
     "OBS_SIZE",
+    "Data",
     "Plan",
     "Recorder",
     "Searched",
@@ -67,6 +69,7 @@ __all__ = [
     "Summary",
     "decision_row",
     "iter_shards",
+    "load",
     "make_plan",
     "play_shard",
     "read_shard",
@@ -544,7 +547,10 @@ def run(
     try:
         with open_runner(workers=workers, ray=ray) as runner:
             for _, result in runner.run(play_shard, tasks, setup=setup):
-                _write(shard_path(folder, result.index), result.data)
+                try:
+                    _write(shard_path(folder, result.index), result.data)
+                except OSError as error:  # a full disk: what was written stays good
+                    raise SelfplayError(f"cannot write a shard into {folder}: {error}") from None
                 written += 1
                 decisions += result.decisions
                 searched += result.searched
@@ -555,7 +561,9 @@ def run(
         interrupted = True
     except WorkerError as error:
         if not written:
-            raise SelfplayError(str(error)) from None
+            raise SelfplayError(str(error)) from None  # Ray missing or out of reach
+        interrupted, failure = True, str(error)
+    except CallbreakError as error:  # a player failed: the shards written are kept
         interrupted, failure = True, str(error)
     seconds = time.perf_counter() - started
     return Summary(
@@ -602,6 +610,80 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def iter_shards(folder: str | os.PathLike[str]) -> Iterator[Shard]:
-    """Every shard of a run's folder, in order (for training: read one at a time)."""
+    """Every shard of a run's folder, in order, one at a time (a big run does not fit in
+    memory at once: a million decisions' observations are 2.5 GB)."""
     for path in shard_paths(folder):
         yield read_shard(path)
+
+
+Kind = Literal["all", "calls", "cards"]
+KINDS = get_args(Kind)
+
+
+@dataclasses.dataclass(frozen=True)
+class Data:
+    """A run's decisions read back into one set of arrays (``ARRAYS``, rows in shard order)."""
+
+    arrays: dict[str, np.ndarray]
+    settings: dict[str, Any]
+    """The run's settings (``Plan.settings`` and its matches), from its manifest."""
+    shards: int
+    """Shards read."""
+    missing: tuple[int, ...]
+    """Shards of the run not written (yet): a run stopped early, or one still going."""
+
+    @property
+    def rows(self) -> int:
+        """The decisions kept."""
+        return len(self.arrays["action"])
+
+
+def load(folder: str | os.PathLike[str], *, kind: Kind = "all", choices_only: bool = False) -> Data:
+    """A run's shards in one set of arrays, only the decisions of ``kind`` (``calls``: the
+    calling turns, a claim for a new deal among them; ``cards``) and, with ``choices_only``,
+    only those with more than one legal action. SelfplayError for a folder without a run, a
+    shard of another run, or a shard that cannot be read."""
+    if kind not in KINDS:
+        raise SelfplayError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    manifest = Path(folder) / MANIFEST
+    try:
+        settings = json.loads(manifest.read_text())
+    except (OSError, ValueError) as error:
+        raise SelfplayError(f"no self-play run in {folder}: {error}") from None
+    if not isinstance(settings, dict) or settings.get("format") != FORMAT:
+        raise SelfplayError(f"{manifest} is not a self-play run of format {FORMAT}")
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in ARRAYS}
+    found: set[int] = set()
+    for path in shard_paths(folder):
+        shard = read_shard(path)
+        meta = shard.meta
+        theirs = (meta.get("players"), meta.get("rules"), meta.get("seed"), meta.get("matches"))
+        ours = (settings["players"], settings["rules"], settings["seed"], settings["shard_matches"])
+        if theirs != ours:
+            raise SelfplayError(f"{path} is a shard of another run than {manifest}")
+        found.add(int(meta["shard"]))
+        keep = _kept(shard.arrays["legal"], kind, choices_only)
+        for name in ARRAYS:
+            parts[name].append(shard.arrays[name][keep])
+    expected = int(settings.get("matches", 0)) // int(settings["shard_matches"])
+    arrays = {
+        name: np.concatenate(chunks)
+        if chunks
+        else np.zeros((0, *ARRAYS[name][1]), dtype=ARRAYS[name][0])
+        for name, chunks in parts.items()
+    }
+    missing = tuple(sorted(set(range(expected)) - found))
+    return Data(arrays, settings, len(found), missing)
+
+
+def _kept(legal: np.ndarray, kind: Kind, choices_only: bool) -> np.ndarray:
+    """Which rows of a shard to keep (by their legal actions: a calling turn's are calls)."""
+    calling = legal[:, :CARD_BASE].any(axis=1) | legal[:, CLAIM]
+    keep: np.ndarray = np.ones(len(legal), dtype=bool)
+    if kind == "calls":
+        keep &= calling
+    elif kind == "cards":
+        keep &= ~calling
+    if choices_only:
+        keep &= legal.sum(axis=1) > 1
+    return keep
