@@ -389,3 +389,12 @@ def test_a_run_loads_by_kind_of_decision_and_names_its_missing_shards(tmp_path: 
         load(tmp_path / "run")
     with pytest.raises(SelfplayError, match="no self-play run"):
         load(tmp_path / "nothing")
+
+
+def test_a_finished_run_started_again_plays_nothing(tmp_path: Path) -> None:
+    plan = make_plan(["random"], rules=ONE_DEAL, matches=1, shard_matches=1, seed=13)
+    run(plan, tmp_path, workers=1)
+    before = shard_path(tmp_path, 0).stat().st_mtime_ns
+    again = run(plan, tmp_path, workers=4, ray="nowhere:1")  # neither is started for nothing
+    assert (again.kept, again.written, again.decisions) == (1, 0, 0)
+    assert shard_path(tmp_path, 0).stat().st_mtime_ns == before

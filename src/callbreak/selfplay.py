@@ -545,7 +545,8 @@ def run(
     interrupted, failure = False, None
     setup = warm_up if needs_kernel(plan.players) else None
     try:
-        with open_runner(workers=workers, ray=ray) as runner:
+        # Nothing left to play: no worker processes started, no Ray joined.
+        with open_runner(workers=workers if tasks else 1, ray=ray if tasks else None) as runner:
             for _, result in runner.run(play_shard, tasks, setup=setup):
                 try:
                     _write(shard_path(folder, result.index), result.data)
