@@ -148,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     league.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
     _add_ray(league, "sets")
+    _add_selfplay(commands)
 
     bot = commands.add_parser(
         "bot",
@@ -294,6 +295,125 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_selfplay(commands: Any) -> None:
+    """``callbreak selfplay``: the expert against itself, every decision written as data."""
+    selfplay = commands.add_parser(
+        "selfplay",
+        help="write self-play data: every decision with what its seat knew and the search's values",
+        description="Play seeded matches between four players (by default the expert at a tenth "
+        "of a second a decision) and write every decision, with the seat's observation, the "
+        "legal actions, the search's value of each, and the outcome, into shards of .npz files "
+        "(docs/players.md). A run started again with the same settings and folder writes only "
+        "the shards it lacks. Exit 0 when done, 1 when a worker failed, 2 for bad arguments, "
+        "130 when interrupted.",
+    )
+    selfplay.add_argument(
+        "players",
+        metavar="PLAYER",
+        nargs="*",
+        help="one spec, or four (one per seat); default 'expert(time=0.1, threads=1)'",
+    )
+    selfplay.add_argument("--out", metavar="DIR", required=True, help="folder of the shards")
+    selfplay.add_argument("--rules", default="strict", help="profile or one-string rules")
+    size = selfplay.add_mutually_exclusive_group()
+    size.add_argument("--matches", type=int, help="matches to play (default 100)")
+    size.add_argument(
+        "--decisions", type=int, help="about this many decisions (56 a deal), instead of --matches"
+    )
+    selfplay.add_argument(
+        "--shard-size",
+        type=int,
+        default=10,
+        metavar="MATCHES",
+        help="matches per shard (default 10); the matches are rounded up to whole shards",
+    )
+    selfplay.add_argument("--seed", type=int, default=1, help="seed of the deals and players")
+    selfplay.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    _add_ray(selfplay, "shards")
+
+
+def run_selfplay(args: argparse.Namespace) -> int:
+    """Write self-play shards with a progress bar; say what was written and what it cost."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    def fail(message: str) -> int:
+        print(f"callbreak selfplay: {message}", file=sys.stderr)
+        return EXIT_UNREADABLE
+
+    try:
+        from callbreak import selfplay
+    except ImportError as error:  # the observation encoding is the environments' (rl extra)
+        return fail(f"needs the rl extra: pip install 'callbreak[rl]' ({error})")
+    if not _ray_address_ok("selfplay", args.ray):
+        return EXIT_UNREADABLE
+    if args.workers is not None and args.workers < 1:
+        return fail(f"--workers must be 1 or more, not {args.workers}")
+    try:
+        plan = selfplay.make_plan(
+            args.players or [selfplay.DEFAULT_PLAYERS],
+            rules=args.rules,
+            seed=args.seed,
+            matches=args.matches,
+            decisions=args.decisions,
+            shard_matches=args.shard_size,
+        )
+    except CallbreakError as error:
+        return fail(str(error))
+    console = Console(stderr=True)
+    progress = Progress(
+        TextColumn("[bold]shards"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[running]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+    totals = [0, 0.0]  # decisions and CPU seconds written by this run
+    with progress:
+        bar = progress.add_task("shards", total=plan.shards, running="")
+
+        def on_start(to_play: int, kept: int) -> None:
+            note = f"{kept} kept from before" if kept else ""
+            progress.update(bar, completed=kept, running=note)
+            if kept:
+                print(f"{kept} of {plan.shards} shards kept from before", file=sys.stderr)
+
+        def on_shard(result: selfplay.ShardResult, written: int) -> None:
+            totals[0] += result.decisions
+            totals[1] += result.cpu_seconds
+            rate = totals[0] / max(totals[1], 1e-9)
+            running = f"{totals[0]:,} decisions, {rate:.1f} a CPU-second"
+            progress.update(bar, advance=1, running=running)
+            if not console.is_terminal:
+                print(f"shard {result.index}: {running}", file=sys.stderr, flush=True)
+
+        try:
+            summary = selfplay.run(
+                plan,
+                args.out,
+                workers=args.workers,
+                ray=args.ray,
+                on_start=on_start,
+                on_shard=on_shard,
+            )
+        except CallbreakError as error:
+            return fail(str(error))
+    per_cpu = summary.decisions / summary.cpu_seconds if summary.cpu_seconds else 0.0
+    print(
+        f"{summary.written} shards written into {args.out} ({summary.kept} kept from before, "
+        f"{summary.shards} in the run): {summary.decisions:,} decisions, {summary.searched:,} "
+        f"with a choice, in {summary.seconds:,.1f} s; {per_cpu:.2f} decisions a CPU-second "
+        f"where they were played",
+        flush=True,
+    )
+    if summary.error:
+        print(f"callbreak selfplay: stopped: {summary.error}", file=sys.stderr)
+        return EXIT_BROKEN
+    return 130 if summary.interrupted else EXIT_OK
+
+
 def _add_ray(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--ray",
@@ -321,6 +441,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "league":
             _stop_on_terminate()
             return run_league(args, list(argv) if argv is not None else sys.argv[1:])
+        if args.command == "selfplay":
+            _stop_on_terminate()
+            return run_selfplay(args)
         if args.command == "bot":
             return run_bot(args.player, args.host, args.port, args.rules)
         if args.command == "adopt":

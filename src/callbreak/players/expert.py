@@ -205,6 +205,10 @@ class ExpertPlayer(Player):
         self._bank = DECISIONS_PER_DEAL * self.options.time
         self.spec = self.options.spec(self.NAME)
         self.last_search: dict[str, float] = {}
+        self.last_visits: dict[int, float] = {}
+        """With ``search=tree``, the root visits of each legal card in the last ``rank_cards``
+        (empty after a call or a flat search, where every option was weighed in every world):
+        how much of the search stands behind each value (the self-play data keeps them)."""
         self.cut_short = 0
         """How many searches the clock cut short (each may make a run unrepeatable)."""
 
@@ -248,6 +252,7 @@ class ExpertPlayer(Player):
     ) -> list[tuple[int, float, list[float]]]:
         """Candidate calls, best first: (call, expected value in points, trick distribution)."""
         started = clock.perf_counter()
+        self.last_visits = {}
         if self.options.spend == "deal":
             self._bank = (
                 DECISIONS_PER_DEAL * self.options.time
@@ -339,6 +344,7 @@ class ExpertPlayer(Player):
         (``search=tree``) while more than ``solve_below`` cards are in hand, by exact solves of
         every world from there on, and by policy playouts of every world otherwise."""
         started = clock.perf_counter()
+        self.last_visits = {}
         knowledge = Knowledge.from_observation(observation)
         legal = sorted(observation.legal_cards)
         groups = _equivalent_groups(legal, knowledge)
@@ -488,6 +494,7 @@ class ExpertPlayer(Player):
             observation, knowledge, growth, self.rng, worlds=worlds, model=self.card_model
         )
         self.cut_short += cut_short
+        self.last_visits = {int(card): visits for card, visits, _mean in ranked}
         self.last_search = {
             "worlds": float(len(worlds)),
             "iterations": float(done),
