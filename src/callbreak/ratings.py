@@ -67,7 +67,7 @@ SIGMA = MU / 3
 """A new player's deviation."""
 BETA = SIGMA / 2
 """The spread of one match's performance around a player's skill."""
-DRIFT = SIGMA / 100
+DRIFT = MU / 300
 """OpenSkill's tau: how much a person's deviation widens before each match, so that a rating
 keeps following a person who improves (or gets worse) instead of freezing."""
 
