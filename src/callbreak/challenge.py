@@ -30,6 +30,7 @@ import re
 from callbreak.errors import CallbreakError
 from callbreak.game import Match
 from callbreak.record import Record, check
+from callbreak.rules import Rules
 
 __all__ = [
     "RULES",
@@ -99,8 +100,19 @@ def match_seed(day: datetime.date, seed: str) -> str:
 
 
 def new_match(day: datetime.date, seed: str, rules: str = RULES) -> Match:
-    """The day's match, as everyone plays it: the same deals whoever holds the seats."""
-    return Match(rules, seed=match_seed(day, seed))
+    """The day's match, as everyone plays it: the same deals whoever holds the seats.
+
+    Rules that can throw a deal in are refused: a deal thrown in is dealt again from the seed
+    with other cards, so one person would play a deal that another, calling differently,
+    never sees.
+    """
+    parsed = Rules.load(rules)
+    if parsed.min_total_calls or parsed.spadeless_redeal:
+        raise ChallengeError(
+            f"the challenge cannot be played under {parsed}: those rules can throw a deal in "
+            "and deal it again, and everyone must play the same deals"
+        )
+    return Match(parsed, seed=match_seed(day, seed))
 
 
 def day_start(day: datetime.date) -> datetime.datetime:
