@@ -227,3 +227,9 @@ def test_cli_verify_without_a_record_is_one_line_and_exit_2(
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert "RECORD" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_record_without_deals_proves_nothing(record: Record) -> None:
+    empty = altered(record, lambda data: data.update(deals=[], unfinished=True))
+    with pytest.raises(ChallengeError, match="no deal"):
+        challenge.verify(DAY, SEED, empty)

@@ -165,6 +165,8 @@ def verify(day: datetime.date, seed: str, record: Record, committed: str | None 
             raise ChallengeError(f"{committed!r} is not a commitment: 64 hexadecimal digits")
         if commitment(seed) != wanted:
             return Verdict(False, f"the seed's SHA-256 is {commitment(seed)}, not {wanted}")
+    if not record.deals:
+        raise ChallengeError("the record has no deal: there is nothing to compare")
     checked = check(record)
     broken = checked.error
     match = Match(checked.rules, seed=match_seed(day, seed))

@@ -52,6 +52,7 @@ __all__ = [
     "Person",
     "PoolRating",
     "RatingError",
+    "Seat",
     "StaleUpdateError",
     "Update",
     "apply",
