@@ -292,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     commands.add_parser("rules", help="list the rule profiles", description="List the profiles.")
+    _add_challenge(commands)
     return parser
 
 
@@ -414,6 +415,33 @@ def run_selfplay(args: argparse.Namespace) -> int:
     return 130 if summary.interrupted else EXIT_OK
 
 
+def _add_challenge(commands: Any) -> None:
+    challenge = commands.add_parser(
+        "challenge",
+        help="the daily challenge: check a record against a day's published seed",
+        description="The daily challenge's deals are fixed by a seed whose SHA-256 is "
+        "published when the day opens and which is itself published when it closes "
+        "(docs/public.md).",
+    )
+    actions = challenge.add_subparsers(dest="challenge", required=True, parser_class=_Parser)
+    verify = actions.add_parser(
+        "verify",
+        help="show that a record's deals are a day's seed's",
+        description="Check that every deal of a game record is the deal the day's seed deals "
+        "at that point. Exit 0 when they are, 1 when they are not (or the seed is not the "
+        "one committed to), 2 when the day, seed or record cannot be read or the record "
+        "breaks a rule.",
+    )
+    verify.add_argument("day", metavar="DAY", help="the day, YYYY-MM-DD (UTC)")
+    verify.add_argument("seed", metavar="SEED", help="the day's seed as published: 64 hex digits")
+    verify.add_argument("record", metavar="RECORD", help="game record (JSON)")
+    verify.add_argument(
+        "--commitment",
+        metavar="SHA256",
+        help="also check that the seed's SHA-256 is the one published when the day opened",
+    )
+
+
 def _add_ray(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--ray",
@@ -448,6 +476,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_bot(args.player, args.host, args.port, args.rules)
         if args.command == "adopt":
             return run_adopt(args.db, args.out)
+        if args.command == "challenge":
+            return run_challenge_verify(args.day, args.seed, args.record, args.commitment)
         if args.command == "serve":
             try:
                 bots = BotAddresses.parse(args.bots)
@@ -1249,6 +1279,24 @@ def _review_report(console: object, result: Any) -> None:
         console.print(
             f"{rank}. {where}: {decision.made} for {decision.best}, {decision.lost:.2f} points"
         )
+
+
+def run_challenge_verify(day: str, seed: str, path: str, committed: str | None) -> int:
+    """Say in one line whether the record's deals are the day's seed's."""
+    from callbreak import challenge
+
+    try:
+        when, seed = challenge.parse_day(day), challenge.parse_seed(seed)
+    except CallbreakError as error:
+        print(f"callbreak challenge verify: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        verdict = challenge.verify(when, seed, load(path), committed)
+    except CallbreakError as error:
+        print(f"callbreak challenge verify: {path}: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(f"{path}: {verdict.message}")
+    return EXIT_OK if verdict.ok else EXIT_BROKEN
 
 
 def run_check(files: Sequence[str], *, as_json: bool) -> int:

@@ -23,7 +23,8 @@ Xs. Every pair's set ``i`` is played on the same deals, so all comparisons share
 *edge* on a set is the mean of X's arena difference and the negative of Y's, in points per
 five-deal match: its mean over the sets, with a 95% interval, is the duplicate paired mean.
 
-The ratings come from OpenSkill (Plackett-Luce, a model for multi-player results). For each
+The ratings come from OpenSkill (Plackett-Luce, a model for multi-player results, with the
+parameters of :func:`callbreak.ratings.model` and no drift). For each
 set, each field of three copies of an entrant Y and each seat, everyone who played that seat
 against that field on those deals (Y itself in the baseline, every other entrant as A) took
 part in one game with the same cards and opponents, ranked by their totals; the games are
@@ -61,6 +62,7 @@ from callbreak.arena import (
     run_sets,
 )
 from callbreak.errors import CallbreakError
+from callbreak.ratings import model as ratings_model
 from callbreak.workers import WorkerError, open_runner
 
 __all__ = [
@@ -487,10 +489,8 @@ def _millis(value: float | None) -> str:
 
 def rate(league: League, results: Mapping[Key, SetResult]) -> tuple[Rating, ...]:
     """The entrants' ratings from the finished sets, best first."""
-    from openskill.models import PlackettLuce
-
-    # tau 0: the players do not change during a league, so nothing should widen their sigma.
-    model = PlackettLuce(tau=0.0)
+    # No drift: the players do not change during a league, so nothing should widen their sigma.
+    model = ratings_model(drift=0.0)
     labels = [entrant.label for entrant in league.entrants]
     ratings = {label: model.rating(name=label) for label in labels}
     games = dict.fromkeys(labels, 0)
@@ -696,10 +696,6 @@ def run_league(
     sets = league.sets if sets is None else sets
     if not 1 <= sets <= 1_000_000:
         raise LeagueError(f"sets must be 1 to 1,000,000, not {sets}")
-    try:
-        import openskill  # noqa: F401  (the ratings need it: say so before playing)
-    except ImportError:
-        raise LeagueError("leagues need OpenSkill: pip install 'callbreak[cluster]'") from None
     results = store.load(league, sets)
     plan = [(key, task) for key, task in league.tasks(sets) if key not in results]
     if on_start is not None:
