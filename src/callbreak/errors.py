@@ -6,6 +6,8 @@ would have been allowed.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "CallbreakError",
     "IllegalCallError",
@@ -31,10 +33,10 @@ class InvalidNameError(CallbreakError):
     ("not_text", "empty", "long" or "control"), ``blanks`` its blanks (``max``; ``char``, the
     character refused, as ``U+202E``), for a front end to word in its own language."""
 
-    def __init__(self, message: str, *, problem: str, **args: object) -> None:
+    def __init__(self, message: str, *, problem: str, **args: Any) -> None:
         super().__init__(message)
         self.problem = problem
-        self.blanks = args
+        self.blanks: dict[str, Any] = args
 
 
 class InvalidRulesError(CallbreakError):

@@ -115,7 +115,10 @@ export function reviewPanel(target, { start = false } = {}) {
     const bar = el("progress", { class: "review-progress", max: String(answer.total || 1) });
     if (answer.total) bar.value = answer.done;
     else bar.removeAttribute("value"); // still starting: a bar that says so by moving
-    const words = answer.state === "waiting" && !answer.total ? t("review.waiting")
+    // Waiting, the server says where in its queue (docs/web.md "Review"); then the decisions
+    // reviewed, from 0 as soon as a process has begun on it.
+    const words = answer.state === "waiting" && !answer.total
+      ? (answer.place ? t("review.place", { place: answer.place }) : t("review.waiting"))
       : answer.total ? t("review.progress", { done: answer.done, total: answer.total }) : t("review.starting");
     bar.setAttribute("aria-label", t("review.title"));
     body.replaceChildren(bar, el("p", { class: "review-words", text: words }));
