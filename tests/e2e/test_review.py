@@ -271,3 +271,35 @@ def test_a_queued_review_shows_its_place_then_its_decisions_from_the_first(
     assert page.locator(".review-panel progress").get_attribute("max") == "14"
     assert sideways(page) == 0
     home.close()
+
+
+def test_a_match_past_the_review_bound_says_so_with_no_button(browser: Any, base_url: str) -> None:
+    """A review the server refuses as too long (``review_long``) is worded with its bound, and
+    no *Try again* offered: asked again, it would be refused again."""
+    home = context(browser, "390")
+    match_id = "long-review"
+    TOKENS[match_id] = "t" * 43
+    hold(home, "match", match_id)
+    refused = {
+        "error": "...",
+        "code": "review_long",
+        "args": {"decisions": 420, "max": 150, "deals": 10},
+    }
+
+    def answer(route: Any) -> None:
+        if route.request.method == "GET":
+            route.fulfill(status=200, content_type="application/json", body='{"state": "none"}')
+        else:
+            route.fulfill(status=400, content_type="application/json", body=json.dumps(refused))
+
+    page = home.new_page()
+    page.route(f"**/api/matches/{match_id}/review", answer)
+    page.goto(f"{base_url}/#/review/{match_id}")
+    said = page.locator(".review-panel p.error")
+    said.wait_for()
+    assert " ".join(said.inner_text().split()) == (
+        "This match has 420 of your decisions to review; a review here takes at most 150 "
+        "(about 10 deals)."
+    )
+    assert page.locator(".review-panel button").count() == 0
+    home.close()

@@ -78,7 +78,9 @@ export function reviewPanel(target, { start = false } = {}) {
     try {
       answer = await api(target.path, { method, token: target.token });
     } catch (error) {
-      offer(serverText(error));
+      // A match past the review's bound stays past it: said, with no button to try again.
+      if (error && error.code === "review_long") body.replaceChildren(el("p", { class: "error", text: serverText(error) }));
+      else offer(serverText(error));
       return;
     }
     if (!panel.isConnected && method === "GET" && answer.state !== "done") {
