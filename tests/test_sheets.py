@@ -784,6 +784,13 @@ def test_a_sheets_work_is_done_off_the_event_loop(
         return loaded(cls, sheet_id, data)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(Sheet, "load", classmethod(load))
+    viewed = Sheet.view
+
+    def view(sheet: Sheet) -> dict[str, Any]:
+        where.append(threading.current_thread().name)
+        return viewed(sheet)
+
+    monkeypatch.setattr(Sheet, "view", view)
     calls, tricks = PLAIN[0]
     assert put(client, sheet, 1, calls, tricks).status_code == 200
     for path in ("", "/export.json", "/export.csv"):
@@ -796,4 +803,5 @@ def test_a_sheets_work_is_done_off_the_event_loop(
     )
     assert check.status_code == 200
     assert client.delete(f"/api/sheets/{sheet}/deals/1", headers=auth(sheet)).status_code == 200
-    assert len(where) == 7 and all(name.startswith("search") for name in where), where
+    # Each loaded once, and viewed for a change, a look and a check.
+    assert len(where) == 7 + 4 and all(name.startswith("search") for name in where), where

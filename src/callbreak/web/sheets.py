@@ -393,10 +393,10 @@ def routes(backend: Backend, work: Work) -> list[BaseRoute]:
         row = await row_of(request)
         return await work.run(lambda: make(Sheet.load(row["id"], row["data"])))
 
-    async def change(request: Request, edit: Callable[[Sheet], None]) -> dict[str, Any]:
+    async def change(request: Request, edit: Callable[[Sheet], None]) -> Response:
         """``edit`` made on the sheet as stored, and stored only on the revision it was read
         at: two requests to one sheet (perhaps through two processes) never interleave; the
-        later is made again on the earlier's result. The sheet's view after it."""
+        later is made again on the earlier's result. The answer: the sheet's view after it."""
 
         def edited(row: dict[str, Any]) -> tuple[Sheet, dict[str, Any]]:
             sheet = Sheet.load(row["id"], row["data"])
@@ -407,7 +407,7 @@ def routes(backend: Backend, work: Work) -> list[BaseRoute]:
             row = await row_of(request)
             sheet, data = await work.run(edited, row)
             if await backend.update_sheet(sheet.id, data, row["rev"]):
-                return await work.run(sheet.view)
+                return await work.run(_view, sheet)
         raise Refusal("sheet_too_fast")
 
     def deal_number(request: Request) -> int:
@@ -432,9 +432,9 @@ def routes(backend: Backend, work: Work) -> list[BaseRoute]:
             for row in await backend.sheets(list(held))
             if any(holds(row["token"], token) for token in held[row["id"]])
         ]
-        return JSONResponse(
-            await work.run(
-                lambda: [Sheet.load(row["id"], row["data"]).summary(row["updated"]) for row in rows]
+        return await work.run(
+            lambda: _json(
+                [Sheet.load(row["id"], row["data"]).summary(row["updated"]) for row in rows]
             )
         )
 
@@ -447,24 +447,21 @@ def routes(backend: Backend, work: Work) -> list[BaseRoute]:
     async def check_deal_entry(request: Request) -> Response:
         body = await read_json(request)
 
-        def checked(sheet: Sheet) -> dict[str, Any]:
+        def checked(sheet: Sheet) -> Response:
             sheet.put_deal(deal_number(request), body)
-            return {"valid": True, "sheet": sheet.view()}
+            return _json({"valid": True, "sheet": sheet.view()})
 
-        return JSONResponse(await shown(request, checked))
+        return await shown(request, checked)
 
     async def show(request: Request) -> Response:
-        return JSONResponse(await shown(request, Sheet.view))
+        return await shown(request, _view)
 
     async def put_deal(request: Request) -> Response:
         body = await read_json(request)
-        edit = lambda sheet: sheet.put_deal(deal_number(request), body)  # noqa: E731
-        return JSONResponse(await change(request, edit))
+        return await change(request, lambda sheet: sheet.put_deal(deal_number(request), body))
 
     async def delete_deal(request: Request) -> Response:
-        return JSONResponse(
-            await change(request, lambda sheet: sheet.delete_deal(deal_number(request)))
-        )
+        return await change(request, lambda sheet: sheet.delete_deal(deal_number(request)))
 
     async def export_csv(request: Request) -> Response:
         sheet_id, text = await shown(request, lambda sheet: (sheet.id, sheet.export_csv()))
@@ -491,6 +488,17 @@ def routes(backend: Backend, work: Work) -> list[BaseRoute]:
         Route("/api/sheets/{id}/export.csv", export_csv, methods=["GET"]),
         Route("/api/sheets/{id}/export.json", export_json, methods=["GET"]),
     ]
+
+
+def _json(value: Any) -> Response:
+    """``value`` as a JSON answer, written out where it is called (the pool, not the loop:
+    a JSONResponse would write a sheet of 1,000 deals out on the loop)."""
+    return JSONResponse(value)
+
+
+def _view(sheet: Sheet) -> Response:
+    """The answer that shows ``sheet`` (:meth:`Sheet.view`), written out on the pool."""
+    return _json(sheet.view())
 
 
 def _attachment(filename: str) -> dict[str, str]:
