@@ -101,7 +101,12 @@ def test_past_the_bound_the_answer_is_busy(held: Held) -> None:
     reviews = threads(held, processes=1, queue=1)
     reviews.start(("m1", 0), {}, 0)
     assert held.started.wait(10)
-    assert reviews.start(("m2", 0), {}, 0) == {"state": "waiting", "done": 0, "total": 0}
+    assert reviews.start(("m2", 0), {}, 0) == {
+        "state": "waiting",
+        "place": 1,
+        "done": 0,
+        "total": 0,
+    }
     with pytest.raises(reviews_module.Refusal) as refused:
         reviews.start(("m3", 0), {}, 0)
     assert refused.value.code == "review_busy"
@@ -135,6 +140,94 @@ def test_only_the_newest_reviews_are_kept(held: Held) -> None:
         reviews.start((name, 0), {}, 0)
         wait_done(reviews, (name, 0))
     assert [reviews.status((name, 0))["state"] for name in "abc"] == ["none", "done", "done"]
+
+
+class Handed(concurrent.futures.Executor):
+    """A pool of one worker that, as a process pool does, calls a job running as soon as it is
+    handed on to the worker's queue, long before the worker takes it up."""
+
+    def __init__(self) -> None:
+        self._queue: list[tuple[concurrent.futures.Future[Any], Any, tuple[Any, ...]]] = []
+        self._ready = threading.Condition()
+        threading.Thread(target=self._work, daemon=True).start()
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        future.set_running_or_notify_cancel()
+        with self._ready:
+            self._queue.append((future, fn, args))
+            self._ready.notify()
+        return future
+
+    def _work(self) -> None:
+        while True:
+            with self._ready:
+                self._ready.wait_for(lambda: self._queue)
+                future, fn, args = self._queue.pop(0)
+            try:
+                future.set_result(fn(*args))
+            except Exception as error:  # the review's failure, told through its future
+                future.set_exception(error)
+
+
+def test_a_queued_review_says_waiting_and_its_place_then_its_progress(held: Held) -> None:
+    """Issue 39: a review queued behind another read ``running``, 0 of 0, for minutes."""
+    reviews = Reviews(1, 2, 0.05, pool=Handed(), job=held)
+    reviews.start(("m1", 0), {}, 0)
+    assert held.started.wait(10)
+    assert reviews.start(("m2", 0), {}, 0) == {
+        "state": "waiting",
+        "place": 1,
+        "done": 0,
+        "total": 0,
+    }
+    assert reviews.start(("m3", 0), {}, 0)["place"] == 2
+    assert reviews.status(("m1", 0)) == {"state": "running", "done": 3, "total": 14}
+    held.started.clear()
+    held.go.set()
+    assert wait_done(reviews, ("m1", 0))["state"] == "done"
+    assert wait_done(reviews, ("m3", 0))["state"] == "done"
+    assert len(held.runs) == 3
+
+
+def test_a_job_says_it_runs_from_before_its_first_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real job tells its slot 0 of N before the search is loaded: from then the page shows
+    the decisions, not "starting" (issue 42, item 9)."""
+    record = play_match(Match("strict(deals=1)", seed=3), ["random"] * 4).record()
+    told: list[tuple[int, int, int]] = []
+    monkeypatch.setattr(
+        reviews_module, "tell", lambda *slot_done_total: told.append(slot_done_total)
+    )
+    monkeypatch.setattr(reviews_module, "review", _no_review)
+    with pytest.raises(RuntimeError):
+        reviews_module.run(to_data(record), 2, 0.05, 5)
+    assert told == [(5, 0, 14)]
+
+
+def _no_review(*_args: object, **_kwargs: object) -> None:
+    raise RuntimeError("the search is not wanted here")
+
+
+def test_a_review_past_its_bound_is_refused_with_the_bound() -> None:
+    """A review takes at most DECISIONS of the seat's decisions: a longer match is refused at
+    once, nothing started, with how many it has and the bound."""
+    record = play_match(Match("strict(deals=11)", seed=5), ["random"] * 4).record()
+    data = to_data(record)
+    for seat in range(4):
+        assert reviews_module.decisions(data, seat) == len(moments(data, seat)) == 11 * 14
+    job = Held()
+    reviews = Reviews(1, 1, 0.05, pool=concurrent.futures.ThreadPoolExecutor(1), job=job)
+    with pytest.raises(reviews_module.Refusal) as refused:
+        reviews.start(("long", 1), data, 1)
+    assert refused.value.code == "review_long" and refused.value.status == 400
+    assert refused.value.arguments == {"decisions": 154, "max": 150, "deals": 10}
+    assert reviews.jobs == 0 and job.runs == [] and reviews.status(("long", 1)) == {"state": "none"}
+    # Ten deals are within it.
+    short = to_data(play_match(Match("strict(deals=10)", seed=5), ["random"] * 4).record())
+    assert reviews_module.decisions(short, 1) == 140
+    job.go.set()
+    assert reviews.start(("short", 1), short, 1)["state"] in ("waiting", "running", "done")
+    assert wait_done(reviews, ("short", 1))["state"] == "done"
 
 
 # --- where each decision is in the replay ----------------------------------------------------
@@ -214,6 +307,20 @@ def test_past_the_bound_a_match_is_refused_busy(client: TestClient, held: Held) 
     ]
     assert [a.status_code for a in answers] == [200, 200, 503]
     assert answers[2].json()["code"] == "review_busy"
+
+
+def test_a_match_past_the_review_bound_is_refused_by_code(tmp_path: Path, held: Held) -> None:
+    reviews = Reviews(
+        1, 1, 0.05, longest=13, pool=concurrent.futures.ThreadPoolExecutor(1), job=held
+    )
+    app = create_app(tmp_path / "db.sqlite", limits=FAST, ping_seconds=3600, reviews=reviews)
+    with TestClient(app) as client:
+        match_id, token = new_match(client, rules="strict(deals=1)")
+        play_to_the_end(client, match_id, token)
+        answer = client.post(f"/api/matches/{match_id}/review", headers=owner(token))
+        assert answer.status_code == 400 and answer.json()["code"] == "review_long"
+        assert answer.json()["args"] == {"decisions": 14, "max": 13, "deals": 0}
+        assert held.runs == []
 
 
 # --- rooms, and the real pool ----------------------------------------------------------------

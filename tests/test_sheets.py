@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from starlette.testclient import TestClient
 from callbreak.web.app import create_app
 from callbreak.web.client import http
 from callbreak.web.model import hash_token, new_token
+from callbreak.web.sheets import MAX_DEALS, Sheet
 from callbreak.web.store import Store
 from tests.helpers import callbreak_serve, redis_server
 
@@ -733,3 +735,73 @@ def test_every_process_on_one_redis_serves_every_scoresheet(tmp_path: Path) -> N
         status, old = http("GET", f"{a}/api/sheets/kept-before", token=kept)
         assert status == 200 and old["names"] == NAMES
         assert http("GET", f"{b}/api/sheets/kept-before", token=kept) == (200, old)
+
+
+# --- the cap, and the work off the loop (issue 39, defect 5) -------------------------------------
+
+
+def test_a_sheet_past_its_cap_is_refused_by_code(client: TestClient) -> None:
+    """An open-ended sheet holds at most MAX_DEALS deals: the next is refused with the cap, and
+    nothing is stored; a correction and a deletion still work."""
+    sheet = new_sheet(client, "pagat")
+    store = client.app.state.store  # type: ignore[attr-defined]
+    row = store.sheet(sheet)
+    deals = [{"calls": list(c), "tricks": list(t)} for c, t in PLAIN]
+    full = [deals[n % len(deals)] for n in range(MAX_DEALS)]
+    assert store.update_sheet(sheet, row["data"] | {"deals": full}, row["rev"])
+    calls, tricks = PLAIN[0]
+    for answer in (
+        put(client, sheet, MAX_DEALS + 1, calls, tricks),
+        client.post(
+            f"/api/sheets/{sheet}/deals/{MAX_DEALS + 1}/check",
+            json={"calls": calls, "tricks": tricks},
+            headers=auth(sheet),
+        ),
+    ):
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["code"] == "sheet_full" and answer.json()["args"] == {"max": 1000}
+    shown = client.get(f"/api/sheets/{sheet}", headers=auth(sheet)).json()
+    assert len(shown["deals"]) == MAX_DEALS and shown["next_deal"] == MAX_DEALS + 1
+    corrected = put(client, sheet, MAX_DEALS, *PLAIN[1])
+    assert corrected.status_code == 200 and corrected.json()["deals"][-1]["calls"] == PLAIN[1][0]
+    gone = client.delete(f"/api/sheets/{sheet}/deals/{MAX_DEALS}", headers=auth(sheet))
+    assert gone.status_code == 200 and len(gone.json()["deals"]) == MAX_DEALS - 1
+    assert put(client, sheet, MAX_DEALS, calls, tricks).status_code == 200
+    assert put(client, sheet, MAX_DEALS + 1, calls, tricks).json()["code"] == "sheet_full"
+
+
+def test_a_sheets_work_is_done_off_the_event_loop(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading, scoring, changing and writing out a sheet runs on the shared pool (web.work),
+    not on the loop that serves every table."""
+    sheet = new_sheet(client)
+    where: list[str] = []
+    loaded = Sheet.load.__func__  # type: ignore[attr-defined]
+
+    def load(cls: type[Sheet], sheet_id: str, data: dict[str, Any]) -> Sheet:
+        where.append(threading.current_thread().name)
+        return loaded(cls, sheet_id, data)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Sheet, "load", classmethod(load))
+    viewed = Sheet.view
+
+    def view(sheet: Sheet) -> dict[str, Any]:
+        where.append(threading.current_thread().name)
+        return viewed(sheet)
+
+    monkeypatch.setattr(Sheet, "view", view)
+    calls, tricks = PLAIN[0]
+    assert put(client, sheet, 1, calls, tricks).status_code == 200
+    for path in ("", "/export.json", "/export.csv"):
+        assert client.get(f"/api/sheets/{sheet}{path}", headers=auth(sheet)).status_code == 200
+    assert mine(client, sheet)[0]["deals_played"] == 1
+    check = client.post(
+        f"/api/sheets/{sheet}/deals/2/check",
+        json={"calls": calls, "tricks": tricks},
+        headers=auth(sheet),
+    )
+    assert check.status_code == 200
+    assert client.delete(f"/api/sheets/{sheet}/deals/1", headers=auth(sheet)).status_code == 200
+    # Each loaded once, and viewed for a change, a look and a check.
+    assert len(where) == 7 + 4 and all(name.startswith("search") for name in where), where

@@ -6,11 +6,14 @@ would have been allowed.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "CallbreakError",
     "IllegalCallError",
     "IllegalPlayError",
     "InvalidCardError",
+    "InvalidNameError",
     "InvalidRulesError",
     "RecordError",
     "SpecError",
@@ -23,6 +26,17 @@ class CallbreakError(ValueError):
 
 class InvalidCardError(CallbreakError):
     """Text or a number that does not name a card."""
+
+
+class InvalidNameError(CallbreakError):
+    """A name a person typed that cannot be one (``names.check_name``): ``problem`` says why
+    ("not_text", "empty", "long" or "control"), ``blanks`` its blanks (``max``; ``char``, the
+    character refused, as ``U+202E``), for a front end to word in its own language."""
+
+    def __init__(self, message: str, *, problem: str, **args: Any) -> None:
+        super().__init__(message)
+        self.problem = problem
+        self.blanks: dict[str, Any] = args
 
 
 class InvalidRulesError(CallbreakError):

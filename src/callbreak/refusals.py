@@ -22,6 +22,7 @@ from callbreak.errors import (
     CallbreakError,
     IllegalActionError,
     IllegalCallError,
+    InvalidNameError,
     InvalidRulesError,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "Refusal",
     "answer",
     "body",
+    "check_text",
     "handler",
     "read_json",
     "winners_text",
@@ -106,6 +108,9 @@ GENERAL: dict[str, tuple[int, Words]] = {  # Any request or message.
     "bot_not_allowed": (400, "{detail}"),
     "bad_spec": (400, "{detail}"),
     "not_text": (400, "{field} must be text"),
+    # A lone UTF-16 surrogate (JSON's "\ud800" with no partner) is no character: no name, id,
+    # seed or token can hold one, and it could not even be stored as UTF-8.
+    "surrogate": (400, "text may not hold a lone UTF-16 surrogate (\\ud800-\\udfff)"),
 }
 
 MATCH: dict[str, tuple[int, Words]] = {  # A match against the computer.
@@ -126,8 +131,9 @@ LOBBY: dict[str, tuple[int, Words]] = {  # A room's lobby (its HTTP API).
     "not_seated": (401, "that token holds no seat in this room"),
     "bad_seat": (400, "a seat is 0-3, not {seat!r}"),
     "name_not_text": (400, "a name is text"),
-    "name_empty": (400, "a name needs at least one character"),
+    "name_empty": (400, "a name needs at least one visible character"),
     "name_long": (400, "a name has at most {max} characters"),
+    "name_control": (400, "a name may not hold the control or format character {char}"),
     "level_spec": (400, "a computer seat is a player spec such as 'expert'"),
     "unknown_level": (
         400,
@@ -225,6 +231,11 @@ SHEET: dict[str, tuple[int, Words]] = {  # A scoresheet.
     "sheet_name_text": (400, "Player {seat}'s name must be text"),
     "sheet_name_empty": (400, "Player {seat}'s name is empty"),
     "sheet_name_long": (400, "Player {seat}'s name is over {max} characters"),
+    "sheet_name_control": (
+        400,
+        "Player {seat}'s name may not hold the control or format character {char}",
+    ),
+    "sheet_full": (400, "A scoresheet holds at most {max} deals: start a new sheet"),
     "names_twice": (400, "Two players are called {name}: each name must differ"),
     "entries_list": (
         400,
@@ -265,6 +276,11 @@ REVIEW: dict[str, tuple[int, Words]] = {  # The review of a match or a room (web
     "review_playing": (409, "the match is still being played: it can be reviewed once it is over"),
     "review_busy": (503, "the server is reviewing other matches: try again in a few minutes"),
     "review_failed": (500, "the review could not be made; try again"),
+    "review_long": (
+        400,
+        "the match has {decisions} of your decisions to review; a review here takes at most "
+        "{max} (about {deals} deals)",
+    ),
 }
 
 WORDS = GENERAL | MATCH | LOBBY | TABLE | HELD | SHEET | BOT | REVIEW
@@ -298,6 +314,8 @@ def refusal(error: CallbreakError) -> Refusal:
         return error
     if isinstance(error, InvalidRulesError):
         return Refusal("bad_rules", detail=str(error))
+    if isinstance(error, InvalidNameError):
+        return Refusal(NAME_CODES[error.problem], **error.blanks)
     if isinstance(error, IllegalCallError):
         return Refusal("illegal_call", detail=str(error))
     if isinstance(error, IllegalActionError):
@@ -332,6 +350,13 @@ async def handler(_request: Request, error: Exception) -> JSONResponse:
     return answer(error)
 
 
+NAME_CODES = {
+    "not_text": "name_not_text",
+    "empty": "name_empty",
+    "long": "name_long",
+    "control": "name_control",
+}
+"""The code of each problem of a name (``names.check_name``), wherever one name is asked for."""
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 """The codes of Starlette's own refusals, by status."""
 HANDLERS = {CallbreakError: handler, HTTPException: handler}
@@ -354,9 +379,22 @@ async def read_json(request: Request, *, json_only: bool = True) -> Any:
     if json_only and kind != "application/json":
         raise Refusal("body_type")
     try:
-        return json.loads(data)
+        value = json.loads(data)
     except (ValueError, RecursionError):  # bad JSON or UTF-8, numbers of thousands of digits
         raise Refusal("body_not_json") from None
+    check_text(value)
+    return value
+
+
+def check_text(value: Any) -> None:
+    """Refuse (``surrogate``) a JSON value any string of which, a key or a value at any depth,
+    holds a lone UTF-16 surrogate: ``json.loads`` takes ``"\\ud800"`` (and, from bytes, its
+    raw form) and hands back a string that no store, hash or answer can encode."""
+    try:
+        # The C encoder walks every key and string at once; the walk is as deep as the parse.
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        raise Refusal("surrogate") from None
 
 
 async def read_object(request: Request) -> dict[str, Any]:

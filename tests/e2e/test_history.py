@@ -169,3 +169,88 @@ def test_the_file_of_callbreak_adopt_imports(
     page.goto(f"{base_url}/#/play/{old.id}")
     page.wait_for_selector(".hand .card")
     ctx.close()
+
+
+# Each a tokens file entry with one field wrong; the first is issue 39's: a time no Date holds,
+# which the page took and then failed on ("Invalid time value") at every drawing of History.
+BAD_ENTRIES = [
+    ("rooms", {"id": "ABCDEF", "token": "tok", "seat": 0, "since": 1e20}),
+    ("rooms", {"id": "ABCDEF", "token": "tok", "seat": 0, "since": -5}),
+    ("rooms", {"id": "ABCDEF", "token": "tok", "seat": 0, "since": "yesterday"}),
+    ("rooms", {"id": "ABCDEF", "token": "tok", "seat": 7}),
+    ("rooms", {"id": "ABCDEF", "token": "tok", "seat": 0, "left": "yes"}),
+    ("rooms", {"id": "abcdef", "token": "tok", "seat": 0}),
+    ("matches", {"id": "a-match", "token": "tok", "since": 1e300}),
+    ("matches", {"id": "a-match", "token": "not a token"}),
+    ("matches", {"id": "a-match", "token": None}),
+    ("sheets", {"id": "a sheet", "token": "tok"}),
+    ("sheets", {"id": "a-sheet", "token": "tok", "since": 8.64e15 + 1}),
+]
+
+
+def import_by_touch(page: Any, path: Path) -> str:
+    """Import a file by a tap on *Import history*; what the page says then."""
+    page.wait_for_selector(".move-message", state="attached")
+    page.evaluate("document.querySelector('.move-message').textContent = ''")
+    with page.expect_file_chooser() as chooser:
+        page.get_by_role("button", name="Import history").tap()
+    chooser.value.set_files(str(path))
+    page.wait_for_function("() => document.querySelector('.move-message')?.textContent")
+    return str(page.locator(".move-message").inner_text())
+
+
+def test_an_import_with_one_bad_field_changes_nothing(
+    browser: Any, base_url: str, tmp_path: Path
+) -> None:
+    ctx = context(browser, "390")
+    page = ctx.new_page()
+    page.goto(f"{base_url}/#/")
+    match = new_match(page, base_url)
+    before = history_rows(page, base_url)
+    assert len(before) == 1, before
+    refused = (
+        "That file is not a history exported from this app: nothing was imported, nothing changed."
+    )
+    path = tmp_path / "bad.json"
+    for key, entry in BAD_ENTRIES:
+        path.write_text(json.dumps({"format": "callbreak-tokens", "version": 1, key: [entry]}))
+        assert import_by_touch(page, path) == refused, entry
+        assert held_count(page) == 1, entry
+    # Drawn again from what is stored: the one match, nothing of the files.
+    assert history_rows(page, base_url) == before
+    assert page.locator(f"tr[data-match='{match}']").count() == 1
+    ctx.close()
+
+
+def test_a_bad_entry_kept_is_left_out_and_said_the_rest_drawn(
+    browser: Any, base_url: str, tmp_path: Path
+) -> None:
+    """An entry this browser already keeps wrongly (an import from before its fields were all
+    checked): History still draws, says one entry is left out, and keeps Export and Import;
+    the export leaves the entry out, so that it imports elsewhere."""
+    ctx = context(browser, "390")
+    bad = json.dumps(json.dumps({"token": "tok", "seat": 0, "since": 1e20}))
+    ctx.add_init_script(f"localStorage.setItem('callbreak:room:ABCDEF', {bad});")
+    page = ctx.new_page()
+    page.goto(f"{base_url}/#/")
+    match = new_match(page, base_url)
+    rows = history_rows(page, base_url)
+    assert len(rows) == 1 and page.locator(f"tr[data-match='{match}']").count() == 1, rows
+    assert text(page, ".skipped") == (
+        "1 entry this browser keeps could not be read and is left out."
+    )
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export history").tap()
+    exported = tmp_path / "history.json"
+    download.value.save_as(exported)
+    tokens = json.loads(exported.read_text())
+    assert tokens["rooms"] == [] and [entry["id"] for entry in tokens["matches"]] == [match]
+    ctx.close()
+
+    away = context(browser, "390")
+    other = away.new_page()
+    other.goto(f"{base_url}/#/history")
+    assert import_by_touch(other, exported) == "Imported: 1 new, 0 already here."
+    assert history_rows(other, base_url) == rows
+    assert other.locator(".skipped").count() == 0
+    away.close()

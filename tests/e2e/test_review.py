@@ -227,3 +227,79 @@ def test_a_finished_room_is_reviewed_for_the_seat_this_browser_holds(
     said = " ".join(page.locator(".replay .review-line").inner_text().split())
     assert re.fullmatch(r"(Good|Inaccuracy|Mistake|Blunder) You called \S+[;:] .*", said), said
     home.close()
+
+
+def test_a_queued_review_shows_its_place_then_its_decisions_from_the_first(
+    browser: Any, base_url: str
+) -> None:
+    """Issue 39 (and 42, item 9): the panel says where in the server's queue a review waits,
+    then its decisions from 0 as soon as a process has begun on it, never "Starting the
+    review…" the while. The server's answers are played to the page (web.reviews's own are
+    tested in tests/test_reviews.py)."""
+    home = context(browser, "390")
+    match_id = "queued-review"
+    TOKENS[match_id] = "t" * 43
+    hold(home, "match", match_id)
+    answers = [
+        {"state": "none"},
+        {"state": "waiting", "place": 2, "done": 0, "total": 0},
+        {"state": "waiting", "place": 1, "done": 0, "total": 0},
+        {"state": "running", "done": 0, "total": 14},
+        {"state": "running", "done": 5, "total": 14},
+    ]
+    asked: list[str] = []
+
+    def answer(route: Any) -> None:
+        asked.append(route.request.method)
+        body = answers[min(len(asked) - 1, len(answers) - 1)]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    page = home.new_page()
+    page.route(f"**/api/matches/{match_id}/review", answer)
+    page.goto(f"{base_url}/#/review/{match_id}")
+    for expected in (
+        "Waiting for the server: your review is number 2 in the queue…",
+        "Waiting for the server: your review is number 1 in the queue…",
+        "Reviewed 0 of 14 decisions…",
+        "Reviewed 5 of 14 decisions…",
+    ):
+        page.wait_for_function(
+            "(text) => document.querySelector('.review-panel .review-words')?.textContent === text",
+            arg=expected,
+        )
+    assert asked[:2] == ["GET", "POST"] and set(asked[2:]) == {"GET"}, asked
+    assert page.locator(".review-panel progress").get_attribute("max") == "14"
+    assert sideways(page) == 0
+    home.close()
+
+
+def test_a_match_past_the_review_bound_says_so_with_no_button(browser: Any, base_url: str) -> None:
+    """A review the server refuses as too long (``review_long``) is worded with its bound, and
+    no *Try again* offered: asked again, it would be refused again."""
+    home = context(browser, "390")
+    match_id = "long-review"
+    TOKENS[match_id] = "t" * 43
+    hold(home, "match", match_id)
+    refused = {
+        "error": "...",
+        "code": "review_long",
+        "args": {"decisions": 420, "max": 150, "deals": 10},
+    }
+
+    def answer(route: Any) -> None:
+        if route.request.method == "GET":
+            route.fulfill(status=200, content_type="application/json", body='{"state": "none"}')
+        else:
+            route.fulfill(status=400, content_type="application/json", body=json.dumps(refused))
+
+    page = home.new_page()
+    page.route(f"**/api/matches/{match_id}/review", answer)
+    page.goto(f"{base_url}/#/review/{match_id}")
+    said = page.locator(".review-panel p.error")
+    said.wait_for()
+    assert " ".join(said.inner_text().split()) == (
+        "This match has 420 of your decisions to review; a review here takes at most 150 "
+        "(about 10 deals)."
+    )
+    assert page.locator(".review-panel button").count() == 0
+    home.close()

@@ -26,6 +26,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from callbreak.names import check_name
 from callbreak.players import DESCRIPTIONS, MENU
 from callbreak.refusals import HANDLERS, Refusal, read_json, read_object
 from callbreak.rules import PROFILES, Rules, format_tenths
@@ -142,8 +143,11 @@ def create_app(
     async def new_match(request: Request) -> JSONResponse:
         body = await read_object(request)
         rules = Rules.parse(_text(body.get("rules", "strict"), "rules"))
-        # No name, no default: the page words the person's seat in its own language.
-        name = _text(body.get("name") or "", "name").strip()[:24] or None
+        # No name, no default: the page words the person's seat in its own language. A name
+        # given is checked as every name is, refused rather than cut (names.check_name).
+        given = body.get("name")
+        blank = given is None or (isinstance(given, str) and not given.strip())
+        name = None if blank else check_name(given)
         opponents = body.get("opponents", ["intermediate"] * 3)
         if not isinstance(opponents, list) or len(opponents) != 3:
             raise Refusal("opponents_list")
@@ -266,7 +270,7 @@ def create_app(
         WebSocketRoute("/ws/matches/{id}", match_socket),
         *rooms.routes(tables, limits, reviewing),
         WebSocketRoute("/ws/rooms/{code}", room_socket),
-        *sheets.routes(backend),
+        *sheets.routes(backend, tables.work),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     # Outermost first: every answer is counted and logged, a refusal of the limits or of a

@@ -26,7 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from callbreak.cards import parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Play
-from callbreak.refusals import Refusal, refusal
+from callbreak.refusals import Refusal, check_text, refusal
 from callbreak.web.actions import Stop, TableAction
 from callbreak.web.drain import RESTARTING, Drain
 from callbreak.web.hints import Hints
@@ -223,6 +223,7 @@ def read_message(text: str) -> dict[str, Any]:
         raise Refusal("message_not_json") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise Refusal("message_shape")
+    check_text(message)  # a token or a card with a lone surrogate: refused here, not dropped
     return message
 
 

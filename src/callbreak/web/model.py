@@ -26,6 +26,7 @@ from typing import Any
 
 from callbreak.cards import Card
 from callbreak.errors import SpecError
+from callbreak.names import check_name
 from callbreak.players import MENU, level_options
 from callbreak.refusals import Refusal
 from callbreak.rules import Duty, Rules
@@ -37,7 +38,6 @@ __all__ = [
     "Seat",
     "StaleAction",
     "TableData",
-    "check_name",
     "claim",
     "duty_json",
     "fill",
@@ -72,7 +72,6 @@ SUMMARY_SECONDS = 30.0
 """After a deal is scored, how long the computers wait for the people at the table to close its
 summary (the ``seen`` message) before the next deal's first decision; a person's turn clock for
 that decision gets these seconds on top."""
-MAX_NAME = 32
 OFFERED: dict[str, tuple[float, float] | None] = {
     "time": (0.01, 2.0),
     "threads": (1, 2),
@@ -236,18 +235,6 @@ def holds(stored: str | None, token: object) -> bool:
 def new_code() -> str:
     """A room code people can read out: six characters without look-alikes."""
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-
-
-def check_name(name: object) -> str:
-    """A person's name: 1-24 characters of text, control characters dropped."""
-    if not isinstance(name, str):
-        raise Refusal("name_not_text")
-    cleaned = "".join(ch for ch in name if ch.isprintable()).strip()
-    if not cleaned:
-        raise Refusal("name_empty")
-    if len(cleaned) > MAX_NAME:
-        raise Refusal("name_long", max=MAX_NAME)
-    return cleaned
 
 
 def check_level(level: object) -> str:

@@ -33,12 +33,19 @@ from callbreak.record import check, from_data
 from callbreak.refusals import Refusal
 from callbreak.review import DEFAULT_TIME, review
 
-__all__ = ["KEPT", "NICE", "Reviews", "moments", "run", "tell"]
+__all__ = ["DECISIONS", "KEPT", "NICE", "Reviews", "decisions", "moments", "run", "tell"]
 
 KEPT = 256
 """Finished reviews kept in memory (one is some tens of kilobytes of JSON)."""
 NICE = 10
 """How much lower the review processes' priority is than the server's."""
+DECISIONS = 150
+"""The most decisions (a seat's calls and cards) one review takes: about ten deals, some 40 s of
+one process at 0.3 s of search each (docs/review.md). A longer match is refused at once
+(``review_long``): a 30-deal match would hold a process for minutes, a 1,000-deal one for hours,
+while every other review waits behind it."""
+PER_DEAL = 14
+"""A seat's decisions in a played deal: its call and its 13 cards."""
 
 Key = tuple[str, int]
 """A table (its id, or ``room:CODE``, with its creation time) and the seat reviewed."""
@@ -69,14 +76,29 @@ def run(data: dict[str, Any], seat: int, time: float, slot: int) -> dict[str, An
     """In a worker: the review of ``seat`` in the record ``data`` (JSON, as the app writes it),
     with hindsight, each decision with the moment the replay shows it at (:func:`moments`)."""
     record = from_data(data)
+    at = moments(data, seat)
+    # Told before the first decision is weighed: from here the job is running (0 of N), no
+    # longer waiting for a process, however long the search takes to load.
+    tell(slot, 0, max(len(at), 1))
     result = review(
         record, seat, time=time, hindsight=True, progress=lambda d, n: tell(slot, d, n)
     ).to_json()
-    at = moments(data, seat)
     if len(at) == len(result["decisions"]):  # the same walk as the review's: always equal
         for decision, moment in zip(result["decisions"], at, strict=True):
             decision["at"] = moment
     return result
+
+
+def decisions(data: dict[str, Any], seat: int) -> int:
+    """How many decisions of ``seat`` the record ``data`` holds: its calls, and a card in each
+    whole trick. Read from the JSON without replaying it, so that a request for a long match
+    is refused (:data:`DECISIONS`) at the cost of a count, on the loop."""
+    count = 0
+    for deal in data.get("deals", []):
+        calls = deal.get("calls") or []
+        count += int(len(calls) > seat and calls[seat] is not None)
+        count += sum(1 for trick in deal.get("tricks") or [] if len(trick) == 4)
+    return count
 
 
 def moments(data: dict[str, Any], seat: int) -> list[dict[str, int] | None]:
@@ -110,8 +132,9 @@ class _Running:
 
 class Reviews:
     """The process's reviews: ``processes`` at once, ``queue`` more waiting, ``time`` seconds of
-    search per decision. ``pool`` and ``job`` stand in for the process pool and :func:`run`
-    (tests give a pool of threads and a job they can hold and count)."""
+    search per decision, at most ``longest`` decisions a review (:data:`DECISIONS`). ``pool`` and
+    ``job`` stand in for the process pool and :func:`run` (tests give a pool of threads and a
+    job they can hold and count)."""
 
     def __init__(
         self,
@@ -120,6 +143,7 @@ class Reviews:
         time: float = DEFAULT_TIME,
         *,
         kept: int = KEPT,
+        longest: int = DECISIONS,
         pool: concurrent.futures.Executor | None = None,
         job: Job = run,
     ) -> None:
@@ -128,6 +152,7 @@ class Reviews:
                 f"reviews need 1 process or more and a queue of 0 or more, not {processes}"
             )
         self.processes, self.time, self.bound = processes, time, processes + queue
+        self.longest = longest
         self._context = multiprocessing.get_context("spawn")  # no copy of the server's threads
         # Without a lock: each slot has one writer (its job's worker), and a count read while it
         # changes is at worst a decision behind.
@@ -152,13 +177,19 @@ class Reviews:
 
     def start(self, key: Key, data: dict[str, Any], seat: int) -> dict[str, Any]:
         """The review of ``key`` as :meth:`status` says it, started on the record ``data`` if
-        it was neither kept nor running (a failed one is started again); ``review_busy`` when
-        the bound is reached."""
+        it was neither kept nor running (a failed one is started again); ``review_long`` for a
+        record of more than ``longest`` decisions of the seat, ``review_busy`` when the bound is
+        reached."""
         with self._lock:
             if self._kept.get(key) is _FAILED:
                 del self._kept[key]  # asked again: made again
             if key in self._kept or key in self._running:
                 return self._status(key)
+            count = decisions(data, seat)
+            if count > self.longest:
+                raise Refusal(
+                    "review_long", decisions=count, max=self.longest, deals=self.longest // PER_DEAL
+                )
             if not self._free:
                 raise Refusal("review_busy")
             slot = self._free.pop()
@@ -180,9 +211,10 @@ class Reviews:
         return self.status(key)
 
     def status(self, key: Key) -> dict[str, Any]:
-        """``{"state": "none"}``, ``"waiting"`` or ``"running"`` with ``done`` and ``total``
-        (decisions), or ``"done"`` with the ``review``; ``review_failed`` for a review that
-        could not be made (said once)."""
+        """``{"state": "none"}``; ``"waiting"`` with its ``place`` among the reviews waiting
+        for a process (1: next); ``"running"`` with ``done`` and ``total`` (decisions); or
+        ``"done"`` with the ``review``; ``review_failed`` for a review that could not be made
+        (said once)."""
         with self._lock:
             return self._status(key)
 
@@ -198,8 +230,18 @@ class Reviews:
         if running is None:
             return {"state": "none"}
         done, total = self._slots[2 * running.slot], self._slots[2 * running.slot + 1]
-        state = "running" if running.future.running() or total else "waiting"
-        return {"state": state, "done": done, "total": total}
+        if total:
+            return {"state": "running", "done": done, "total": total}
+        # Waiting until its worker says how many decisions it has begun on: a process pool
+        # calls a job running as soon as it is handed on to a worker's queue, which may be
+        # minutes before the worker takes it up. Its place: the jobs asked for before it that
+        # are waiting too (the pool takes them in the order asked).
+        place = 1
+        for other in self._running.values():
+            if other is running:
+                break
+            place += not self._slots[2 * other.slot + 1]
+        return {"state": "waiting", "place": place, "done": 0, "total": 0}
 
     def _finished(self, key: Key, slot: int, future: concurrent.futures.Future[Any]) -> None:
         failed = future.cancelled() or future.exception() is not None

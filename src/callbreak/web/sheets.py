@@ -15,13 +15,14 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from callbreak.errors import InvalidRulesError
+from callbreak.errors import InvalidNameError, InvalidRulesError
+from callbreak.names import check_name
 from callbreak.refusals import Refusal, read_json, winners_text
 from callbreak.rules import (
     Rules,
@@ -37,12 +38,24 @@ from callbreak.web.backend import Backend
 from callbreak.web.http import bearer
 from callbreak.web.model import hash_token, holds, new_token
 from callbreak.web.owners import read_held
+from callbreak.web.work import Work
 
-__all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "MAX_NAME", "Sheet", "routes"]
+__all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "MAX_DEALS", "Sheet", "routes"]
 
-MAX_NAME = 24
+SHEET_NAME_CODES = {
+    "not_text": "sheet_name_text",
+    "empty": "sheet_name_empty",
+    "long": "sheet_name_long",
+    "control": "sheet_name_control",
+}
+"""A name's problem (``names.check_name``) as a sheet's code, which says whose name it is."""
 EXPORT_FORMAT = "callbreak-scoresheet"
 EXPORT_VERSION = 1
+MAX_DEALS = 1000
+"""The most deals a sheet holds, open-ended or not: as many as the longest match the rules
+allow (``deals`` 1-1000). Without it an open-ended sheet grows without end, and with it every
+read, change and export of it (docs/web.md, *Scoresheet*)."""
+T = TypeVar("T")
 # The layout of a sheet in the database, so that a later layout can still read this one.
 STORED_VERSION = 1
 TRICKS_PER_DEAL = 13
@@ -109,6 +122,8 @@ class Sheet:
                 winners = _winners(self.rules, self.names, self.deals[-1])
                 raise Refusal("sheet_won", winners=winners)
             raise Refusal("sheet_over", deals=self.rules.deals)
+        if number == count + 1 and count >= MAX_DEALS:
+            raise Refusal("sheet_full", max=MAX_DEALS)
         deal = check_deal(self.rules, self.names, body)
         deals = [*self.deals[: number - 1], deal, *self.deals[number:]]
         end = match_end(self.rules, deals)
@@ -255,18 +270,15 @@ class Sheet:
 
 
 def check_names(names: object) -> list[str]:
-    """Four distinct, non-empty names of at most 24 characters, in play order."""
+    """Four distinct names in play order, each as every name is (``names.check_name``)."""
     if not isinstance(names, list) or len(names) != 4:
         raise Refusal("names_list")
     result: list[str] = []
-    for seat, name in enumerate(names, 1):
-        if not isinstance(name, str):
-            raise Refusal("sheet_name_text", seat=seat)
-        name = " ".join(name.split())
-        if not name:
-            raise Refusal("sheet_name_empty", seat=seat)
-        if len(name) > MAX_NAME:
-            raise Refusal("sheet_name_long", seat=seat, max=MAX_NAME)
+    for seat, typed in enumerate(names, 1):
+        try:
+            name = check_name(typed)
+        except InvalidNameError as error:
+            raise Refusal(SHEET_NAME_CODES[error.problem], seat=seat, **error.blanks) from None
         # Case-blind, so that a sheet never has 'Ann' and 'ann' as two columns.
         if name.casefold() in (other.casefold() for other in result):
             raise Refusal("names_twice", name=name)
@@ -360,32 +372,42 @@ def _cell(text: str) -> str:
 # --- routes --------------------------------------------------------------------------------------
 
 
-def routes(backend: Backend) -> list[BaseRoute]:
+def routes(backend: Backend, work: Work) -> list[BaseRoute]:
     """The scoresheet API's routes, over the backend that keeps matches and rooms (with Redis,
     every process serves every sheet). Every request for a sheet carries the token its creation
-    answered, as ``Authorization: Bearer T``."""
+    answered, as ``Authorization: Bearer T``. A sheet's reading, scoring and writing out (up
+    to :data:`MAX_DEALS` deals) is done on ``work``, the pool the hints and figures share, never
+    on the event loop that serves every table (``busy`` when the pool is full)."""
 
-    async def read(request: Request) -> tuple[Sheet, int]:
-        """The sheet of the request's id whose token the request carries, and the revision it
-        was read at; a Refusal (404) alike for an unknown id and a wrong token."""
+    async def row_of(request: Request) -> dict[str, Any]:
+        """The stored sheet of the request's id whose token the request carries; a Refusal
+        (404) alike for an unknown id and a wrong token."""
         token = bearer(request, "sheet")
         row = await backend.sheet(request.path_params["id"])
         if row is None or not holds(row["token"], token):
             raise Refusal("no_such_sheet")
-        return Sheet.load(row["id"], row["data"]), row["rev"]
+        return row
 
-    async def load(request: Request) -> Sheet:
-        return (await read(request))[0]
+    async def shown(request: Request, make: Callable[[Sheet], T]) -> T:
+        """``make`` of the request's sheet, made on the pool."""
+        row = await row_of(request)
+        return await work.run(lambda: make(Sheet.load(row["id"], row["data"])))
 
-    async def change(request: Request, edit: Callable[[Sheet], None]) -> Sheet:
+    async def change(request: Request, edit: Callable[[Sheet], None]) -> Response:
         """``edit`` made on the sheet as stored, and stored only on the revision it was read
         at: two requests to one sheet (perhaps through two processes) never interleave; the
-        later is made again on the earlier's result."""
-        for _ in range(5):
-            sheet, rev = await read(request)
+        later is made again on the earlier's result. The answer: the sheet's view after it."""
+
+        def edited(row: dict[str, Any]) -> tuple[Sheet, dict[str, Any]]:
+            sheet = Sheet.load(row["id"], row["data"])
             edit(sheet)
-            if await backend.update_sheet(sheet.id, sheet.data(), rev):
-                return sheet
+            return sheet, sheet.data()
+
+        for _ in range(5):
+            row = await row_of(request)
+            sheet, data = await work.run(edited, row)
+            if await backend.update_sheet(sheet.id, data, row["rev"]):
+                return await work.run(_view, sheet)
         raise Refusal("sheet_too_fast")
 
     def deal_number(request: Request) -> int:
@@ -405,12 +427,15 @@ def routes(backend: Backend) -> list[BaseRoute]:
         held: dict[str, list[str]] = {}
         for sheet_id, token in read_held(await read_json(request), "sheets"):
             held.setdefault(sheet_id, []).append(token)
-        return JSONResponse(
-            [
-                Sheet.load(row["id"], row["data"]).summary(row["updated"])
-                for row in await backend.sheets(list(held))
-                if any(holds(row["token"], token) for token in held[row["id"]])
-            ]
+        rows = [
+            row
+            for row in await backend.sheets(list(held))
+            if any(holds(row["token"], token) for token in held[row["id"]])
+        ]
+        return await work.run(
+            lambda: _json(
+                [Sheet.load(row["id"], row["data"]).summary(row["updated"]) for row in rows]
+            )
         )
 
     # The page asks these before it sends an entry, so that names and deals are checked in one
@@ -421,33 +446,36 @@ def routes(backend: Backend) -> list[BaseRoute]:
 
     async def check_deal_entry(request: Request) -> Response:
         body = await read_json(request)
-        sheet = await load(request)
-        sheet.put_deal(deal_number(request), body)
-        return JSONResponse({"valid": True, "sheet": sheet.view()})
+
+        def checked(sheet: Sheet) -> Response:
+            sheet.put_deal(deal_number(request), body)
+            return _json({"valid": True, "sheet": sheet.view()})
+
+        return await shown(request, checked)
 
     async def show(request: Request) -> Response:
-        return JSONResponse((await load(request)).view())
+        return await shown(request, _view)
 
     async def put_deal(request: Request) -> Response:
         body = await read_json(request)
-        sheet = await change(request, lambda sheet: sheet.put_deal(deal_number(request), body))
-        return JSONResponse(sheet.view())
+        return await change(request, lambda sheet: sheet.put_deal(deal_number(request), body))
 
     async def delete_deal(request: Request) -> Response:
-        sheet = await change(request, lambda sheet: sheet.delete_deal(deal_number(request)))
-        return JSONResponse(sheet.view())
+        return await change(request, lambda sheet: sheet.delete_deal(deal_number(request)))
 
     async def export_csv(request: Request) -> Response:
-        sheet = await load(request)
+        sheet_id, text = await shown(request, lambda sheet: (sheet.id, sheet.export_csv()))
         # The byte order mark lets spreadsheet programs read non-Latin names as UTF-8.
-        return Response("\ufeff" + sheet.export_csv(), media_type="text/csv",
-                        headers=_attachment(f"callbreak-sheet-{sheet.id}.csv"))  # fmt: skip
+        return Response("\ufeff" + text, media_type="text/csv",
+                        headers=_attachment(f"callbreak-sheet-{sheet_id}.csv"))  # fmt: skip
 
     async def export_json(request: Request) -> Response:
-        sheet = await load(request)
-        text = json.dumps(sheet.export_json(), indent=1, ensure_ascii=False)
+        def written(sheet: Sheet) -> tuple[str, str]:
+            return sheet.id, json.dumps(sheet.export_json(), indent=1, ensure_ascii=False)
+
+        sheet_id, text = await shown(request, written)
         return Response(text, media_type="application/json",
-                        headers=_attachment(f"callbreak-sheet-{sheet.id}.json"))  # fmt: skip
+                        headers=_attachment(f"callbreak-sheet-{sheet_id}.json"))  # fmt: skip
 
     return [
         Route("/api/sheets", create, methods=["POST"]),
@@ -460,6 +488,17 @@ def routes(backend: Backend) -> list[BaseRoute]:
         Route("/api/sheets/{id}/export.csv", export_csv, methods=["GET"]),
         Route("/api/sheets/{id}/export.json", export_json, methods=["GET"]),
     ]
+
+
+def _json(value: Any) -> Response:
+    """``value`` as a JSON answer, written out where it is called (the pool, not the loop:
+    a JSONResponse would write a sheet of 1,000 deals out on the loop)."""
+    return JSONResponse(value)
+
+
+def _view(sheet: Sheet) -> Response:
+    """The answer that shows ``sheet`` (:meth:`Sheet.view`), written out on the pool."""
+    return _json(sheet.view())
 
 
 def _attachment(filename: str) -> dict[str, str]:

@@ -12,6 +12,7 @@ import { seatNames, t, tn } from "./i18n.js";
 const PER_REQUEST = 500; // the most ids the server lists in one request
 const FORMAT = "callbreak-tokens";
 const MAX_IMPORT = 20_000; // entries of one kind in a file: far past any person's history
+const LAST_TIME = 8.64e15; // the last moment a Date can hold (ms): any later "since" is no time
 
 /**
  * @param {HTMLElement} view the page's box
@@ -20,11 +21,18 @@ const MAX_IMPORT = 20_000; // entries of one kind in a file: far past any person
  * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
  */
 export async function render(view, _params, said = null) {
-  const rooms = roomEntries();
+  // One entry that this browser keeps wrongly (an old import, a hand-edited storage) is left out
+  // and said to be, never allowed to stop the page: the Export and Import buttons are here.
+  const all = roomEntries();
+  const rooms = all.filter((entry) => goodEntry("room", entry));
+  const matchesHeld = heldEntries("match").filter((entry) => typeof entry.token === "string");
+  const held = matchesHeld.filter((entry) => goodEntry("match", entry));
+  const skipped = all.length - rooms.length + matchesHeld.length - held.length;
   const move = movePanel(view, said);
+  if (skipped) move.prepend(el("p", { class: "error skipped", text: tn("history.skipped", skipped) }));
   let matches;
   try {
-    matches = await heldMatches();
+    matches = await heldMatches(held);
   } catch (error) {
     view.append(el("p", { class: "error", text: t("history.cannotLoad", { detail: serverText(error) }) }), move);
     return;
@@ -47,10 +55,9 @@ export async function render(view, _params, said = null) {
   view.append(panel, move);
 }
 
-/** The server's summary of every match this browser holds a token for, each with its token,
- * the most recently played first. */
-async function heldMatches() {
-  const held = heldEntries("match").filter((entry) => typeof entry.token === "string");
+/** The server's summary of every match of `held` (this browser's entries with a token), each
+ * with its token, the most recently played first. */
+async function heldMatches(held) {
   const tokens = new Map(held.map((entry) => [entry.id, entry.token]));
   const found = [];
   for (let start = 0; start < held.length; start += PER_REQUEST) {
@@ -102,9 +109,10 @@ function movePanel(view, said) {
 
 /** Everything this browser holds, as the tokens file (the format `callbreak adopt` writes). */
 function exportTokens() {
-  const held = (kind) => heldEntries(kind).filter((entry) => typeof entry.token === "string")
+  // What another browser's import would refuse is left out: a file of this page always imports.
+  const held = (kind) => heldEntries(kind).filter((entry) => typeof entry.token === "string" && goodEntry(kind, entry))
     .map(({ id, token, since }) => ({ id, token, since }));
-  const rooms = heldEntries("room").map(({ id, token, seat, since, left }) =>
+  const rooms = heldEntries("room").filter((entry) => goodEntry("room", entry)).map(({ id, token, seat, since, left }) =>
     ({ id, token: typeof token === "string" ? token : null, seat: Number.isInteger(seat) ? seat : null, since, left: Boolean(left) }));
   return { format: FORMAT, version: 1, matches: held("match"), rooms, sheets: held("sheet") };
 }
@@ -143,13 +151,8 @@ function readTokens(data) {
     const list = data[key] === undefined ? [] : data[key];
     if (!Array.isArray(list) || list.length > MAX_IMPORT) throw new Error(`bad ${key}`);
     return list.map((item) => {
-      const ok = item && typeof item === "object" && typeof item.id === "string" && valid.test(item.id)
-        && (typeof item.token === "string" ? TOKEN.test(item.token) : kind === "room" && item.token === null)
-        && (item.since === undefined || item.since === null || Number.isFinite(item.since))
-        && (kind !== "room" || item.seat === undefined || item.seat === null
-          || (Number.isInteger(item.seat) && item.seat >= 0 && item.seat <= 3));
-      if (!ok) throw new Error(`bad entry in ${key}`);
-      const entry = { token: item.token, since: Number.isFinite(item.since) ? item.since : Date.now() };
+      if (!goodEntry(kind, item, valid)) throw new Error(`bad entry in ${key}`);
+      const entry = { token: item.token, since: typeof item.since === "number" ? item.since : Date.now() };
       if (kind === "room") {
         if (Number.isInteger(item.seat)) entry.seat = item.seat;
         if (item.left === true || item.token === null) entry.left = true;
@@ -158,6 +161,25 @@ function readTokens(data) {
     });
   };
   return [...read("matches", "match", HELD_ID), ...read("rooms", "room", ROOM_CODE), ...read("sheets", "sheet", HELD_ID)];
+}
+
+/**
+ * Whether `item` is an entry this page can keep and show, every field of it checked: an id as the
+ * server makes them, a token (or, in a room the person left, null), a time a Date can hold, a
+ * seat 0-3, a yes or no for having left. The import refuses a file with one entry that is not;
+ * the page leaves such a stored entry out.
+ * @param {"match" | "sheet" | "room"} kind
+ * @param {any} item
+ * @param {RegExp} [valid] the form of its id
+ * @returns {boolean}
+ */
+function goodEntry(kind, item, valid = kind === "room" ? ROOM_CODE : HELD_ID) {
+  const absent = (value) => value === undefined || value === null;
+  return Boolean(item) && typeof item === "object" && typeof item.id === "string" && valid.test(item.id)
+    && (typeof item.token === "string" ? TOKEN.test(item.token) : kind === "room" && item.token === null)
+    && (absent(item.since) || (Number.isFinite(item.since) && item.since >= 0 && item.since <= LAST_TIME))
+    && (kind !== "room" || absent(item.seat) || (Number.isInteger(item.seat) && item.seat >= 0 && item.seat <= 3))
+    && (kind !== "room" || item.left === undefined || typeof item.left === "boolean");
 }
 
 const STATUS = { lobby: "history.waiting", playing: "history.playing", finished: "history.finished", stopped: "history.stopped", damaged: "history.damaged" };

@@ -19,7 +19,7 @@ const CLOCKS = [0, 15, 30, 60];
  */
 export function roomForm(profiles, levels, speeds) {
   const saved = readSaved();
-  const name = el("input", { id: "room-name", name: "name", maxlength: "32", autocomplete: "nickname", required: true,
+  const name = el("input", { id: "room-name", name: "name", maxlength: "24", autocomplete: "nickname", required: true,
     value: saved.name || savedName() });
   const { select: profile, summary } = profileChooser("room-profile", profiles, saved.rules);
 

@@ -78,7 +78,9 @@ export function reviewPanel(target, { start = false } = {}) {
     try {
       answer = await api(target.path, { method, token: target.token });
     } catch (error) {
-      offer(serverText(error));
+      // A match past the review's bound stays past it: said, with no button to try again.
+      if (error && error.code === "review_long") body.replaceChildren(el("p", { class: "error", text: serverText(error) }));
+      else offer(serverText(error));
       return;
     }
     if (!panel.isConnected && method === "GET" && answer.state !== "done") {
@@ -115,7 +117,10 @@ export function reviewPanel(target, { start = false } = {}) {
     const bar = el("progress", { class: "review-progress", max: String(answer.total || 1) });
     if (answer.total) bar.value = answer.done;
     else bar.removeAttribute("value"); // still starting: a bar that says so by moving
-    const words = answer.state === "waiting" && !answer.total ? t("review.waiting")
+    // Waiting, the server says where in its queue (docs/web.md "Review"); then the decisions
+    // reviewed, from 0 as soon as a process has begun on it.
+    const words = answer.state === "waiting" && !answer.total
+      ? (answer.place ? t("review.place", { place: answer.place }) : t("review.waiting"))
       : answer.total ? t("review.progress", { done: answer.done, total: answer.total }) : t("review.starting");
     bar.setAttribute("aria-label", t("review.title"));
     body.replaceChildren(bar, el("p", { class: "review-words", text: words }));

@@ -138,7 +138,7 @@ class RoomPage {
       el("p", { class: "hint", text: t("room.sendLink") }),
       this.settings, this.message);
 
-    this.joinName = el("input", { id: "join-name", name: "name", maxlength: "32", autocomplete: "nickname", value: savedName() });
+    this.joinName = el("input", { id: "join-name", name: "name", maxlength: "24", autocomplete: "nickname", value: savedName() });
     this.joinProblem = el("p", { class: "error", role: "alert" });
     this.joinIntro = el("p", {});
     this.joinForm = el("form", { class: "panel wide join", hidden: true, "aria-labelledby": "join-heading" },
