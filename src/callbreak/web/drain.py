@@ -24,11 +24,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from functools import partial
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from callbreak.refusals import Refusal
-from callbreak.web.backend import OWNER
+from callbreak.web.backend import OWNER, retried
 from callbreak.web.http import LOG
 from callbreak.web.tables import Tables
 
@@ -68,9 +69,13 @@ class Drain:
         if not backend.shared:
             return  # one process: nobody takes a table over
         # Every live table, not only the driven ones: a lease is given up only by its holder,
-        # so asking of a table this process does not drive changes nothing.
+        # so asking of a table this process does not drive changes nothing. Each is tried
+        # again while the store fails (Redis restarting, or its connections found dead after
+        # a restart), for as long as the caller's bound allows: giving up a lease twice is
+        # giving it up once.
         results = await asyncio.gather(
-            *(backend.release(table.id, OWNER) for table in live), return_exceptions=True
+            *(retried(backend, partial(backend.release, table.id, OWNER)) for table in live),
+            return_exceptions=True,
         )
         failed = [result for result in results if isinstance(result, Exception)]
         if failed:
