@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from typing import Any, Protocol, TypeVar
 
-from callbreak.web.model import TableData
+from callbreak.web.model import Step, TableData
 from callbreak.web.store import Store
 
 __all__ = [
@@ -66,18 +66,10 @@ class Backend(Protocol):
         """Store a lobby change made on ``data.rev`` (bumped on success); False when the room
         changed meanwhile."""
 
-    async def append(
-        self,
-        table_id: str,
-        version: int,
-        rev: int,
-        code: str,
-        faults: list[dict[str, Any]],
-        status: str,
-        deadline: float | None,
-    ) -> bool:
-        """Append an action made on ``version`` of the match and revision ``rev`` of the
-        lobby (which decides whose seat is whose); False when either has moved on."""
+    async def append(self, table_id: str, rev: int, step: Step) -> bool:
+        """Append an action (``step``, made on its version of the match) made on revision
+        ``rev`` of the lobby (which decides whose seat is whose); False when either has moved
+        on."""
 
     async def tables(self, kind: str | None = None) -> list[TableData]:
         """Every stored match or room of ``kind`` (both when None), most recent first."""
@@ -192,17 +184,8 @@ class LocalBackend:
     async def save(self, data: TableData) -> bool:
         return self.store.save(data)
 
-    async def append(
-        self,
-        table_id: str,
-        version: int,
-        rev: int,
-        code: str,
-        faults: list[dict[str, Any]],
-        status: str,
-        deadline: float | None,
-    ) -> bool:
-        return self.store.append(table_id, version, rev, code, faults, status, deadline)
+    async def append(self, table_id: str, rev: int, step: Step) -> bool:
+        return self.store.append(table_id, rev, step)
 
     async def tables(self, kind: str | None = None) -> list[TableData]:
         return self.store.tables(kind)

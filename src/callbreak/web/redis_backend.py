@@ -37,7 +37,7 @@ from redis.asyncio.connection import AbstractConnection
 
 from callbreak.web.backend import EXPIRE_BATCH, Event, Sheet, forget
 from callbreak.web.http import LOG
-from callbreak.web.model import FINISHED, STATUSES, TableData
+from callbreak.web.model import FINISHED, STATUSES, Step, TableData
 from callbreak.web.retention import DEFAULT_RETENTION, Retention
 from callbreak.web.store import Store
 
@@ -424,16 +424,7 @@ class RedisBackend:
             data.updated = now
         return bool(saved)
 
-    async def append(
-        self,
-        table_id: str,
-        version: int,
-        rev: int,
-        code: str,
-        faults: list[dict[str, Any]],
-        status: str,
-        deadline: float | None,
-    ) -> bool:
+    async def append(self, table_id: str, rev: int, step: Step) -> bool:
         stored = await self._append(
             keys=[
                 _key(table_id, "actions"),
@@ -442,14 +433,14 @@ class RedisBackend:
                 _key(table_id, "data"),
             ],
             args=[
-                version,
-                code,
-                json.dumps(faults) if faults else "",
-                status,
-                "" if deadline is None else repr(deadline),
+                step.version,
+                step.code,
+                json.dumps(step.faults) if step.faults else "",
+                step.status,
+                "" if step.deadline is None else repr(step.deadline),
                 repr(time.time()),
                 rev,
-                self._lifetime(status),
+                self._lifetime(step.status),
             ],
         )
         return bool(stored)
