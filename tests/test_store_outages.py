@@ -27,6 +27,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from callbreak.record import check, from_data
+from callbreak.web.backend import OWNER
 from callbreak.web.client import Client, http
 from callbreak.web.redis_backend import RedisBackend
 from tests.fairness import hidden_cards_seen
@@ -424,6 +425,32 @@ def _reset(writer: asyncio.StreamWriter) -> None:
     with contextlib.suppress(OSError):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     writer.transport.abort()
+
+
+async def test_pooled_connections_dead_after_a_restart_are_made_again(tmp_path: Path) -> None:
+    """Redis restarts behind a network that hides it: every connection the pool keeps is dead,
+    and nothing says so. A command on a connection idle past ``HEALTH_SECONDS`` finds it dead
+    by a PING first and is sent on a new connection: not one of them fails (each used to)."""
+    from callbreak.web.redis_backend import HEALTH_SECONDS
+
+    redis = Redis(tmp_path, persist=False)
+    redis.start()
+    relay = Relay(redis.port)
+    backend = RedisBackend(relay.url)
+    try:
+        tables = [f"T{i}" for i in range(8)]  # eight at once: eight pooled connections
+        assert await asyncio.gather(*(backend.lease(t, OWNER, 9) for t in tables)) == [True] * 8
+        redis.kill()
+        redis.start()
+        await asyncio.sleep(HEALTH_SECONDS + 0.5)  # every connection idle past its check
+        again = await asyncio.gather(
+            *(backend.lease(t, OWNER, 9) for t in tables), return_exceptions=True
+        )
+        assert again == [True] * 8
+    finally:
+        await backend.close()
+        relay.close()
+        redis.stop()
 
 
 @pytest.mark.parametrize("outage", ["restarted", "down"])

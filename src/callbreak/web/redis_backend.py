@@ -271,14 +271,16 @@ class _Checked(AbstractConnection):
     alone is tried again, on a new connection, before anything of the command is sent."""
 
     async def check_health(self) -> None:
-        """PING when idle for ``health_check_interval``; reconnect once when that fails."""
+        """PING when idle for ``health_check_interval``; reconnect once when the connection
+        turns out dead (a PING not answered in time is a Redis paused or slow, which a new
+        connection would not answer sooner: it fails the command as it is)."""
         if not self.health_check_interval:
             return
         if asyncio.get_running_loop().time() <= self.next_health_check:
             return
         try:
             await self._ping()
-        except (redis.ConnectionError, redis.TimeoutError, OSError):
+        except (redis.ConnectionError, OSError):
             await self.disconnect(nowait=True)
             await self._ping()  # on a new connection; its failure is the command's
 
