@@ -11,8 +11,9 @@ shutdown begins (``cli._Server``), so that by the time the sockets close:
   table's driver again on a process that has just given up its leases; the person's page
   repeats it on the process it reconnects to;
 - its tables' drivers (computers, clocks, the cover) are stopped and the leases it holds on
-  them given up, so that the process the people reconnect to takes each room over at once,
-  not when the lease would have run out (``tasks.LEASE_SECONDS``).
+  them given up (each tried again while Redis fails: restarting, or its connections dead after
+  a restart), so that the process the people reconnect to takes each room over at once, not
+  when the lease would have run out (``tasks.LEASE_SECONDS``).
 
 A browser that sees 1012 reconnects at once without showing an error (``static/table.js``);
 behind a load balancer it reaches another process, which serves the same rooms from Redis. The

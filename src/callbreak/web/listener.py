@@ -12,9 +12,9 @@ grow, for :data:`TELL_SECONDS` (the other processes read the table every
 While a process has connections to a table, its listener task follows the backend's events
 for it: an action or a lobby change is read from the store (``web.sync``), never from the
 message; anything else (a computer thinking, a summary closed, presence, a notice) is taken as
-it comes. Every :data:`PRESENCE_REFRESH`
-seconds, however quiet the table, it also looks at the store. The listener is a part of a live
-table (``web.live``), which it reaches through ``web.tasks.Host``.
+it comes. Every :data:`PRESENCE_REFRESH` seconds, however quiet the table, it also looks at the
+store. The listener is a part of a live table (``web.live``), which it reaches through
+``web.tasks.Host``.
 """
 
 from __future__ import annotations
