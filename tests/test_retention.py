@@ -22,6 +22,7 @@ from callbreak.web.model import (
     LOBBY,
     PLAYING,
     STOPPED,
+    Step,
     TableData,
     claim,
     new_match,
@@ -214,10 +215,10 @@ async def test_redis_keys_live_for_their_retention_from_each_write(redis_url: st
     start(room)
     assert await backend.save(room)
     assert all(6 * DAY < ttl <= 7 * DAY for ttl in await lifetimes(room.id))
-    assert await backend.append(room.id, 0, room.rev, "3", [{"fault": "x"}], PLAYING, None)
+    assert await backend.append(room.id, room.rev, Step(0, "3", [{"fault": "x"}], PLAYING, None))
     assert len(await lifetimes(room.id)) == 4  # the actions and faults too
     assert all(6 * DAY < ttl <= 7 * DAY for ttl in await lifetimes(room.id))
-    assert await backend.append(room.id, 1, room.rev, "3", [], FINISHED, None)
+    assert await backend.append(room.id, room.rev, Step(1, "3", [], FINISHED, None))
     assert all(29 * DAY < ttl <= 30 * DAY for ttl in await lifetimes(room.id))
 
     # Someone connected keeps a table from going, however short its time.
@@ -252,7 +253,7 @@ async def test_redis_keys_live_for_their_retention_from_each_write(redis_url: st
     forever = RedisBackend(redis_url, Retention(finished=None))
     again = new_match("strict", None, ["random"] * 3, None, {})
     await forever.create(again)
-    assert await forever.append(again.id, 0, again.rev, "3", [], FINISHED, None)
+    assert await forever.append(again.id, again.rev, Step(0, "3", [], FINISHED, None))
     assert await lifetimes(again.id) == [-1, -1, -1]  # kept for ever (no faults key)
     await forever.close()
     await backend.close()

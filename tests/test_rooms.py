@@ -543,7 +543,7 @@ async def test_an_action_is_stored_only_on_the_lobby_revision_it_was_made_on(
     """Both backends: an action made before a lobby change (which may have given a seat to
     someone else) is refused, like one made on an old version; made on the new revision it is
     stored."""
-    from callbreak.web.model import join, start
+    from callbreak.web.model import Step, join, start
     from callbreak.web.model import new_room as room_data
 
     backend = app.state.backend
@@ -551,13 +551,13 @@ async def test_an_action_is_stored_only_on_the_lobby_revision_it_was_made_on(
     join(data, "Bikash")
     start(data)
     await backend.create(data)
-    assert await backend.append(data.id, 0, 0, "3", [], "playing", None)
+    assert await backend.append(data.id, 0, Step(0, "3", [], "playing", None))
     copy = await backend.load(data.id)
     copy.seats[1].name = "Bina"
     assert await backend.save(copy) and copy.rev == 1
-    assert not await backend.append(data.id, 1, 0, "3", [], "playing", None)
+    assert not await backend.append(data.id, 0, Step(1, "3", [], "playing", None))
     assert (await backend.load(data.id)).version == 1
-    assert await backend.append(data.id, 1, 1, "3", [], "playing", None)
+    assert await backend.append(data.id, 1, Step(1, "3", [], "playing", None))
     assert (await backend.load(data.id)).actions == ["3", "3"]
 
 

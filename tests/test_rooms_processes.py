@@ -152,7 +152,7 @@ async def _play(url: str, first: subprocess.Popen[bytes], a: str, b: str) -> Non
 async def test_reading_from_a_known_copy_gives_the_whole_table(tmp_path: Path) -> None:
     """A process catching up reads only the actions after its copy's: the answer must be the
     table as a whole read gives it, through new actions, their faults and a lobby change."""
-    from callbreak.web.model import new_match
+    from callbreak.web.model import Step, new_match
 
     with redis_server() as url:
         backend = RedisBackend(url)
@@ -163,8 +163,8 @@ async def test_reading_from_a_known_copy_gives_the_whole_table(tmp_path: Path) -
             assert known is not None
             fault = [{"seat": 1, "fault": "timeout"}]
             for version, code in enumerate(["3", "2", "4"]):
-                assert await backend.append(data.id, version, 0, code, fault, "playing", 12.5)
-            assert not await backend.append(data.id, 1, 0, "5", [], "playing", None)  # stale
+                assert await backend.append(data.id, 0, Step(version, code, fault, "playing", 12.5))
+            assert not await backend.append(data.id, 0, Step(1, "5", [], "playing", None))  # stale
             whole = await backend.load(data.id)
             assert await backend.load(data.id, known=known) == whole
             assert whole is not None and whole.actions == ["3", "2", "4"] and whole.faults[2]
@@ -176,8 +176,8 @@ async def test_reading_from_a_known_copy_gives_the_whole_table(tmp_path: Path) -
             assert again == await backend.load(data.id)
             # An action made on the revision before that lobby change is refused: who holds
             # which seat may have changed with it.
-            assert not await backend.append(data.id, 3, 0, "5", [], "playing", None)
-            assert await backend.append(data.id, 3, 1, "5", [], "playing", None)
+            assert not await backend.append(data.id, 0, Step(3, "5", [], "playing", None))
+            assert await backend.append(data.id, 1, Step(3, "5", [], "playing", None))
         finally:
             await backend.close()
 

@@ -10,19 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from callbreak.record import check, from_data
+from callbreak.web.backend import OWNER
 from callbreak.web.client import Client, http
 from callbreak.web.redis_backend import RedisBackend
 from tests.fairness import hidden_cards_seen
@@ -257,4 +262,261 @@ async def test_a_copy_is_written_back_only_within_its_retention(tmp_path: Path) 
         assert await backend.load(old.id) is None
     finally:
         await backend.close()
+        redis.stop()
+
+
+# --- publishes refused, and a drain after a restart (issue 39, defects 2 and 3) ---------------
+
+
+@pytest.mark.parametrize("processes", [1, 2], ids=["one process", "two processes"])
+async def test_publishes_refused_for_seconds_lose_nobody_an_action(
+    tmp_path: Path, processes: int
+) -> None:
+    """Redis refuses every PUBLISH for two seconds (``ACL SETUSER default -publish``) while it
+    stores everything else, mid-deal, with three people (on one process, or on two) and a
+    computer. Every action stored meanwhile is an action taken: nobody is told "could not
+    save", every person hears every action (on one process, a state of every version reaches
+    every socket) and plays on to the end, and no table's driver takes the refused publishes
+    for a store out of reach (it used to say "waits for the store" hundreds of times a
+    second)."""
+    import redis as redis_client
+
+    redis = Redis(tmp_path, persist=False)
+    with two_servers(tmp_path, redis) as (a, b):
+        second = b if processes == 2 else a
+        room = _room(a, a, [None, None, "random"])
+        code, tokens = room["code"], room["tokens"]
+        homes = {"Asha": a, "Bikash": second, "Chandra": a}
+        store = redis_client.Redis.from_url(redis.url, decode_responses=True)
+        refused: list[int] = []  # the stored versions as the refusal began and ended
+        restored = asyncio.Event()
+        later: list[asyncio.Task[None]] = []
+
+        async def restore_later() -> None:
+            await asyncio.sleep(2)
+            refused.append(len(await _stored(redis.url, code)))
+            store.execute_command("ACL", "SETUSER", "default", "+publish")
+            restored.set()
+
+        async def person(name: str) -> tuple[Client, dict[str, Any]]:
+            client = await Client.open(homes[name], code, tokens[name])
+            acted = -1
+            while True:  # each turn once (a state sent again is not a turn again)
+                message = await client.until(
+                    lambda m, after=acted: (
+                        m["type"] == "state"
+                        and (m["state"]["match_over"] or m["state"]["turn"] == client.seat)
+                        and m["state"]["version"] > after
+                    ),
+                    timeout=60,
+                )
+                state = message["state"]
+                if state["match_over"]:
+                    break
+                acted = state["version"]
+                if state["version"] >= 12 and not refused:
+                    refused.append(len(await _stored(redis.url, code)))
+                    store.execute_command("ACL", "SETUSER", "default", "-publish")
+                    later.append(asyncio.get_running_loop().create_task(restore_later()))
+                await client.act(state)  # her own action meets the refusal at once
+            assert client.state is not None
+            return client, client.state
+
+        try:
+            played = await asyncio.gather(*(person(name) for name in tokens))
+            await asyncio.wait_for(restored.wait(), 30)
+        finally:
+            store.execute_command("ACL", "SETUSER", "default", "+publish")
+            store.close()
+        clients = [client for client, _final in played]
+        finals = [final for _client, final in played]
+        for client in clients:
+            await client.close()
+        assert len(refused) == 2 and refused[1] > refused[0], "nothing was stored meanwhile"
+        errors = [
+            message
+            for client in clients
+            for text in client.received
+            if (message := json.loads(text))["type"] == "error"
+        ]
+        assert errors == [], f"an action was refused: {errors[:3]}"
+        assert all(final["match_over"] for final in finals)
+        assert len({tuple(final["totals"]) for final in finals}) == 1
+        stored = await _stored(redis.url, code)
+        for client in clients:  # every person was shown the match as it ended
+            versions = [
+                message["state"]["version"]
+                for text in client.received
+                if (message := json.loads(text))["type"] == "state"
+            ]
+            assert versions == sorted(versions) and versions[-1] == len(stored)
+            if processes == 1:  # every action reached every socket of the process
+                assert set(range(versions[0], len(stored) + 1)) <= set(versions)
+        for name in ("a", "b"):
+            log = (tmp_path / f"{name}.log").read_text()
+            assert "waits for the store" not in log, log[-2000:]
+            assert log.count("could not tell the other processes") <= 1, log[-2000:]
+
+
+class Relay:
+    """A TCP relay to Redis that hides Redis closing its connections (a restart), as a network
+    does when Redis restarts with its machine or container: the server's end of each
+    connection stays open, and the server learns that it is dead only by writing to it, which
+    is answered with a reset. Runs on a thread of its own (the tests block on HTTP)."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        assert self.ready.wait(10), "the relay did not start"
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        server = self.loop.run_until_complete(
+            asyncio.start_server(self._relay, "127.0.0.1", self.port)
+        )
+        self.ready.set()
+        self.loop.run_forever()
+        server.close()
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            upstream, up = await asyncio.open_connection("127.0.0.1", self.target)
+        except OSError:  # Redis down: refused, as a connection to it would be
+            _reset(writer)
+            return
+        gone = asyncio.Event()
+
+        async def down() -> None:  # Redis to the server; Redis closing is not passed on
+            with contextlib.suppress(OSError):
+                while data := await upstream.read(65536):
+                    writer.write(data)
+                    await writer.drain()
+            gone.set()
+
+        async def back() -> None:  # the server to Redis
+            with contextlib.suppress(OSError):
+                while data := await reader.read(65536):
+                    if gone.is_set():
+                        break
+                    up.write(data)
+                    await up.drain()
+                else:  # the server closed its end: so does the relay
+                    up.close()
+                    writer.close()
+                    return
+            _reset(writer)
+            up.close()
+
+        await asyncio.gather(down(), back(), return_exceptions=True)
+
+
+def _reset(writer: asyncio.StreamWriter) -> None:
+    """Close a connection with a reset (RST), not a goodbye (FIN)."""
+    sock = writer.get_extra_info("socket")
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+async def test_pooled_connections_dead_after_a_restart_are_made_again(tmp_path: Path) -> None:
+    """Redis restarts behind a network that hides it: every connection the pool keeps is dead,
+    and nothing says so. A command on a connection idle past ``HEALTH_SECONDS`` finds it dead
+    by a PING first and is sent on a new connection: not one of them fails (each used to)."""
+    from callbreak.web.redis_backend import HEALTH_SECONDS
+
+    redis = Redis(tmp_path, persist=False)
+    redis.start()
+    relay = Relay(redis.port)
+    backend = RedisBackend(relay.url)
+    try:
+        tables = [f"T{i}" for i in range(8)]  # eight at once: eight pooled connections
+        assert await asyncio.gather(*(backend.lease(t, OWNER, 9) for t in tables)) == [True] * 8
+        redis.kill()
+        redis.start()
+        await asyncio.sleep(HEALTH_SECONDS + 0.5)  # every connection idle past its check
+        again = await asyncio.gather(
+            *(backend.lease(t, OWNER, 9) for t in tables), return_exceptions=True
+        )
+        assert again == [True] * 8
+    finally:
+        await backend.close()
+        relay.close()
+        redis.stop()
+
+
+@pytest.mark.parametrize("outage", ["restarted", "down"])
+async def test_a_drain_after_a_redis_restart_gives_up_its_leases(
+    tmp_path: Path, outage: str
+) -> None:
+    """Redis restarts (from its append-only file) behind a network that hides it, and A is sent
+    SIGTERM just after (restarted), or while Redis is still down and back a moment later
+    (down). A's drain gives up the lease of each room it drives all the same, within its bound:
+    the moment A is gone no lease of A's is left, so B drives each room at once rather than
+    when the lease runs out; Asha, whose turn it is in both rooms, reconnects to B and finishes
+    both."""
+    import redis as redis_client
+
+    redis = Redis(tmp_path, persist=True)
+    redis.start()
+    relay = Relay(redis.port)
+    first, a = serve(relay.url, tmp_path, "a", "--drain-seconds", "20")
+    second, b = serve(relay.url, tmp_path, "b")
+    store = redis_client.Redis.from_url(redis.url, decode_responses=True)
+    try:
+        rooms = [_room(a, a, ["random", "random", "random"]) for _ in range(3)]
+        clients = [await Client.open(a, room["code"], room["tokens"]["Asha"]) for room in rooms]
+        for client in clients:  # her turn in each room: A's drivers wait on her, leased
+            assert await client.my_turn(timeout=60) is not None
+        leases = [f"cb:{{{room['code']}}}:lease" for room in rooms]
+        for lease in leases:
+            for _ in range(200):
+                if store.get(lease) is not None:
+                    break
+                await asyncio.sleep(0.05)
+            holder = store.get(lease)
+            assert holder is not None and holder.split(":")[1] == str(first.pid)
+        store.close()
+        redis.kill()
+        if outage == "restarted":
+            redis.start()
+            first.send_signal(signal.SIGTERM)
+        else:
+            first.send_signal(signal.SIGTERM)
+            await asyncio.sleep(1)
+            redis.start()
+        store = redis_client.Redis.from_url(redis.url, decode_responses=True)
+        for _ in range(600):  # --drain-seconds 20, on a generous deadline
+            if first.poll() is not None:
+                break
+            await asyncio.sleep(0.05)
+        assert first.poll() is not None, "A did not stop within its bound"
+        # Read as soon as A is gone: a lease it did not give up would still be A's here.
+        left = [store.get(lease) for lease in leases]
+        log = (tmp_path / "a.log").read_text()
+        assert "could not be given up" not in log, log[-2000:]
+        assert all(holder is None or holder.split(":")[1] != str(first.pid) for holder in left)
+        for index, (client, room) in enumerate(zip(clients, rooms, strict=True)):
+            with pytest.raises(ConnectionClosed):
+                await client.until(lambda _m: False, timeout=30)
+            again = await Client.open(b, room["code"], room["tokens"]["Asha"])
+            clients[index] = again
+            while (state := await again.my_turn(timeout=60)) is not None:
+                await again.act(state)
+            assert again.state is not None and again.state["match_over"]
+    finally:
+        store.close()
+        for process in (first, second):
+            if process.poll() is None:
+                process.terminate()
+            process.wait(20)
+        relay.close()
         redis.stop()

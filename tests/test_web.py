@@ -1439,6 +1439,7 @@ def test_your_record_counts_only_what_the_clients_tokens_hold(client: TestClient
     from callbreak.game import Match
     from callbreak.seating import play_match
     from callbreak.web.actions import encode
+    from callbreak.web.model import Step
     from callbreak.web.stats import figures, game_of
 
     theirs = new_match(client, rules="strict(deals=1)")
@@ -1466,7 +1467,7 @@ def test_your_record_counts_only_what_the_clients_tokens_hold(client: TestClient
         codes = [encode(action) for deal in match.deals for action in deal.actions]
         for version, action in enumerate(codes):
             status = "finished" if version == len(codes) - 1 else "playing"
-            assert store.append(code, version, data.rev, action, [], status, None)
+            assert store.append(code, data.rev, Step(version, action, [], status, None))
         data = store.load(code)
         expected = {seat: figures([game_of(data, seat)]) for seat in (0, 1)}  # type: ignore[list-item]
         if expected[0] != expected[1]:

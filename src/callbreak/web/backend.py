@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import secrets
 import socket
@@ -21,12 +22,13 @@ import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from typing import Any, Protocol, TypeVar
 
-from callbreak.web.model import TableData
+from callbreak.web.model import Step, TableData
 from callbreak.web.store import Store
 
 __all__ = [
     "EXPIRE_BATCH",
     "OWNER",
+    "STORED",
     "STORE_RETRY",
     "Backend",
     "LocalBackend",
@@ -66,18 +68,10 @@ class Backend(Protocol):
         """Store a lobby change made on ``data.rev`` (bumped on success); False when the room
         changed meanwhile."""
 
-    async def append(
-        self,
-        table_id: str,
-        version: int,
-        rev: int,
-        code: str,
-        faults: list[dict[str, Any]],
-        status: str,
-        deadline: float | None,
-    ) -> bool:
-        """Append an action made on ``version`` of the match and revision ``rev`` of the
-        lobby (which decides whose seat is whose); False when either has moved on."""
+    async def append(self, table_id: str, rev: int, step: Step) -> bool:
+        """Append an action (``step``, made on its version of the match) made on revision
+        ``rev`` of the lobby (which decides whose seat is whose); False when either has moved
+        on."""
 
     async def tables(self, kind: str | None = None) -> list[TableData]:
         """Every stored match or room of ``kind`` (both when None), most recent first."""
@@ -171,6 +165,24 @@ def forget(
             del listeners[table_id]
 
 
+STORED = frozenset(
+    [
+        "create",
+        "save",
+        "append",
+        "tables",
+        "create_sheet",
+        "sheet",
+        "sheets",
+        "update_sheet",
+        "expire_sheets",
+    ]
+)
+"""The interface's methods that :class:`LocalBackend` answers with the SQLite store's method of
+the same name and arguments (``web.store.Store``: on the event loop, as SQLite answers at
+once), rather than spelling each again."""
+
+
 class LocalBackend:
     """One process: tables in SQLite, events and presence in memory, the lease always ours."""
 
@@ -183,29 +195,22 @@ class LocalBackend:
         self._listeners: dict[str, set[asyncio.Queue[Event]]] = {}
         self._presence: dict[str, dict[int, int]] = {}
 
-    async def create(self, data: TableData) -> None:
-        self.store.create(data)
+    def __getattr__(self, name: str) -> Any:
+        """A method of :data:`STORED`: the store's own, answered as the interface's coroutine
+        (made once per method, then kept on the backend)."""
+        if name not in STORED:
+            raise AttributeError(name)
+        method = getattr(self.store, name)
+
+        @functools.wraps(method)
+        async def stored(*args: Any, **kwargs: Any) -> Any:
+            return method(*args, **kwargs)
+
+        setattr(self, name, stored)
+        return stored
 
     async def load(self, table_id: str, known: TableData | None = None) -> TableData | None:
-        return self.store.load(table_id)
-
-    async def save(self, data: TableData) -> bool:
-        return self.store.save(data)
-
-    async def append(
-        self,
-        table_id: str,
-        version: int,
-        rev: int,
-        code: str,
-        faults: list[dict[str, Any]],
-        status: str,
-        deadline: float | None,
-    ) -> bool:
-        return self.store.append(table_id, version, rev, code, faults, status, deadline)
-
-    async def tables(self, kind: str | None = None) -> list[TableData]:
-        return self.store.tables(kind)
+        return self.store.load(table_id)  # one process: no copy can be behind its own file
 
     async def expire(self, cutoffs: dict[str, float], keep: Collection[str] = ()) -> list[str]:
         gone: list[str] = []
@@ -253,21 +258,6 @@ class LocalBackend:
 
     async def ping(self) -> None:
         await asyncio.to_thread(self.store.ping)
-
-    async def create_sheet(self, sheet_id: str, data: dict[str, Any], token: str) -> None:
-        self.store.create_sheet(sheet_id, data, token)
-
-    async def sheet(self, sheet_id: str) -> Sheet | None:
-        return self.store.sheet(sheet_id)
-
-    async def sheets(self, ids: Sequence[str]) -> list[Sheet]:
-        return self.store.sheets(ids)
-
-    async def update_sheet(self, sheet_id: str, data: dict[str, Any], rev: int) -> bool:
-        return self.store.update_sheet(sheet_id, data, rev)
-
-    async def expire_sheets(self, before: float) -> int:
-        return self.store.expire_sheets(before)
 
     async def close(self) -> None:
         self.store.close()

@@ -11,8 +11,9 @@ shutdown begins (``cli._Server``), so that by the time the sockets close:
   table's driver again on a process that has just given up its leases; the person's page
   repeats it on the process it reconnects to;
 - its tables' drivers (computers, clocks, the cover) are stopped and the leases it holds on
-  them given up, so that the process the people reconnect to takes each room over at once,
-  not when the lease would have run out (``tasks.LEASE_SECONDS``).
+  them given up (each tried again while Redis fails: restarting, or its connections dead after
+  a restart), so that the process the people reconnect to takes each room over at once, not
+  when the lease would have run out (``tasks.LEASE_SECONDS``).
 
 A browser that sees 1012 reconnects at once without showing an error (``static/table.js``);
 behind a load balancer it reaches another process, which serves the same rooms from Redis. The
@@ -24,11 +25,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from functools import partial
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from callbreak.refusals import Refusal
-from callbreak.web.backend import OWNER
+from callbreak.web.backend import OWNER, retried
 from callbreak.web.http import LOG
 from callbreak.web.tables import Tables
 
@@ -68,9 +70,13 @@ class Drain:
         if not backend.shared:
             return  # one process: nobody takes a table over
         # Every live table, not only the driven ones: a lease is given up only by its holder,
-        # so asking of a table this process does not drive changes nothing.
+        # so asking of a table this process does not drive changes nothing. Each is tried
+        # again while the store fails (Redis restarting, or its connections found dead after
+        # a restart), for as long as the caller's bound allows: giving up a lease twice is
+        # giving it up once.
         results = await asyncio.gather(
-            *(backend.release(table.id, OWNER) for table in live), return_exceptions=True
+            *(retried(backend, partial(backend.release, table.id, OWNER)) for table in live),
+            return_exceptions=True,
         )
         failed = [result for result in results if isinstance(result, Exception)]
         if failed:

@@ -58,8 +58,10 @@ class LiveTable:
     def in_use(self) -> bool:
         """Whether anything here depends on this copy now: a socket is connected, the driver or
         the listener runs (a computer's turn, the clock), or an action or a change is being
-        stored. Such a table is never let go of."""
-        busy = self.sync.lock.locked() or self.listener.running() or self.driver.running()
+        stored, or an event the store refused is being told. Such a table is never let go
+        of."""
+        listening = self.listener.running() or self.listener.telling()
+        busy = self.sync.lock.locked() or listening or self.driver.running()
         return busy or bool(self.hub.connections)
 
     def start(self) -> None:

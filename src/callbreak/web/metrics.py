@@ -13,12 +13,10 @@ people choose, which is the operator's business, and the page is served on the p
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import ipaddress
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
@@ -38,8 +36,8 @@ from callbreak.refusals import Refusal, answer
 from callbreak.seating import PlayerSpec
 from callbreak.web.accesslog import room_event
 from callbreak.web.actions import Stop
-from callbreak.web.backend import Backend, Event, Sheet
-from callbreak.web.model import FINISHED, STOPPED, TableData
+from callbreak.web.backend import Backend
+from callbreak.web.model import FINISHED, STOPPED
 
 if TYPE_CHECKING:
     from starlette.types import Scope
@@ -208,106 +206,57 @@ def endpoint(metrics: Metrics, allowed: Networks) -> Callable[[Request], Any]:
     return serve
 
 
+OPERATIONS = {
+    "create": "create",
+    "load": "load",
+    "save": "save",
+    "append": "append",
+    "tables": "tables",
+    "publish": "publish",
+    "set_presence": "presence",
+    "presence": "presence",
+    "lease": "lease",
+    "release": "lease",
+    "restore": "restore",
+    "expire": "expire",
+    "expire_sheets": "expire",
+    "ping": "ping",
+    "create_sheet": "sheet",
+    "sheet": "sheet",
+    "sheets": "sheet",
+    "update_sheet": "sheet",
+}
+"""The backend's methods whose failures are counted, each under its operation's label
+(``callbreak_store_errors_total{operation}``, docs/deploy.md); any other passes through."""
+
+
 class Metered:
-    """A backend that counts its failures by operation, doing nothing else differently."""
+    """A backend that counts its failures by operation, doing nothing else differently: each
+    method of :data:`OPERATIONS` is the wrapped backend's own, counted when it raises one of
+    the backend's ``failures``; everything else (``shared``, ``events``, ``close``...) is the
+    wrapped backend's as it is. One wrapper for every method, so that a method added to the
+    store's interface needs no wrapper of its own."""
 
     def __init__(self, backend: Backend, metrics: Metrics) -> None:
         self.inner = backend
         self.metrics = metrics
-        self.shared = backend.shared
-        self.failures = backend.failures
 
-    async def _counted(self, operation: str, call: Callable[[], Any]) -> Any:
-        try:
-            return await call()
-        except self.failures:
-            self.metrics.store_errors.labels(operation).inc()
-            raise
+    def __getattr__(self, name: str) -> Any:
+        """The wrapped backend's attribute, a method of :data:`OPERATIONS` counted (made once
+        per method, then kept on the wrapper)."""
+        value = getattr(self.inner, name)
+        operation = OPERATIONS.get(name)
+        if operation is None:
+            return value
+        failures, errors = self.inner.failures, self.metrics.store_errors
 
-    async def create(self, data: TableData) -> None:
-        await self._counted("create", lambda: self.inner.create(data))
+        @functools.wraps(value)
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await value(*args, **kwargs)
+            except failures:
+                errors.labels(operation).inc()
+                raise
 
-    async def load(self, table_id: str, known: TableData | None = None) -> TableData | None:
-        found: TableData | None = await self._counted(
-            "load", lambda: self.inner.load(table_id, known)
-        )
-        return found
-
-    async def save(self, data: TableData) -> bool:
-        return bool(await self._counted("save", lambda: self.inner.save(data)))
-
-    async def append(
-        self,
-        table_id: str,
-        version: int,
-        rev: int,
-        code: str,
-        faults: list[dict[str, Any]],
-        status: str,
-        deadline: float | None,
-    ) -> bool:
-        return bool(
-            await self._counted(
-                "append",
-                lambda: self.inner.append(table_id, version, rev, code, faults, status, deadline),
-            )
-        )
-
-    async def tables(self, kind: str | None = None) -> list[TableData]:
-        found: list[TableData] = await self._counted("tables", lambda: self.inner.tables(kind))
-        return found
-
-    async def publish(self, table_id: str, event: Event) -> None:
-        await self._counted("publish", lambda: self.inner.publish(table_id, event))
-
-    def events(self, table_id: str) -> contextlib.AbstractAsyncContextManager[asyncio.Queue[Event]]:
-        return self.inner.events(table_id)
-
-    async def set_presence(self, table_id: str, seat: int, owner: str, count: int) -> None:
-        await self._counted(
-            "presence", lambda: self.inner.set_presence(table_id, seat, owner, count)
-        )
-
-    async def presence(self, table_id: str) -> set[int]:
-        seats: set[int] = await self._counted("presence", lambda: self.inner.presence(table_id))
-        return seats
-
-    async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
-        return bool(
-            await self._counted("lease", lambda: self.inner.lease(table_id, owner, seconds))
-        )
-
-    async def release(self, table_id: str, owner: str) -> None:
-        await self._counted("lease", lambda: self.inner.release(table_id, owner))
-
-    async def restore(self, data: TableData) -> bool:
-        return bool(await self._counted("restore", lambda: self.inner.restore(data)))
-
-    async def expire(self, cutoffs: dict[str, float], keep: Collection[str] = ()) -> list[str]:
-        gone: list[str] = await self._counted("expire", lambda: self.inner.expire(cutoffs, keep))
-        return gone
-
-    async def ping(self) -> None:
-        await self._counted("ping", self.inner.ping)
-
-    async def create_sheet(self, sheet_id: str, data: dict[str, Any], token: str) -> None:
-        await self._counted("sheet", lambda: self.inner.create_sheet(sheet_id, data, token))
-
-    async def sheet(self, sheet_id: str) -> Sheet | None:
-        found: Sheet | None = await self._counted("sheet", lambda: self.inner.sheet(sheet_id))
-        return found
-
-    async def sheets(self, ids: Sequence[str]) -> list[Sheet]:
-        found: list[Sheet] = await self._counted("sheet", lambda: self.inner.sheets(ids))
-        return found
-
-    async def update_sheet(self, sheet_id: str, data: dict[str, Any], rev: int) -> bool:
-        return bool(
-            await self._counted("sheet", lambda: self.inner.update_sheet(sheet_id, data, rev))
-        )
-
-    async def expire_sheets(self, before: float) -> int:
-        return int(await self._counted("expire", lambda: self.inner.expire_sheets(before)))
-
-    async def close(self) -> None:
-        await self.inner.close()
+        setattr(self, name, counted)
+        return counted

@@ -37,6 +37,7 @@ __all__ = [
     "CODE_ALPHABET",
     "Seat",
     "StaleAction",
+    "Step",
     "TableData",
     "claim",
     "duty_json",
@@ -112,6 +113,19 @@ class Seat:
     def to_json(self) -> dict[str, Any]:
         """The seat as stored."""
         return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """An action as the store keeps it: appended on ``version`` of the match (the number of
+    actions before it), its code (``web.actions``), the faults noted on it, and the table's
+    status and clock's next deadline once it is taken."""
+
+    version: int
+    code: str
+    faults: list[dict[str, Any]]
+    status: str
+    deadline: float | None
 
 
 @dataclasses.dataclass

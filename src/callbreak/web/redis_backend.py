@@ -33,10 +33,11 @@ from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from typing import Any
 
 import redis.asyncio as redis
+from redis.asyncio.connection import AbstractConnection
 
 from callbreak.web.backend import EXPIRE_BATCH, Event, Sheet, forget
 from callbreak.web.http import LOG
-from callbreak.web.model import FINISHED, STATUSES, TableData
+from callbreak.web.model import FINISHED, STATUSES, Step, TableData
 from callbreak.web.retention import DEFAULT_RETENTION, Retention
 from callbreak.web.store import Store
 
@@ -52,6 +53,9 @@ COMMAND_SECONDS = 2.0
 """A command Redis has not answered in this long fails (and is tried again by the caller,
 :func:`~callbreak.web.backend.retried`): a paused or unreachable Redis must not hold a person's
 click, or a table's driver, for ever."""
+HEALTH_SECONDS = 1.0
+"""A pooled connection idle for this long is asked a PING before its next command, and made
+again when the PING fails (:class:`_Checked`)."""
 
 # A table's keys live for its retention from its last change (ARGV[#ARGV] seconds; 0: for
 # ever): set by every write, so that Redis itself forgets what nobody touches any more.
@@ -252,6 +256,48 @@ def _stored(table_id: str) -> list[str]:
     return [_key(table_id, part) for part in ("state", "data", "actions", "faults")]
 
 
+class _Checked(AbstractConnection):
+    """A connection of the pool that is found dead before a command is sent on it, not by the
+    command failing.
+
+    A Redis that restarts where its goodbye does not reach this process (its machine or
+    container restarted, a failover, a network that dropped the connections) leaves every
+    pooled connection dead with nothing to tell: the next command on each failed, so that a
+    drain after a restart could not give up its leases. redis-py's ``health_check_interval``
+    PINGs a connection idle that long before its next command, but gives up at the first
+    failed PING unless its ``retry`` allows more tries, and that same ``retry`` would then try
+    every command again too: a lobby change stored whose answer was lost would be made twice
+    (``web.sync`` tries again only what the store checks against a version). So here the PING
+    alone is tried again, on a new connection, before anything of the command is sent."""
+
+    async def check_health(self) -> None:
+        """PING when idle for ``health_check_interval``; reconnect once when the connection
+        turns out dead (a PING not answered in time is a Redis paused or slow, which a new
+        connection would not answer sooner: it fails the command as it is)."""
+        if not self.health_check_interval:
+            return
+        if asyncio.get_running_loop().time() <= self.next_health_check:
+            return
+        try:
+            await self._ping()
+        except (redis.ConnectionError, OSError):
+            await self.disconnect(nowait=True)
+            await self._ping()  # on a new connection; its failure is the command's
+
+    async def _ping(self) -> None:
+        await self.send_command("PING", check_health=False)
+        if str(await self.read_response()).upper() not in ("PONG", "TRUE"):
+            raise redis.ConnectionError("Redis did not answer PING")
+
+
+def _checked(kind: type[Any]) -> type[Any]:
+    """The pool's connection class (plain, TLS or a Unix socket, as its URL says) with
+    :class:`_Checked`'s check."""
+    if issubclass(kind, _Checked):
+        return kind
+    return type(f"Checked{kind.__name__}", (_Checked, kind), {})
+
+
 class RedisBackend:
     """Tables, events, presence and leases in one Redis (``redis://HOST:PORT/N``)."""
 
@@ -268,7 +314,9 @@ class RedisBackend:
             decode_responses=True,
             socket_timeout=COMMAND_SECONDS,
             socket_connect_timeout=COMMAND_SECONDS,
+            health_check_interval=HEALTH_SECONDS,
         )
+        pool.connection_class = _checked(pool.connection_class)
         self.client = redis.Redis.from_pool(pool)  # owns the pool: closed with the client
         self._save = self.client.register_script(_SAVE)
         self._append = self.client.register_script(_APPEND)
@@ -378,16 +426,7 @@ class RedisBackend:
             data.updated = now
         return bool(saved)
 
-    async def append(
-        self,
-        table_id: str,
-        version: int,
-        rev: int,
-        code: str,
-        faults: list[dict[str, Any]],
-        status: str,
-        deadline: float | None,
-    ) -> bool:
+    async def append(self, table_id: str, rev: int, step: Step) -> bool:
         stored = await self._append(
             keys=[
                 _key(table_id, "actions"),
@@ -396,14 +435,14 @@ class RedisBackend:
                 _key(table_id, "data"),
             ],
             args=[
-                version,
-                code,
-                json.dumps(faults) if faults else "",
-                status,
-                "" if deadline is None else repr(deadline),
+                step.version,
+                step.code,
+                json.dumps(step.faults) if step.faults else "",
+                step.status,
+                "" if step.deadline is None else repr(step.deadline),
                 repr(time.time()),
                 rev,
-                self._lifetime(status),
+                self._lifetime(step.status),
             ],
         )
         return bool(stored)

@@ -3,7 +3,7 @@ known of the table now (who is connected anywhere, who is thinking, which summar
 
 :meth:`TableState.act` is the one path of an action: it checks the action once (who may act,
 on which version, then the engine's own legality) and takes it on the match, and returns the
-:class:`Step` to store. Until :meth:`~TableState.commit` (stored) or
+:class:`Taken` step to store. Until :meth:`~TableState.commit` (stored) or
 :meth:`~TableState.rebuild` (refused, or the store failed), the step is ``pending``: nothing
 shows the table meanwhile (``web.hub``), so nobody sees an action the store may refuse. It does
 no I/O: storing, sending and driving are the jobs of ``web.sync``, ``web.hub`` and
@@ -31,24 +31,20 @@ from callbreak.web.model import (
     STOPPED,
     SUMMARY_SECONDS,
     StaleAction,
+    Step,
     TableData,
     duty_json,
 )
 
-__all__ = ["Step", "TableState", "next_deadline", "replay"]
+__all__ = ["TableState", "Taken", "next_deadline", "replay"]
 
 
 @dataclasses.dataclass(frozen=True)
-class Step:
-    """An action taken on the match, to be stored on ``version``: its code, the faults noted
-    on it, and the table's status and clock after it."""
+class Taken(Step):
+    """An action taken on this copy's match, to be stored as the :class:`Step` it is: with
+    the action itself, and the deal it was taken in."""
 
-    version: int
     action: TableAction
-    code: str
-    faults: list[dict[str, Any]]
-    status: str
-    deadline: float | None
     deal: int
     """The index of the deal it was taken in (its faults go with that deal's record)."""
 
@@ -82,7 +78,7 @@ class TableState:
             bots=self.bots,
         )
         self.faults_by_deal: dict[int, list[dict[str, Any]]] = {}
-        self.pending: Step | None = None
+        self.pending: Taken | None = None
         self._take(data, 0)
 
     def extend(self, fresh: TableData) -> bool:
@@ -153,7 +149,7 @@ class TableState:
 
     def act(
         self, seat: int, action: TableAction, version: object, faults: list[dict[str, Any]]
-    ) -> Step:
+    ) -> Taken:
         """Check ``action`` of ``seat`` made on ``version`` and take it on the match: the step
         to store, pending until :meth:`commit` or :meth:`rebuild`. CallbreakError saying why
         it may not be taken, StaleAction when the table moved on since ``version``; nothing
@@ -186,15 +182,8 @@ class TableState:
             ) from None
         over = STOPPED if self.match.stopped else FINISHED
         status = over if self.match.is_over else PLAYING
-        self.pending = Step(
-            version,
-            action,
-            encode(action),
-            faults,
-            status,
-            next_deadline(self.data, self.match, status),
-            deal,
-        )
+        deadline = next_deadline(self.data, self.match, status)
+        self.pending = Taken(version, encode(action), faults, status, deadline, action, deal)
         return self.pending
 
     def _may(self, seat: int, action: TableAction) -> None:
@@ -217,7 +206,7 @@ class TableState:
         if turn != seat:
             raise Refusal("not_your_turn", name=self.data.names[turn], seat=turn)
 
-    def commit(self, step: Step) -> None:
+    def commit(self, step: Taken) -> None:
         """The pending ``step`` is stored: the table is at its version."""
         assert step is self.pending
         data = self.data

@@ -28,7 +28,16 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from callbreak.web.model import COMPUTER, MATCH, PERSON, Seat, TableData, hash_token, new_token
+from callbreak.web.model import (
+    COMPUTER,
+    MATCH,
+    PERSON,
+    Seat,
+    Step,
+    TableData,
+    hash_token,
+    new_token,
+)
 
 __all__ = ["Store", "default_path"]
 
@@ -143,19 +152,10 @@ class Store:
             data.updated = now
         return bool(changed)
 
-    def append(
-        self,
-        table_id: str,
-        version: int,
-        rev: int,
-        code: str,
-        faults: list[dict[str, Any]],
-        status: str,
-        deadline: float | None,
-    ) -> bool:
-        """Append an action made on ``version`` and lobby revision ``rev`` (with the faults
-        noted on it), set the status and the clock's next deadline; False, storing nothing,
-        when the match or the lobby (whose seat is whose) has moved on."""
+    def append(self, table_id: str, rev: int, step: Step) -> bool:
+        """Append an action (``step``: made on its version, with the faults noted on it) made
+        on lobby revision ``rev``, and set the status and the clock's next deadline; False,
+        storing nothing, when the match or the lobby (whose seat is whose) has moved on."""
         with self.transaction() as db:
             row = db.execute("SELECT data, rev FROM tables WHERE id = ?", (table_id,)).fetchone()
             if row is None or row["rev"] != rev:
@@ -163,18 +163,19 @@ class Store:
             (count,) = db.execute(
                 "SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)
             ).fetchone()
-            if count != version:
+            if count != step.version:
                 return False
+            faults = json.dumps(step.faults) if step.faults else None
             db.execute(
                 "INSERT INTO actions VALUES (?, ?, ?, ?)",
-                (table_id, version, code, json.dumps(faults) if faults else None),
+                (table_id, step.version, step.code, faults),
             )
             data = json.loads(row["data"])
             now = time.time()
-            data.update(status=status, deadline=deadline, updated=now)
+            data.update(status=step.status, deadline=step.deadline, updated=now)
             db.execute(
                 "UPDATE tables SET data = ?, status = ?, updated = ? WHERE id = ?",
-                (json.dumps(data), status, now, table_id),
+                (json.dumps(data), step.status, now, table_id),
             )
         return True
 

@@ -25,7 +25,7 @@ from callbreak.web.backend import retried
 from callbreak.web.http import LOG
 from callbreak.web.hub import ROOM_VIEW, VIEW
 from callbreak.web.model import PLAYING, StaleAction, TableData
-from callbreak.web.state import Step, next_deadline
+from callbreak.web.state import Taken, next_deadline
 from callbreak.web.tasks import Host
 
 __all__ = ["Sync"]
@@ -79,16 +79,14 @@ class Sync:
         await self.host.listener.announce({"type": "action", "version": state.version})
         self.host.metrics.acted(action, started, state.id, state.status)
 
-    async def _append(self, step: Step) -> bool:
+    async def _append(self, step: Taken) -> bool:
         """Store ``step``: True when stored (for this copy to take it), False when the store
         holds it already and this copy was rebuilt from there; StaleAction when another action
         or lobby change came first (this copy then takes the store's table)."""
         data, table_id = self.state.data, self.state.id
 
         async def append() -> bool:
-            return await self.backend.append(
-                table_id, step.version, data.rev, step.code, step.faults, step.status, step.deadline
-            )
+            return await self.backend.append(table_id, data.rev, step)
 
         async def load() -> TableData | None:
             return await self.backend.load(table_id)
