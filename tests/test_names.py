@@ -7,6 +7,7 @@ hello), never a 500, on this process's SQLite and on a real Redis."""
 from __future__ import annotations
 
 import json
+import sys
 import unicodedata
 import urllib.parse
 from pathlib import Path
@@ -247,3 +248,67 @@ def test_every_endpoint_that_takes_an_id_or_a_token(client: TestClient, which: s
             pass
         then = {"surrogate": "surrogate", "held": "message_long"}.get(problem or "", "spectator")
         assert heard["code"] == then, heard
+
+
+def strict_json(text: str) -> Any:
+    """``text`` read as a browser's JSON.parse reads it: no NaN or Infinity."""
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"{constant} is no JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_nan_and_infinity_in_a_body_are_refused_by_code(client: TestClient) -> None:
+    """json.loads takes NaN and Infinity; a refusal that quoted them back was a 500."""
+    sheet = send(client, "POST", "/api/sheets", {"names": ["A", "B", "C", "D"]}).json()
+    nan, inf = float("nan"), float("inf")
+    answers = [
+        send(client, "POST", "/api/matches", {"speed": nan}),
+        send(client, "POST", "/api/rooms", {"name": "Asha", "speed": inf}),
+        send(client, "POST", "/api/matches", {"seed": -inf}),
+        send(
+            client,
+            "POST",
+            f"/api/sheets/{sheet['id']}/deals/1/check",
+            {"calls": [nan, 3, 3, 3], "tricks": [3, 3, 3, 4]},
+            sheet["token"],
+        ),
+    ]
+    for answer in answers:
+        refused_as(answer, "body_not_json")
+
+
+def test_a_socket_message_with_nan_is_refused_and_nothing_sent_is_not_json(
+    client: TestClient,
+) -> None:
+    made = send(client, "POST", "/api/matches", {"opponents": ["random"] * 3}).json()
+    with client.websocket_connect(f"/ws/matches/{made['id']}") as socket:
+        socket.send_text(json.dumps({"type": "hello", "token": made["token"]}))
+        heard = [socket.receive_text(), socket.receive_text()]  # welcome, state
+        # A seat or a speed is quoted back in its refusal: as NaN, which no page can read.
+        for text in (
+            '{"type": "call", "value": 3, "seat": NaN}',
+            '{"type": "settings", "speed": Infinity}',
+        ):
+            socket.send_text(text)
+            while strict_json(told := socket.receive_text())["type"] != "error":
+                heard.append(told)
+            assert strict_json(told)["code"] == "message_not_json", told
+        for text in heard:
+            strict_json(text)
+
+
+def test_a_hello_of_any_depth_is_answered_and_closed_with_a_code(tmp_path: Path) -> None:
+    """A hello as deep as the parser takes was dropped with no close code (its text check ran
+    out of stack a few frames deeper than the parser had)."""
+    app = create_app(tmp_path / "db.sqlite", None, FAST, ping_seconds=3600)
+    with TestClient(app) as client:
+        made = send(client, "POST", "/api/matches", {"opponents": ["random"] * 3}).json()
+        for depth in range(sys.getrecursionlimit() - 100, sys.getrecursionlimit() + 20):
+            with client.websocket_connect(f"/ws/matches/{made['id']}") as socket:
+                socket.send_text('{"type": "hello", "x": ' + "[" * depth + "]" * depth + "}")
+                told = socket.receive_json()
+                assert told["type"] == "error", (depth, told)
+                assert told["code"] in ("hello_needed", "message_not_json"), (depth, told)
+                assert socket.receive()["code"] == 4401, depth
