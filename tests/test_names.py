@@ -39,6 +39,7 @@ GOOD = [
     ("  Ann \u00a0 Lee\n", "Ann Lee"),  # ends trimmed, a run of spaces inside made one
     ("<img src=x onerror=f()>", "<img src=x onerror=f()>"),  # kept as text, shown as text
     ("x" * MAX_NAME, "x" * MAX_NAME),
+    ("\U0001fae8", "\U0001fae8"),  # an emoji newer than this Python's tables (Cn here): kept
 ]
 BAD = [  # (typed, the problem, its blanks)
     ("A\x00B", "control", {"char": "U+0000"}),
@@ -50,6 +51,23 @@ BAD = [  # (typed, the problem, its blanks)
     ("A\tB", "control", {"char": "U+0009"}),
     ("\ud800", "control", {"char": "U+D800"}),
     ("\u200b\u200b", "empty", {}),  # invisible
+    # Unassigned, but reserved as default-ignorable: a browser shows nothing for them, ever.
+    ("\u2065\u2065", "empty", {}),
+    ("\ufff0", "empty", {}),
+    ("\U000e0080", "empty", {}),
+    ("Ann\u2065Lee", "control", {"char": "U+2065"}),
+    ("Ann\U000e01f0", "control", {"char": "U+E01F0"}),
+    # Noncharacters: never characters, in any version of Unicode.
+    ("\uffff", "empty", {}),
+    ("A\ufdd0", "control", {"char": "U+FDD0"}),
+    ("A\U0010fffe", "control", {"char": "U+10FFFE"}),
+    # Tags only as a flag's sequence, ended by the cancel tag: without it they hide text.
+    (
+        "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in "hidden"),
+        "control",
+        {"char": "U+E006E"},
+    ),
+    ("Ann\U000e007f", "control", {"char": "U+E007F"}),
     ("\u3164", "empty", {}),  # the Hangul filler shows nothing
     ("   ", "empty", {}),
     ("", "empty", {}),
