@@ -353,7 +353,8 @@ def test_the_command_writes_and_refuses_a_folder_of_another_run(
     assert len(shard_paths(tmp_path)) == 2
     assert _exit_code([*base, "--seed", "9"]) == 2
     err = capsys.readouterr().err
-    assert "holds another run" in err and len(err.strip().splitlines()) == 1
+    # One line and nothing after it (the progress bar, stopped, wrote an empty line after it).
+    assert "holds another run" in err and len(err.splitlines()) == 1
 
 
 def _exit_code(argv: list[str]) -> int:

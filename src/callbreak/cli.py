@@ -370,6 +370,9 @@ def run_selfplay(args: argparse.Namespace) -> int:
         TimeElapsedColumn(),
         console=console,
         transient=True,
+        # Off a terminal the bar draws nothing but leaves an empty line after an error's one
+        # line; the shards are said line by line there instead (on_shard).
+        disable=not console.is_terminal,
     )
     totals = [0, 0.0]  # decisions and CPU seconds written by this run
     with progress:
