@@ -1176,14 +1176,20 @@ def run_review(args: argparse.Namespace) -> int:
         record = load(args.record)
     except CallbreakError as error:
         return fail(f"{args.record}: {error}")
+    # Said before the review, which may take minutes, rather than after it.
+    unwritable = _unwritable(args.json) if args.json else None
+    if unwritable:
+        return fail(f"cannot write {args.json}: {unwritable}")
     console = Console(highlight=False, soft_wrap=True)
+    errors = Console(stderr=True)
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=Console(stderr=True),
+        console=errors,
         transient=True,
+        disable=not errors.is_terminal,  # off a terminal it leaves only an empty line
     )
     reviews = []
     try:
@@ -1223,6 +1229,18 @@ def run_review(args: argparse.Namespace) -> int:
         except OSError as error:
             return fail(f"cannot write {args.json}: {error}")
     return EXIT_OK
+
+
+def _unwritable(path: str) -> str | None:
+    """Why a file cannot be written at ``path`` (a folder, a folder missing, no permission),
+    or None when it likely can."""
+    if os.path.isdir(path):
+        return "it is a folder"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"there is no folder {folder}"
+    allowed = os.access(path if os.path.exists(path) else folder, os.W_OK)
+    return None if allowed else "permission denied"
 
 
 def _review_report(console: object, result: Any) -> None:
