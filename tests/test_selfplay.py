@@ -344,6 +344,16 @@ def test_bad_arguments_are_one_line_and_exit_2(
     assert not (tmp_path / "out").exists()
 
 
+def test_an_empty_out_is_refused_not_the_current_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert _exit_code(["selfplay", "random", "--rules", ONE_DEAL, "--out", ""]) == 2
+    err = capsys.readouterr().err
+    assert "--out needs a folder" in err and len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_command_writes_and_refuses_a_folder_of_another_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

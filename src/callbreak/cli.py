@@ -350,6 +350,8 @@ def run_selfplay(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     if args.workers is not None and args.workers < 1:
         return fail(f"--workers must be 1 or more, not {args.workers}")
+    if not args.out.strip():  # an empty --out was the current folder, said nowhere
+        return fail("--out needs a folder")
     try:
         plan = selfplay.make_plan(
             args.players or [selfplay.DEFAULT_PLAYERS],
