@@ -188,6 +188,8 @@ def _broken(change: Any) -> dict[str, Any]:
             "twice",
         ),
         (_broken(lambda b: b.update(timeBudget="fast")), "timeBudget"),
+        # Past a float's range: math.isfinite of it raised, and a player's seconds overflowed.
+        (_broken(lambda b: b.update(timeBudget=10**400)), "timeBudget"),
         (
             _broken(lambda b: b["history"][0].__setitem__(2, (b["history"][0][2] + 1) % 4)),
             "the winner is",

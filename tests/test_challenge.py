@@ -110,6 +110,12 @@ def test_verify_accepts_a_true_record(record: Record) -> None:
     assert challenge.verify(DAY, SEED, unfinished) == Verdict(
         True, "all 3 deals are the deals of 2026-12-04's seed"
     )
+    # A record left in its first deal: one deal, said in the singular ("all 1 deal are" was).
+    match = challenge.new_match(DAY, SEED)
+    match.apply(check(record).deals[0].actions[0])
+    assert challenge.verify(DAY, SEED, Record.from_match(match)) == Verdict(
+        True, "its 1 deal is the deal of 2026-12-04's seed"
+    )
 
 
 def swap_a_card(data: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@ hello), never a 500, on this process's SQLite and on a real Redis."""
 from __future__ import annotations
 
 import json
+import sys
 import unicodedata
 import urllib.parse
 from pathlib import Path
@@ -38,6 +39,7 @@ GOOD = [
     ("  Ann \u00a0 Lee\n", "Ann Lee"),  # ends trimmed, a run of spaces inside made one
     ("<img src=x onerror=f()>", "<img src=x onerror=f()>"),  # kept as text, shown as text
     ("x" * MAX_NAME, "x" * MAX_NAME),
+    ("\U0001fae8", "\U0001fae8"),  # an emoji newer than this Python's tables (Cn here): kept
 ]
 BAD = [  # (typed, the problem, its blanks)
     ("A\x00B", "control", {"char": "U+0000"}),
@@ -49,6 +51,23 @@ BAD = [  # (typed, the problem, its blanks)
     ("A\tB", "control", {"char": "U+0009"}),
     ("\ud800", "control", {"char": "U+D800"}),
     ("\u200b\u200b", "empty", {}),  # invisible
+    # Unassigned, but reserved as default-ignorable: a browser shows nothing for them, ever.
+    ("\u2065\u2065", "empty", {}),
+    ("\ufff0", "empty", {}),
+    ("\U000e0080", "empty", {}),
+    ("Ann\u2065Lee", "control", {"char": "U+2065"}),
+    ("Ann\U000e01f0", "control", {"char": "U+E01F0"}),
+    # Noncharacters: never characters, in any version of Unicode.
+    ("\uffff", "empty", {}),
+    ("A\ufdd0", "control", {"char": "U+FDD0"}),
+    ("A\U0010fffe", "control", {"char": "U+10FFFE"}),
+    # Tags only as a flag's sequence, ended by the cancel tag: without it they hide text.
+    (
+        "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in "hidden"),
+        "control",
+        {"char": "U+E006E"},
+    ),
+    ("Ann\U000e007f", "control", {"char": "U+E007F"}),
     ("\u3164", "empty", {}),  # the Hangul filler shows nothing
     ("   ", "empty", {}),
     ("", "empty", {}),
@@ -247,3 +266,67 @@ def test_every_endpoint_that_takes_an_id_or_a_token(client: TestClient, which: s
             pass
         then = {"surrogate": "surrogate", "held": "message_long"}.get(problem or "", "spectator")
         assert heard["code"] == then, heard
+
+
+def strict_json(text: str) -> Any:
+    """``text`` read as a browser's JSON.parse reads it: no NaN or Infinity."""
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"{constant} is no JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_nan_and_infinity_in_a_body_are_refused_by_code(client: TestClient) -> None:
+    """json.loads takes NaN and Infinity; a refusal that quoted them back was a 500."""
+    sheet = send(client, "POST", "/api/sheets", {"names": ["A", "B", "C", "D"]}).json()
+    nan, inf = float("nan"), float("inf")
+    answers = [
+        send(client, "POST", "/api/matches", {"speed": nan}),
+        send(client, "POST", "/api/rooms", {"name": "Asha", "speed": inf}),
+        send(client, "POST", "/api/matches", {"seed": -inf}),
+        send(
+            client,
+            "POST",
+            f"/api/sheets/{sheet['id']}/deals/1/check",
+            {"calls": [nan, 3, 3, 3], "tricks": [3, 3, 3, 4]},
+            sheet["token"],
+        ),
+    ]
+    for answer in answers:
+        refused_as(answer, "body_not_json")
+
+
+def test_a_socket_message_with_nan_is_refused_and_nothing_sent_is_not_json(
+    client: TestClient,
+) -> None:
+    made = send(client, "POST", "/api/matches", {"opponents": ["random"] * 3}).json()
+    with client.websocket_connect(f"/ws/matches/{made['id']}") as socket:
+        socket.send_text(json.dumps({"type": "hello", "token": made["token"]}))
+        heard = [socket.receive_text(), socket.receive_text()]  # welcome, state
+        # A seat or a speed is quoted back in its refusal: as NaN, which no page can read.
+        for text in (
+            '{"type": "call", "value": 3, "seat": NaN}',
+            '{"type": "settings", "speed": Infinity}',
+        ):
+            socket.send_text(text)
+            while strict_json(told := socket.receive_text())["type"] != "error":
+                heard.append(told)
+            assert strict_json(told)["code"] == "message_not_json", told
+        for text in heard:
+            strict_json(text)
+
+
+def test_a_hello_of_any_depth_is_answered_and_closed_with_a_code(tmp_path: Path) -> None:
+    """A hello as deep as the parser takes was dropped with no close code (its text check ran
+    out of stack a few frames deeper than the parser had)."""
+    app = create_app(tmp_path / "db.sqlite", None, FAST, ping_seconds=3600)
+    with TestClient(app) as client:
+        made = send(client, "POST", "/api/matches", {"opponents": ["random"] * 3}).json()
+        for depth in range(sys.getrecursionlimit() - 100, sys.getrecursionlimit() + 20):
+            with client.websocket_connect(f"/ws/matches/{made['id']}") as socket:
+                socket.send_text('{"type": "hello", "x": ' + "[" * depth + "]" * depth + "}")
+                told = socket.receive_json()
+                assert told["type"] == "error", (depth, told)
+                assert told["code"] in ("hello_needed", "message_not_json"), (depth, told)
+                assert socket.receive()["code"] == 4401, depth

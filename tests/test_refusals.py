@@ -4,7 +4,9 @@ docs list and the pages word, and the one exception handler answers every error 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.applications import Starlette
@@ -14,7 +16,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from callbreak.errors import CallbreakError, IllegalPlayError, InvalidRulesError
-from callbreak.refusals import LOBBY, WORDS, Refusal, handler, read_object
+from callbreak.refusals import LOBBY, WORDS, Refusal, check_text, handler, read_json, read_object
 
 ROOT = Path(__file__).parent.parent
 STATIC = ROOT / "src" / "callbreak" / "web" / "static"
@@ -137,3 +139,56 @@ def test_the_body_reader_refuses_by_code() -> None:
     ]
     ok = client.post("/", content=b"{}", headers={"content-type": "application/json"})
     assert ok.text == "ok"
+
+
+def nested(depth: int, inner: Any) -> Any:
+    """``inner`` at the bottom of ``depth`` lists and objects, built without recursion."""
+    value = inner
+    for level in range(depth):
+        value = [value] if level % 2 else {"a": value}
+    return value
+
+
+def test_the_text_check_walks_any_depth_the_parser_took() -> None:
+    # As deep as json.loads goes, the check must not give up on the way down (a RecursionError
+    # there was a 500 for a body of about 960 levels, and a socket dropped with no close code).
+    deep = sys.getrecursionlimit() + 100
+    check_text(nested(deep, "fine"))
+    with pytest.raises(Refusal) as refused:
+        check_text(nested(deep, "\ud800"))
+    assert refused.value.code == "surrogate"
+
+
+def body_app() -> TestClient:
+    async def route(request: Request) -> Response:
+        await read_json(request)
+        return Response("ok")
+
+    app = Starlette(
+        routes=[Route("/", route, methods=["POST"])], exception_handlers={CallbreakError: handler}
+    )
+    return TestClient(app)
+
+
+def test_a_body_of_any_depth_is_read_or_refused_by_code() -> None:
+    client = body_app()
+    for depth in range(1, sys.getrecursionlimit() + 50):
+        text = "[" * depth + "]" * depth
+        answer = client.post(
+            "/", content=text.encode(), headers={"content-type": "application/json"}
+        )
+        assert answer.status_code in (200, 400), (depth, answer.text)
+        assert answer.status_code == 200 or answer.json()["code"] == "body_not_json", depth
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json(constant: str) -> None:
+    # json.loads takes them, but no answer can carry them back (a refusal that quotes the value
+    # was a 500) and a browser's JSON.parse refuses them.
+    client = body_app()
+    answer = client.post(
+        "/",
+        content=f'{{"x": [1, {constant}]}}'.encode(),
+        headers={"content-type": "application/json"},
+    )
+    assert (answer.status_code, answer.json()["code"]) == (400, "body_not_json")

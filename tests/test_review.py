@@ -210,3 +210,18 @@ def test_the_command_says_one_clear_error(
     captured = capsys.readouterr()
     assert said in captured.err and "Traceback" not in captured.err
     assert captured.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("where", ["folder", "no folder"])
+def test_the_command_says_it_cannot_write_its_json_before_it_reviews(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    # It used to review the whole record (minutes at the default budget), then fail to write.
+    path = tmp_path / "match.json"
+    path.write_text(dumps(partial_record("strict", 6, 4 + 4 * 3)))
+    out = tmp_path if where == "folder" else tmp_path / "missing" / "review.json"
+    status = cli.main(["review", str(path), "--time", "0.01", "--json", str(out)])
+    assert status == cli.EXIT_UNREADABLE
+    captured = capsys.readouterr()
+    assert f"cannot write {out}" in captured.err and captured.err.count("\n") == 1
+    assert "Summary" not in captured.out

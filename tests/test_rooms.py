@@ -154,6 +154,8 @@ async def test_the_lobby_seats_people_and_computers(base: str) -> None:
         ("POST", "/api/rooms", {"name": "a", "seed": None}, 400, "leave out the seed"),
         ("POST", "/api/rooms", {"name": "a", "rules": "bridge"}, 400, "unknown profile"),
         ("POST", "/api/rooms", {"name": "a", "turn_seconds": 2}, 400, "5-600"),
+        # A whole number too large for a float: math.isfinite of it raised (a 500).
+        ("POST", "/api/rooms", {"name": "a", "turn_seconds": 10**400}, 400, "5-600"),
         ("POST", "/api/rooms", {"name": "a", "speed": "warp"}, 400, "speed must be"),
         ("POST", "/api/rooms", [1, 2], 400, "JSON object"),
     ],

@@ -344,6 +344,16 @@ def test_bad_arguments_are_one_line_and_exit_2(
     assert not (tmp_path / "out").exists()
 
 
+def test_an_empty_out_is_refused_not_the_current_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert _exit_code(["selfplay", "random", "--rules", ONE_DEAL, "--out", ""]) == 2
+    err = capsys.readouterr().err
+    assert "--out needs a folder" in err and len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_command_writes_and_refuses_a_folder_of_another_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -353,7 +363,8 @@ def test_the_command_writes_and_refuses_a_folder_of_another_run(
     assert len(shard_paths(tmp_path)) == 2
     assert _exit_code([*base, "--seed", "9"]) == 2
     err = capsys.readouterr().err
-    assert "holds another run" in err and len(err.strip().splitlines()) == 1
+    # One line and nothing after it (the progress bar, stopped, wrote an empty line after it).
+    assert "holds another run" in err and len(err.splitlines()) == 1
 
 
 def _exit_code(argv: list[str]) -> int:

@@ -30,6 +30,29 @@ def test_in_process_and_local_processes_run_every_task_once() -> None:
         assert sorted(runner.run(square, list(range(6)))) == [(n, n * n) for n in range(6)]
 
 
+def test_no_more_worker_processes_start_than_there_are_tasks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `callbreak selfplay --workers 100000` for one shard started a pool of 100,000 processes.
+    import multiprocessing
+
+    sizes: list[int] = []
+    spawn = multiprocessing.get_context("spawn")
+
+    class Context:
+        def __init__(self, _method: str) -> None:
+            pass
+
+        def Pool(self, processes: int, *args: object, **kwargs: object) -> object:
+            sizes.append(processes)
+            return spawn.Pool(processes, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(multiprocessing, "get_context", Context)  # the module workers uses
+    with open_runner(workers=64) as runner:
+        assert sorted(runner.run(square, [1, 2])) == [(1, 1), (2, 4)]
+    assert sizes == [2]
+
+
 def numba_threads(_task: int) -> int:
     """The number of threads numba gives the process that runs the task."""
     import numba

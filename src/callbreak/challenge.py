@@ -197,7 +197,6 @@ def verify(day: datetime.date, seed: str, record: Record, committed: str | None 
     if broken is not None:
         raise ChallengeError(f"the record breaks a rule in deal {broken.deal}: {broken.message}")
     played = len(record.deals)
-    return Verdict(
-        True,
-        f"all {played} deal{'' if played == 1 else 's'} are the deals of {day.isoformat()}'s seed",
-    )
+    if played == 1:
+        return Verdict(True, f"its 1 deal is the deal of {day.isoformat()}'s seed")
+    return Verdict(True, f"all {played} deals are the deals of {day.isoformat()}'s seed")

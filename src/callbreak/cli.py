@@ -350,6 +350,8 @@ def run_selfplay(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     if args.workers is not None and args.workers < 1:
         return fail(f"--workers must be 1 or more, not {args.workers}")
+    if not args.out.strip():  # an empty --out was the current folder, said nowhere
+        return fail("--out needs a folder")
     try:
         plan = selfplay.make_plan(
             args.players or [selfplay.DEFAULT_PLAYERS],
@@ -370,6 +372,9 @@ def run_selfplay(args: argparse.Namespace) -> int:
         TimeElapsedColumn(),
         console=console,
         transient=True,
+        # Off a terminal the bar draws nothing but leaves an empty line after an error's one
+        # line; the shards are said line by line there instead (on_shard).
+        disable=not console.is_terminal,
     )
     totals = [0, 0.0]  # decisions and CPU seconds written by this run
     with progress:
@@ -1173,14 +1178,20 @@ def run_review(args: argparse.Namespace) -> int:
         record = load(args.record)
     except CallbreakError as error:
         return fail(f"{args.record}: {error}")
+    # Said before the review, which may take minutes, rather than after it.
+    unwritable = _unwritable(args.json) if args.json else None
+    if unwritable:
+        return fail(f"cannot write {args.json}: {unwritable}")
     console = Console(highlight=False, soft_wrap=True)
+    errors = Console(stderr=True)
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=Console(stderr=True),
+        console=errors,
         transient=True,
+        disable=not errors.is_terminal,  # off a terminal it leaves only an empty line
     )
     reviews = []
     try:
@@ -1220,6 +1231,18 @@ def run_review(args: argparse.Namespace) -> int:
         except OSError as error:
             return fail(f"cannot write {args.json}: {error}")
     return EXIT_OK
+
+
+def _unwritable(path: str) -> str | None:
+    """Why a file cannot be written at ``path`` (a folder, a folder missing, no permission),
+    or None when it likely can."""
+    if os.path.isdir(path):
+        return "it is a folder"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"there is no folder {folder}"
+    allowed = os.access(path if os.path.exists(path) else folder, os.W_OK)
+    return None if allowed else "permission denied"
 
 
 def _review_report(console: object, result: Any) -> None:

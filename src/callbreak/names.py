@@ -8,8 +8,9 @@ than :data:`MAX_NAME` characters (code points, counted after NFC).
 
 The zero-width joiner and non-joiner are kept where they belong to the text around them: between
 two visible characters, as in the Devanagari conjunct ``क्‍ष`` or the emoji family ``👨‍👩‍👧``; so
-are the tag characters of an emoji flag (``🏴`` followed by tags). Anywhere else they only hide
-something, and are refused with the others.
+are the tag characters of an emoji flag (``🏴`` followed by tags and the cancel tag). Anywhere
+else they only hide something, and are refused with the others, as are the code points that
+will never show (noncharacters, and those reserved as default-ignorable).
 
 >>> check_name("  Ann   Lee ")
 'Ann Lee'
@@ -37,7 +38,20 @@ JOINERS = frozenset("\u200c\u200d")
 BLACK_FLAG = "\U0001f3f4"
 """The base of an emoji tag sequence (a subdivision's flag)."""
 TAGS = range(0xE0020, 0xE0080)
-"""The tag characters, kept only after ``BLACK_FLAG`` or another tag."""
+"""The tag characters, kept only in a flag's sequence: after ``BLACK_FLAG`` or another tag, and
+ended by ``CANCEL_TAG``."""
+CANCEL_TAG = 0xE007F
+IGNORABLE = (
+    range(0x2065, 0x2066),
+    range(0xFFF0, 0xFFF9),
+    range(0xE0000, 0xE0001),
+    range(0xE0002, 0xE0020),
+    range(0xE0080, 0xE0100),
+    range(0xE01F0, 0xE1000),
+)
+"""Code points not assigned yet but reserved as default-ignorable (Unicode's
+DerivedCoreProperties): whatever they become, a browser shows nothing for them, so they are not
+taken for characters newer than this Python's tables, which a newer browser may show."""
 BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 """Letters and symbols that show nothing (the Hangul fillers, the blank Braille pattern): a name
 of them alone is as invisible as one of spaces."""
@@ -71,14 +85,24 @@ def check_name(text: object, most: int = MAX_NAME) -> str:
 def _visible(char: str) -> bool:
     """Whether ``char`` shows something of its own: a letter, number, punctuation or symbol
     (or a character newer than this Python's tables, which a newer browser may well show)."""
+    if char in BLANK:
+        return False
     kind = unicodedata.category(char)
-    return (kind[0] in "LNPS" or kind in ("Co", "Cn")) and char not in BLANK
+    return kind[0] in "LNPS" or kind == "Co" or (kind == "Cn" and not _hidden(char))
+
+
+def _hidden(char: str) -> bool:
+    """Whether an unassigned ``char`` will never show: a noncharacter (U+FDD0-U+FDEF and the
+    last two of every plane) or a code point reserved as default-ignorable."""
+    point = ord(char)
+    noncharacter = 0xFDD0 <= point <= 0xFDEF or point & 0xFFFE == 0xFFFE
+    return noncharacter or any(point in block for block in IGNORABLE)
 
 
 def _allowed(name: str, index: int) -> bool:
     char = name[index]
     kind = unicodedata.category(char)
-    if kind in ("Cc", "Cs", "Zl", "Zp"):
+    if kind in ("Cc", "Cs", "Zl", "Zp") or (kind == "Cn" and _hidden(char)):
         return False
     if kind != "Cf":
         return True
@@ -87,7 +111,13 @@ def _allowed(name: str, index: int) -> bool:
         after = name[index + 1] if index + 1 < len(name) else ""
         return _joins(before) and _joins(after)
     if ord(char) in TAGS:
-        return before == BLACK_FLAG or (before != "" and ord(before) in TAGS)
+        # A flag's sequence: the black flag, tags, the cancel tag. Tags left open show nothing
+        # and would carry text nobody sees.
+        after = name[index + 1] if index + 1 < len(name) else ""
+        tag_before = before != "" and ord(before) in TAGS and ord(before) != CANCEL_TAG
+        if ord(char) == CANCEL_TAG:
+            return tag_before
+        return (before == BLACK_FLAG or tag_before) and after != "" and ord(after) in TAGS
     # Every other format character (the direction marks, embeddings, overrides and isolates,
     # the zero-width space, the word joiner, the soft hyphen, the byte order mark, ...) shows
     # nothing or turns the text around it.

@@ -43,6 +43,7 @@ __all__ = [
     "body",
     "check_text",
     "handler",
+    "parse_json",
     "read_json",
     "winners_text",
 ]
@@ -379,22 +380,44 @@ async def read_json(request: Request, *, json_only: bool = True) -> Any:
     if json_only and kind != "application/json":
         raise Refusal("body_type")
     try:
-        value = json.loads(data)
+        value = parse_json(data)
     except (ValueError, RecursionError):  # bad JSON or UTF-8, numbers of thousands of digits
         raise Refusal("body_not_json") from None
     check_text(value)
     return value
 
 
+def parse_json(text: str | bytes) -> Any:
+    """``text`` as JSON, and only JSON: ``json.loads`` also takes ``NaN``, ``Infinity`` and
+    ``-Infinity``, which no answer can carry back (a refusal that quotes the value would fail to
+    be written, a socket would send what a browser's ``JSON.parse`` refuses); a ValueError."""
+    return json.loads(text, parse_constant=_not_json)
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
 def check_text(value: Any) -> None:
     """Refuse (``surrogate``) a JSON value any string of which, a key or a value at any depth,
     holds a lone UTF-16 surrogate: ``json.loads`` takes ``"\\ud800"`` (and, from bytes, its
     raw form) and hands back a string that no store, hash or answer can encode."""
-    try:
-        # The C encoder walks every key and string at once; the walk is as deep as the parse.
-        json.dumps(value, ensure_ascii=False).encode()
-    except UnicodeEncodeError:
-        raise Refusal("surrogate") from None
+    # A walk with a list of its own, not a recursive one: a value is as deep as the parser took
+    # it, and a recursive walk begun a few frames deeper runs out of stack where it did not.
+    waiting = [value]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode()
+                except UnicodeEncodeError:
+                    raise Refusal("surrogate") from None
+        elif isinstance(item, dict):
+            waiting.extend(item)
+            waiting.extend(item.values())
+        elif isinstance(item, list):
+            waiting.extend(item)
 
 
 async def read_object(request: Request) -> dict[str, Any]:

@@ -224,7 +224,10 @@ class ProcessRunner(Runner):
         previous = os.environ.get("NUMBA_NUM_THREADS")
         os.environ["NUMBA_NUM_THREADS"] = str(threads_per_worker(self.slots))
         context = multiprocessing.get_context("spawn")
-        pool = context.Pool(self.slots, initializer=_start_worker, initargs=(setup,))
+        # No more processes than tasks: a pool starts all of its processes at once, however
+        # few tasks come (a run of one shard asked for 100,000 workers started 100,000).
+        processes = max(1, min(self.slots, len(tasks)))
+        pool = context.Pool(processes, initializer=_start_worker, initargs=(setup,))
         done: queue.SimpleQueue[tuple[int, bool, Any]] = queue.SimpleQueue()
         schedule: _Schedule[T, int] = _Schedule(tasks, keys)
         count = 0

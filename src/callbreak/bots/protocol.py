@@ -24,6 +24,7 @@ from callbreak.game import Observation, Phase, Trick
 from callbreak.rules import BHOOS, Rules, legal_cards
 
 __all__ = [
+    "MAX_BUDGET_MS",
     "ProtocolError",
     "bid_body",
     "card_text",
@@ -31,6 +32,10 @@ __all__ = [
     "play_body",
     "player_ids",
 ]
+
+
+MAX_BUDGET_MS = 86_400_000
+"""The most milliseconds a request's ``timeBudget`` may give (a day)."""
 
 
 class ProtocolError(CallbreakError):
@@ -104,8 +109,11 @@ def observation_from_body(body: object, kind: str, rules: Rules = BHOOS) -> Obse
     seat = ids.index(me)
     hand = _cards(_field(data, "cards"), "cards")
     budget = _field(data, "timeBudget")
-    if not _number(budget) or budget < 0:
-        raise ProtocolError(f"timeBudget must be a number of milliseconds, not {budget!r}")
+    # At most a day: the players divide it into seconds, which a float must hold.
+    if not _number(budget) or not 0 <= budget <= MAX_BUDGET_MS:
+        raise ProtocolError(
+            f"timeBudget must be a number of milliseconds, 0-{MAX_BUDGET_MS}, not {budget!r}"
+        )
     context = _object(_field(data, "context"), "context")
     round_number = _field(context, "round")
     if type(round_number) is not int or round_number < 1:
@@ -257,7 +265,10 @@ def _play_observation(
 
 
 def _number(value: object) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+    if isinstance(value, bool):
+        return False
+    # A whole number is finite however large (math.isfinite of one past a float's range raises).
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 def _object(value: object, where: str) -> Mapping[str, Any]:

@@ -26,7 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from callbreak.cards import parse_card
 from callbreak.errors import CallbreakError, InvalidCardError
 from callbreak.game import Action, Call, ClaimRedeal, Play
-from callbreak.refusals import Refusal, check_text, refusal
+from callbreak.refusals import Refusal, check_text, parse_json, refusal
 from callbreak.web.actions import Stop, TableAction
 from callbreak.web.drain import RESTARTING, Drain
 from callbreak.web.hints import Hints
@@ -218,7 +218,7 @@ def read_message(text: str) -> dict[str, Any]:
     if len(text) > MAX_MESSAGE_BYTES:
         raise Refusal("message_long")
     try:
-        message = json.loads(text)
+        message = parse_json(text)
     except (ValueError, RecursionError):
         raise Refusal("message_not_json") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):

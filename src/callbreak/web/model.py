@@ -286,7 +286,11 @@ def check_turn_seconds(value: object) -> int:
     """The turn clock: 0 (none) or 5-600 seconds."""
     if value is None or value is False:
         return 0
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Refusal("turn_seconds_type")
+    # Only a float can be infinite (or NaN); math.isfinite of a whole number past a float's
+    # range raises instead, so such a number is left to the range check.
+    if isinstance(value, float) and not math.isfinite(value):
         raise Refusal("turn_seconds_type")
     seconds = int(value)
     if seconds != 0 and not 5 <= seconds <= 600:

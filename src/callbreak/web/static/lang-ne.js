@@ -197,7 +197,7 @@ export default {
   "refusal.sheet_name_text": (v, h) => `खेलाडी ${h.num(v.seat)} को नाम अक्षरमा हुनुपर्छ।`,
   "refusal.sheet_name_long": (v, h) => `खेलाडी ${h.num(v.seat)} को नाम ${h.num(v.max)} अक्षरभन्दा लामो छ।`,
   "refusal.sheet_name_control": (v, h) => `खेलाडी ${h.num(v.seat)} को नाममा नियन्त्रण वा ढाँचा अक्षर ${v.char} राख्न मिल्दैन।`,
-  "refusal.sheet_full": (v, h) => `एउटा अङ्क तालिकामा बढीमा ${h.num(v.max)} बाजी हुन्छन्: नयाँ अङ्क तालिका सुरु गर्नुहोस्।`,
+  "refusal.sheet_full": (v, h) => `एउटा अङ्क तालिकामा बढीमा ${h.num(v.max)} बाजी मात्र राख्न मिल्छ: नयाँ अङ्क तालिका सुरु गर्नुहोस्।`,
   "refusal.entries_list": (v) => (v.field === "tricks" ? "खेल्ने क्रममा चारै जनाले जितेको हात लेख्नुहोस्।" : "खेल्ने क्रममा चारै जनाको कल लेख्नुहोस्।"),
   "refusal.call_not_whole": "{name}को कल पूर्ण सङ्ख्या हुनुपर्छ, {value} होइन।",
   "refusal.protocol": "प्रोटोकल मिलेन: {detail}",
@@ -205,7 +205,7 @@ export default {
   "refusal.review_playing": "खेल अझै चलिरहेको छ: सकिएपछि मात्र समीक्षा गर्न मिल्छ।",
   "refusal.review_busy": "सर्भर अरू खेलको समीक्षामा व्यस्त छ: केही मिनेटपछि फेरि प्रयास गर्नुहोस्।",
   "refusal.review_failed": "समीक्षा बन्न सकेन: फेरि प्रयास गर्नुहोस्।",
-  "refusal.review_long": (v, h) => `यो खेलमा तपाईंका ${h.num(v.decisions)} निर्णय समीक्षा गर्नुपर्छ; यहाँ एउटा समीक्षाले बढीमा ${h.num(v.max)} (करिब ${h.num(v.deals)} बाजी) लिन्छ।`,
+  "refusal.review_long": (v, h) => `यो खेलमा समीक्षा गर्नुपर्ने तपाईंका ${h.num(v.decisions)} निर्णय छन्; यहाँ एउटा समीक्षामा बढीमा ${h.num(v.max)} निर्णय (करिब ${h.num(v.deals)} बाजी) मात्र हेर्न मिल्छ।`,
   "server.refused": "सर्भरले यो स्वीकारेन: {detail}",
 
   "notice.coverTimeout": "{name}को समय सकियो, त्यसैले कम्प्युटरले {what}।",
