@@ -71,14 +71,32 @@ def test_verify_places_the_deals_after_a_thrown_in_deal() -> None:
     match = Match("strict(min_total_calls=30)", seed=challenge.match_seed(DAY, SEED))
     thrown = play_match(match, ["random"] * 4).record()
     assert any(d.thrown_in for d in thrown.deals)
-    assert challenge.verify(DAY, SEED, thrown).ok
+    rules = "strict(min_total_calls=30)"
+    assert challenge.verify(DAY, SEED, thrown, rules=rules).ok
     last = len(thrown.deals) - 1
 
     def swap_in_the_last_deal(data: dict[str, Any]) -> None:
         hands = data["deals"][last]["hands"]
         hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
 
-    assert challenge.verify(DAY, SEED, altered(thrown, swap_in_the_last_deal)).deal == last + 1
+    changed = altered(thrown, swap_in_the_last_deal)
+    assert challenge.verify(DAY, SEED, changed, rules=rules).deal == last + 1
+
+
+@pytest.mark.parametrize(
+    "other", ["strict(min_total_calls=10)", "strict(clockwise=true)", "online", "pagat"]
+)
+def test_a_true_record_relabelled_with_other_rules_is_not_the_days(
+    record: Record, other: str
+) -> None:
+    # Under rules that throw deals in, one person could be dealt cards nobody else saw and
+    # still show the seed's first deals: the day's rules are part of what is verified.
+    def relabel(data: dict[str, Any]) -> None:
+        data["rules"] = other
+
+    relabelled = altered(record, relabel)
+    verdict = challenge.verify(DAY, SEED, relabelled)
+    assert not verdict.ok and "challenge is played under" in verdict.message
 
 
 def test_the_published_hash_matches_the_seed_revealed_at_the_close() -> None:

@@ -149,9 +149,18 @@ class Verdict:
     """The first deal (from 1, thrown-in deals counted) that is not the seed's."""
 
 
-def verify(day: datetime.date, seed: str, record: Record, committed: str | None = None) -> Verdict:
-    """Whether ``record``'s deals are the deals of ``day`` dealt from ``seed`` (and the seed's
-    hash is ``committed``, the commitment published, when given).
+def verify(
+    day: datetime.date,
+    seed: str,
+    record: Record,
+    committed: str | None = None,
+    rules: str = RULES,
+) -> Verdict:
+    """Whether ``record``'s deals are the deals of ``day`` dealt from ``seed`` under the day's
+    ``rules`` (and the seed's hash is ``committed``, the commitment published, when given).
+
+    A record played under other rules is not the day's: rules that throw a deal in would deal
+    that person cards nobody else saw, and another profile is another game.
 
     Every recorded deal, a thrown-in one included, is compared with the deal the day's match
     deals at that point, dealer and hands, the record's actions replayed in that match between
@@ -169,6 +178,13 @@ def verify(day: datetime.date, seed: str, record: Record, committed: str | None 
         raise ChallengeError("the record has no deal: there is nothing to compare")
     checked = check(record)
     broken = checked.error
+    wanted_rules = Rules.load(rules)
+    if checked.rules != wanted_rules:
+        message = (
+            f"the record is played under {checked.rules}; {day.isoformat()}'s challenge is "
+            f"played under {wanted_rules}"
+        )
+        return Verdict(False, message)
     match = Match(checked.rules, seed=match_seed(day, seed))
     for index, recorded in enumerate(record.deals):
         number = index + 1
