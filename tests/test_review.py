@@ -173,8 +173,10 @@ def test_bad_records_and_seats_are_one_clear_error() -> None:
 
 
 def test_accuracy_is_100_for_no_loss_and_falls_with_the_points_lost() -> None:
-    assert accuracy([]) == accuracy([0.0]) == 100
-    assert 100 > accuracy([0.1]) > accuracy([0.5]) > accuracy([3.0]) > 0
+    assert accuracy([], []) == accuracy([0.0], [1.0]) == accuracy([0.0], [0.0]) == 100
+    stakes = [3.0, 1.0]
+    assert 100 > accuracy([0.1, 0], stakes) > accuracy([0.5, 0], stakes) > accuracy([3, 1], stakes)
+    assert accuracy([3.0, 1.0], stakes) == 0
 
 
 def test_the_command_reviews_a_seat_and_writes_json(

@@ -24,7 +24,6 @@ review's seed and the decision, so that a review is the same for the same seed.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -36,7 +35,6 @@ from callbreak.record import Record, check
 from callbreak.seating import derive_seed, make_player
 
 __all__ = [
-    "ACCURACY_SCALE",
     "DEFAULT_TIME",
     "Decision",
     "Option",
@@ -51,8 +49,6 @@ DEFAULT_TIME = 0.3
 well under a minute on one core (docs/benchmarks.md)."""
 MIN_TIME, MAX_TIME = 0.01, 600.0
 """The expert's own bounds on its time per decision."""
-ACCURACY_SCALE = 1.0
-"""Points lost at which a decision's accuracy falls to 100/e (about 37): see docs/review.md."""
 COSTLIEST = 3
 
 Progress = Callable[[int, int], None]
@@ -103,6 +99,13 @@ class Decision:
         """Only one legal option: nothing to choose, nothing lost."""
         return len(self.options) == 1
 
+    @property
+    def at_stake(self) -> float:
+        """What the decision could cost: the best option's value less the worst's (0 when
+        forced, or when every option has the same value)."""
+        values = [option.value for option in self.options]
+        return max(values) - min(values)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "deal": self.deal,
@@ -112,6 +115,7 @@ class Decision:
             "best": self.best,
             "forced": self.forced,
             "lost": round(self.lost, 3),
+            "at_stake": round(self.at_stake, 3),
             "options": [option.to_json() for option in self.options],
             "distribution": [round(p, 4) for p in self.distribution],
             "hindsight_best": self.hindsight_best,
@@ -179,20 +183,26 @@ class Review:
         }
 
 
-def accuracy(lost: Sequence[float]) -> float:
-    """0-100: the mean over decisions of 100·exp(-points lost / ACCURACY_SCALE); 100 for none.
+def accuracy(lost: Sequence[float], at_stake: Sequence[float]) -> float:
+    """0-100: the share of the points at stake that the decisions kept,
+    100·(1 - Σ lost / Σ at stake); 100 when nothing was at stake. docs/review.md says why.
 
-    >>> accuracy([0.0, 0.0]), round(accuracy([1.0]), 1), accuracy([])
-    (100.0, 36.8, 100.0)
+    Each decision counts by what was at stake in it (the spread of its options' values), so a
+    card whose every option scores the same (after a call that is broken whatever happens)
+    counts for nothing, and a call counts with its whole spread.
+
+    >>> accuracy([0.0, 0.0], [2.0, 1.0]), accuracy([1.0, 0.0], [3.0, 1.0]), accuracy([], [])
+    (100.0, 75.0, 100.0)
     """
-    if not lost:
+    stakes = sum(at_stake)
+    if stakes <= 0:
         return 100.0
-    return sum(100 * math.exp(-points / ACCURACY_SCALE) for points in lost) / len(lost)
+    kept = stakes - sum(min(points, stake) for points, stake in zip(lost, at_stake, strict=True))
+    return 100 * kept / stakes
 
 
 def _summary(decisions: Sequence[Decision], indexes: Sequence[int], hindsight: bool) -> Summary:
     mine = [decisions[i] for i in indexes]
-    chosen = [d.lost for d in mine if not d.forced]  # a forced decision says nothing of skill
     by_cost = sorted(
         (i for i in indexes if decisions[i].lost > 0), key=lambda i: -decisions[i].lost
     )
@@ -202,7 +212,7 @@ def _summary(decisions: Sequence[Decision], indexes: Sequence[int], hindsight: b
         hindsight_lost=(
             sum(d.hindsight_lost or 0.0 for d in mine if d.kind == "play") if hindsight else None
         ),
-        accuracy=accuracy(chosen),
+        accuracy=accuracy([d.lost for d in mine], [d.at_stake for d in mine]),
         decisions=len(mine),
         costliest=tuple(by_cost[:COSTLIEST]),
     )
