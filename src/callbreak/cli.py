@@ -1016,6 +1016,9 @@ def run_review(args: argparse.Namespace) -> int:
 
     time = review.DEFAULT_TIME if args.time is None else args.time
     seats = [0, 1, 2, 3] if args.all else [args.seat]
+    if args.json and (problem := _unwritable(args.json)):
+        # Said before the review, which may take minutes, rather than after it.
+        return fail(f"cannot write {args.json}: {problem}")
     try:
         record = load(args.record)
     except CallbreakError as error:
@@ -1067,6 +1070,18 @@ def run_review(args: argparse.Namespace) -> int:
         except OSError as error:
             return fail(f"cannot write {args.json}: {error}")
     return EXIT_OK
+
+
+def _unwritable(path: str) -> str | None:
+    """Why a file cannot be written at ``path`` (without writing it); None when it can."""
+    if os.path.isdir(path):
+        return "it is a folder"
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        return f"no folder {folder}"
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        return "permission denied"
+    return None
 
 
 def _review_report(console: object, result: Any) -> None:
