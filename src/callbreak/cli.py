@@ -70,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Weigh every call and card of a seat in a game record with what it knew "
         "(the expert) and, for cards, with every hand known (hindsight); print each decision's "
         "points lost and the summary (docs/review.md). Exit 0 when reviewed, 2 when the record "
-        "cannot be read or is not valid, or the seat is out of range.",
+        "cannot be read or is not valid, the seat is out of range, or the --json file cannot be "
+        "written (said before the review starts).",
     )
     review.add_argument("record", metavar="RECORD.json", help="game record (JSON)")
     who = review.add_mutually_exclusive_group()
