@@ -104,6 +104,13 @@ def _accuracy(seat: Seat) -> float:
     return accuracy([d[1] for d in decisions], [max(d[2]) - min(d[2]) for d in decisions])
 
 
+def _former_accuracy(seat: Seat) -> float:
+    # The accuracy before issue 43, for comparison: the mean over the decisions with more than
+    # one option of 100·exp(-points lost), every decision counting the same.
+    chosen = [d[1] for d in seat["decisions"] if len(d[2]) > 1]
+    return statistics.mean(100 * math.exp(-lost) for lost in chosen) if chosen else 100.0
+
+
 def _complete(folder: str, first: int | None) -> list[str]:
     """The sets whose five records are all written (the arena writes a3 last), the first
     ``first`` of them when given."""
@@ -152,7 +159,11 @@ def skill(folder: str, time: float, out: str | None, jobs: int, first: int | Non
     print(f"{len(sets)} sets, {len(done)} seats reviewed at time={time}")
     # Each figure with its sign: a step is the worse level's less the better's for the points
     # lost, the better's less the worse's for the accuracy, so that the ladder's order is > 0.
-    figures = {"points lost": (lambda seat: float(seat["lost"]), 1), "accuracy": (_accuracy, -1)}
+    figures = {
+        "points lost": (lambda seat: float(seat["lost"]), 1),
+        "accuracy": (_accuracy, -1),
+        "former accuracy": (_former_accuracy, -1),
+    }
     for title, (figure, sign) in figures.items():
         per_set = {
             level: [
