@@ -111,6 +111,21 @@ def _former_accuracy(seat: Seat) -> float:
     return statistics.mean(100 * math.exp(-lost) for lost in chosen) if chosen else 100.0
 
 
+def _ranks(values: list[float]) -> list[float]:
+    """Each value's rank from 1, ties given their mean rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for k in range(start, end + 1):
+            ranks[order[k]] = (start + end) / 2 + 1
+        start = end + 1
+    return ranks
+
+
 def _complete(folder: str, first: int | None) -> list[str]:
     """The sets whose five records are all written (the arena writes a3 last), the first
     ``first`` of them when given."""
@@ -157,6 +172,15 @@ def skill(folder: str, time: float, out: str | None, jobs: int, first: int | Non
             if out:
                 Path(out).write_text(json.dumps({"time": time, "reviews": done}))
     print(f"{len(sets)} sets, {len(done)} seats reviewed at time={time}")
+    # How closely each accuracy follows the points lost, seat-match by seat-match: the rank
+    # correlation (Spearman's) over every seat-match of these sets; -1 is the same order.
+    seats = [done[f"{record}:{seat}"] for pairs in wanted.values() for record, seat in pairs]
+    lost_ranks = _ranks([float(seat["lost"]) for seat in seats])
+    for name, of in (("accuracy", _accuracy), ("former accuracy", _former_accuracy)):
+        rho = statistics.correlation(lost_ranks, _ranks([of(seat) for seat in seats]))
+        print(
+            f"rank correlation of points lost and {name} over {len(seats)} seat-matches: {rho:.3f}"
+        )
     # Each figure with its sign: a step is the worse level's less the better's for the points
     # lost, the better's less the worse's for the accuracy, so that the ladder's order is > 0.
     figures = {
