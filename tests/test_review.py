@@ -120,11 +120,12 @@ def test_a_card_the_exact_solver_proves_loses_a_trick_shows_a_hindsight_cost() -
     assert result.summary.hindsight_lost is not None and result.summary.hindsight_lost > 0
 
 
-def _swap_unseen(record: Record, seat: int) -> Record:
-    """The record with two cards that nobody has played yet swapped between two seats other
-    than ``seat`` (of one suit, and only where the record stays valid): hands that ``seat``
-    cannot tell apart from the true ones."""
-    last = record.deals[-1]
+def _swap_unseen(record: Record, seat: int, deal: int = -1) -> Record:
+    """The record with two cards that nobody has played yet in its deal ``deal`` (the last by
+    default) swapped between two seats other than ``seat`` (of one suit, and only where the
+    record stays valid): hands that ``seat`` cannot tell apart from the true ones."""
+    index = deal % len(record.deals)
+    last = record.deals[index]
     played = {card for trick in last.tricks for card in trick}
     first, second = [s for s in range(4) if s != seat][:2]
     for a, b in itertools.product(last.hands[first], last.hands[second]):
@@ -134,7 +135,8 @@ def _swap_unseen(record: Record, seat: int) -> Record:
         hands[first] = tuple(b if c == a else c for c in hands[first])
         hands[second] = tuple(a if c == b else c for c in hands[second])
         changed = dataclasses.replace(last, hands=tuple(hands))
-        swapped = dataclasses.replace(record, deals=(*record.deals[:-1], changed))
+        deals = (*record.deals[:index], changed, *record.deals[index + 1 :])
+        swapped = dataclasses.replace(record, deals=deals)
         if check(swapped).valid:
             return swapped
     raise AssertionError("no swap keeps this record valid")
@@ -280,6 +282,11 @@ def test_calls_that_throw_the_deal_in_under_min_total_calls_are_worth_a_new_deal
         thrown = [values[c] for c in range(1, 6)]
         assert call.made == "4" and call.lost == 0
         assert max(thrown) == min(thrown) > values[13]
+        # What a throw-in is worth reads no hidden card: the figures stay with other hands.
+        swapped = _swap_unseen(record, seat, deal=0)
+        assert swapped.deals[0].hands != record.deals[0].hands
+        again = review(swapped, seat, time=FAST, hindsight=False)
+        assert again.to_json() == review(record, seat, time=FAST, hindsight=False).to_json()
 
 
 def test_calls_before_a_spadeless_claim_lose_nothing_and_weigh_nothing() -> None:
