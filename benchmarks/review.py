@@ -4,14 +4,17 @@
     taskset -c 0 env PYTHONPATH=src python benchmarks/review.py speed [--time S]
     PYTHONPATH=src python -m callbreak arena 'expert(time=0.3)' random beginner intermediate \\
         advanced --rules strict --sets 20 --seed 31 --records DIR
-    PYTHONPATH=src python benchmarks/review.py skill --records DIR [--out FILE] [--jobs N]
+    PYTHONPATH=src python benchmarks/review.py skill --records DIR [--out FILE] [--jobs N] \\
+        [--sets N]
 
 ``noise`` reviews one call and one card of a fixed match with ``--runs`` seeds and prints the
 spread of their points lost. ``speed`` times the review of one seat of a whole 5-deal match
 (hindsight included). ``skill`` reviews the arena's records: each level's seat of every set's
 baseline (the four levels below the expert at one table) and the expert's seat of one of the
 set's matches on the same deals, and prints each level's mean points lost per match and each
-step between neighbouring levels, paired by set, with 95% intervals (docs/review.md).
+step between neighbouring levels, paired by set, with 95% intervals, and the same for the
+accuracy (docs/review.md). ``--out`` keeps every decision's points lost and options' values,
+so a run stopped is resumed, and the accuracy can be recomputed from it.
 """
 
 from __future__ import annotations
@@ -25,10 +28,11 @@ import math
 import statistics
 import time as clock
 from pathlib import Path
+from typing import Any
 
 from callbreak.game import Match
 from callbreak.record import Record, load
-from callbreak.review import DEFAULT_TIME, review
+from callbreak.review import DEFAULT_TIME, accuracy, review
 from callbreak.seating import Seating, play_match
 
 LEVELS = ("random", "beginner", "intermediate", "advanced")
@@ -78,12 +82,60 @@ def _interval(values: list[float]) -> str:
     return f"{mean:.2f} [{mean - half:.2f}, {mean + half:.2f}]"
 
 
-def _lost(job: tuple[str, int, float]) -> float:
+Seat = dict[str, Any]
+"""One seat-match reviewed, as --out keeps it: its points lost and every decision as
+[kind ("c" or "p"), points lost, [each option's value, best first]], so that any accuracy can
+be computed from it later without reviewing again."""
+
+
+def _reviewed(job: tuple[str, int, float]) -> Seat:
     path, seat, time = job
-    return review(load(path), seat, time=time, hindsight=False).summary.lost
+    result = review(load(path), seat, time=time, hindsight=False)
+    decisions = [
+        [d.kind[0], round(d.lost, 4), [round(o.value, 4) for o in d.options]]
+        for d in result.decisions
+    ]
+    return {"lost": result.summary.lost, "decisions": decisions}
 
 
-def skill(folder: str, time: float, out: str | None, jobs: int) -> None:
+def _accuracy(seat: Seat) -> float:
+    # review.accuracy, from the stored decisions (a decision's stake: its options' spread).
+    decisions = seat["decisions"]
+    return accuracy([d[1] for d in decisions], [max(d[2]) - min(d[2]) for d in decisions])
+
+
+def _former_accuracy(seat: Seat) -> float:
+    # The accuracy before issue 43, for comparison: the mean over the decisions with more than
+    # one option of 100·exp(-points lost), every decision counting the same.
+    chosen = [d[1] for d in seat["decisions"] if len(d[2]) > 1]
+    return statistics.mean(100 * math.exp(-lost) for lost in chosen) if chosen else 100.0
+
+
+def _ranks(values: list[float]) -> list[float]:
+    """Each value's rank from 1, ties given their mean rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for k in range(start, end + 1):
+            ranks[order[k]] = (start + end) / 2 + 1
+        start = end + 1
+    return ranks
+
+
+def _complete(folder: str, first: int | None) -> list[str]:
+    """The sets whose five records are all written (the arena writes a3 last), the first
+    ``first`` of them when given."""
+    ends = "-baseline.json"
+    names = sorted(path.name[: -len(ends)] for path in Path(folder).glob(f"*{ends}"))
+    names = [name for name in names if (Path(folder) / f"{name}-a3.json").exists()]
+    return names if first is None else names[:first]
+
+
+def skill(folder: str, time: float, out: str | None, jobs: int, first: int | None) -> None:
     # The records of `callbreak arena 'expert(time=0.3)' random beginner intermediate advanced
     # --records`: each set's baseline seats the four levels (seat s plays LEVELS[s]), and its
     # match a{s} the expert in seat s and the levels in the others, on the same deals. Every
@@ -91,10 +143,9 @@ def skill(folder: str, time: float, out: str | None, jobs: int) -> None:
     # matches a set), and the expert's seat of one a-match (a{set % 4}). A level's figure for a
     # set is the mean of its matches there; a step between neighbouring levels is the mean over
     # sets of their difference on the same deals (paired), so the deals' luck cancels out.
-    ends = "-baseline.json"
-    sets = sorted(path.name[: -len(ends)] for path in Path(folder).glob(f"*{ends}"))
+    sets = _complete(folder, first)
     if not sets:
-        raise SystemExit(f"no arena records (*-baseline.json) in {folder}")
+        raise SystemExit(f"no complete arena records (*-baseline.json ... *-a3.json) in {folder}")
     wanted: dict[str, list[tuple[str, int]]] = {}  # "set:level" -> its (record, seat)s
     for number, name in enumerate(sets):
         for match in ("baseline", "a0", "a1", "a2", "a3"):
@@ -102,39 +153,64 @@ def skill(folder: str, time: float, out: str | None, jobs: int) -> None:
                 if match != f"a{seat}":
                     wanted.setdefault(f"{name}:{level}", []).append((f"{name}-{match}", seat))
         wanted[f"{name}:expert"] = [(f"{name}-a{number % 4}", number % 4)]
-    done: dict[str, float] = {}  # "record:seat" -> points lost; kept in --out, read back
+    done: dict[str, Seat] = {}  # "record:seat" -> its figures; kept in --out, read back
     if out and Path(out).exists():
-        done = json.loads(Path(out).read_text()).get("reviews", {})
+        kept = json.loads(Path(out).read_text())
+        if kept.get("time") != time:
+            raise SystemExit(f"{out} holds reviews at time={kept.get('time')}, not {time}")
+        done = kept.get("reviews", {})
     todo = sorted(
         {pair for pairs in wanted.values() for pair in pairs}
         - {(key.rsplit(":", 1)[0], int(key.rsplit(":", 1)[1])) for key in done}
     )
     work = [(f"{folder}/{record}.json", seat, time) for record, seat in todo]
     with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
-        answers = zip(todo, pool.map(_lost, work), strict=True)
-        for count, ((record, seat), points) in enumerate(answers, 1):
-            done[f"{record}:{seat}"] = points
+        answers = zip(todo, pool.map(_reviewed, work), strict=True)
+        for count, ((record, seat), figures) in enumerate(answers, 1):
+            done[f"{record}:{seat}"] = figures
             print(f"review {count}/{len(todo)}", flush=True)
             if out:
-                Path(out).write_text(json.dumps({"time": time, "reviews": done}, indent=1))
-    lost = {
-        level: [
-            statistics.mean(done[f"{record}:{seat}"] for record, seat in wanted[f"{name}:{level}"])
-            for name in sets
-        ]
-        for level in (*LEVELS, "expert")
-    }
+                Path(out).write_text(json.dumps({"time": time, "reviews": done}))
     print(f"{len(sets)} sets, {len(done)} seats reviewed at time={time}")
-    print("| level | sets | points lost per match, mean [95% interval] |")
-    print("| --- | --- | --- |")
-    for level, values in lost.items():
-        print(f"| {level} | {len(values)} | {_interval(values)} |")
-    print()
-    print("| step | paired difference per match, mean [95% interval] |")
-    print("| --- | --- |")
-    for worse, better in itertools.pairwise(lost):
-        steps = [a - b for a, b in zip(lost[worse], lost[better], strict=True)]
-        print(f"| {worse} − {better} | {_interval(steps)} |")
+    # How closely each accuracy follows the points lost, seat-match by seat-match: the rank
+    # correlation (Spearman's) over every seat-match of these sets; -1 is the same order.
+    seats = [done[f"{record}:{seat}"] for pairs in wanted.values() for record, seat in pairs]
+    lost_ranks = _ranks([float(seat["lost"]) for seat in seats])
+    for name, of in (("accuracy", _accuracy), ("former accuracy", _former_accuracy)):
+        rho = statistics.correlation(lost_ranks, _ranks([of(seat) for seat in seats]))
+        print(
+            f"rank correlation of points lost and {name} over {len(seats)} seat-matches: {rho:.3f}"
+        )
+    # Each figure with its sign: a step is the worse level's less the better's for the points
+    # lost, the better's less the worse's for the accuracy, so that the ladder's order is > 0.
+    figures = {
+        "points lost": (lambda seat: float(seat["lost"]), 1),
+        "accuracy": (_accuracy, -1),
+        "former accuracy": (_former_accuracy, -1),
+    }
+    for title, (figure, sign) in figures.items():
+        per_set = {
+            level: [
+                statistics.mean(
+                    figure(done[f"{record}:{seat}"]) for record, seat in wanted[f"{name}:{level}"]
+                )
+                for name in sets
+            ]
+            for level in (*LEVELS, "expert")
+        }
+        print()
+        print(f"| level | sets | {title} per match, mean [95% interval] |")
+        print("| --- | --- | --- |")
+        for level, values in per_set.items():
+            print(f"| {level} | {len(values)} | {_interval(values)} |")
+        print()
+        print(f"| step | {title}: paired difference per match, mean [95% interval] |")
+        print("| --- | --- |")
+        for worse, better in itertools.pairwise(per_set):
+            pairs = zip(per_set[worse], per_set[better], strict=True)
+            steps = [sign * (a - b) for a, b in pairs]
+            names = (worse, better) if sign > 0 else (better, worse)
+            print(f"| {names[0]} − {names[1]} | {_interval(steps)} |")
 
 
 def main() -> None:
@@ -145,6 +221,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="skill: processes reviewing at once")
     parser.add_argument("--time", type=float, default=DEFAULT_TIME)
     parser.add_argument("--out", help="skill: write every match's figures to this JSON file")
+    parser.add_argument("--sets", type=int, help="skill: only the first N complete sets")
     args = parser.parse_args()
     if args.what == "noise":
         noise(args.runs, args.time)
@@ -153,7 +230,7 @@ def main() -> None:
     else:
         if not args.records:
             parser.error("skill needs --records DIR (the arena's records; see docs/review.md)")
-        skill(args.records, args.time, args.out, args.jobs)
+        skill(args.records, args.time, args.out, args.jobs, args.sets)
 
 
 if __name__ == "__main__":

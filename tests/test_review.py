@@ -5,16 +5,22 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from callbreak import cli
+from callbreak import review as review_module
+from callbreak.cards import parse_card
 from callbreak.errors import CallbreakError, RecordError
-from callbreak.game import Deal, Match, Phase, Play
+from callbreak.game import Call, Deal, Match, Observation, Phase, Play
+from callbreak.players.calling import call_table
 from callbreak.record import Record, check, dumps
-from callbreak.review import accuracy, review
-from callbreak.seating import Seating
+from callbreak.review import Decision, _expert, accuracy, review
+from callbreak.rules import may_claim_spadeless
+from callbreak.seating import Seating, derive_seed
 
 FAST = 0.02  # seconds a decision: the figures' size does not matter here, only their sense
 
@@ -114,11 +120,12 @@ def test_a_card_the_exact_solver_proves_loses_a_trick_shows_a_hindsight_cost() -
     assert result.summary.hindsight_lost is not None and result.summary.hindsight_lost > 0
 
 
-def _swap_unseen(record: Record, seat: int) -> Record:
-    """The record with two cards that nobody has played yet swapped between two seats other
-    than ``seat`` (of one suit, and only where the record stays valid): hands that ``seat``
-    cannot tell apart from the true ones."""
-    last = record.deals[-1]
+def _swap_unseen(record: Record, seat: int, deal: int = -1) -> Record:
+    """The record with two cards that nobody has played yet in its deal ``deal`` (the last by
+    default) swapped between two seats other than ``seat`` (of one suit, and only where the
+    record stays valid): hands that ``seat`` cannot tell apart from the true ones."""
+    index = deal % len(record.deals)
+    last = record.deals[index]
     played = {card for trick in last.tricks for card in trick}
     first, second = [s for s in range(4) if s != seat][:2]
     for a, b in itertools.product(last.hands[first], last.hands[second]):
@@ -128,7 +135,8 @@ def _swap_unseen(record: Record, seat: int) -> Record:
         hands[first] = tuple(b if c == a else c for c in hands[first])
         hands[second] = tuple(a if c == b else c for c in hands[second])
         changed = dataclasses.replace(last, hands=tuple(hands))
-        swapped = dataclasses.replace(record, deals=(*record.deals[:-1], changed))
+        deals = (*record.deals[:index], changed, *record.deals[index + 1 :])
+        swapped = dataclasses.replace(record, deals=deals)
         if check(swapped).valid:
             return swapped
     raise AssertionError("no swap keeps this record valid")
@@ -173,8 +181,131 @@ def test_bad_records_and_seats_are_one_clear_error() -> None:
 
 
 def test_accuracy_is_100_for_no_loss_and_falls_with_the_points_lost() -> None:
-    assert accuracy([]) == accuracy([0.0]) == 100
-    assert 100 > accuracy([0.1]) > accuracy([0.5]) > accuracy([3.0]) > 0
+    assert accuracy([], []) == accuracy([0.0], [1.0]) == accuracy([0.0], [0.0]) == 100
+    stakes = [3.0, 1.0]
+    assert 100 > accuracy([0.1, 0], stakes) > accuracy([0.5, 0], stakes) > accuracy([3, 1], stakes)
+    assert accuracy([3.0, 1.0], stakes) == 0
+
+
+Choose = Callable[[Observation, int], Call | Play]
+
+
+def _driven(rules: str, seed: int, seat: int, choose: Choose) -> Record:
+    """The record of a match where ``choose(observation, n)`` makes the seat's n-th decision
+    (from 0) and every other seat makes its lowest call and plays its lowest legal card."""
+    match = Match(rules, seed=seed)
+    decisions = 0
+    while not match.is_over:
+        turn = match.deal.turn
+        assert turn is not None
+        seen = match.observation(turn)
+        if turn == seat:
+            match.apply(choose(seen, decisions))
+            decisions += 1
+        elif seen.phase is Phase.CALLING:
+            match.call(min(seen.legal_calls))
+        else:
+            match.play(min(seen.legal_cards))
+    return Record.from_match(match)
+
+
+def _reviewers_options(seen: Observation, number: int, seat: int) -> list[tuple[str, float]]:
+    """The options of the seat's decision ``number`` as ``review(..., seed=0, time=FAST)``
+    values them, best first: the same expert with the same seed, so the same figures."""
+    expert = _expert(FAST, derive_seed(0, "review", seat, number))
+    if seen.phase is Phase.CALLING:
+        table = dict(call_table(expert.rank_calls(seen)[0][2], seen.rules))
+        options = [(str(call), table[call]) for call in seen.legal_calls]
+        return sorted(options, key=lambda option: -option[1])
+    if len(seen.legal_cards) == 1:
+        return [(str(card), 0.0) for card in seen.legal_cards]
+    return [(str(card), float(value)) for card, value in expert.rank_cards(seen)]
+
+
+def _action(seen: Observation, text: str) -> Call | Play:
+    return Call(int(text)) if seen.phase is Phase.CALLING else Play(parse_card(text))
+
+
+def test_one_ruinous_call_costs_more_accuracy_than_one_small_card_mistake() -> None:
+    # One deal; seat 0 holds a hand the review's expert calls 3 or less on. Record "ruin": it
+    # calls 13, then plays every card as the review values best. Record "slip": it makes the
+    # review's best call and plays the best card each time but once, where it plays a card
+    # that the review values 0.05 to 0.5 below the best (a mistake above the noise, small).
+    rules, seed, seat = "strict(deals=1)", 5, 0
+    slipped: list[float] = []
+
+    def ruin(seen: Observation, number: int) -> Call | Play:
+        if seen.phase is Phase.CALLING:
+            assert int(_reviewers_options(seen, number, seat)[0][0]) <= 3  # a weak hand
+            return Call(13)
+        return _action(seen, _reviewers_options(seen, number, seat)[0][0])
+
+    def slip(seen: Observation, number: int) -> Call | Play:
+        options = _reviewers_options(seen, number, seat)
+        card = seen.phase is Phase.PLAYING and len(options) > 1
+        if card and not slipped and 0.05 <= options[0][1] - options[1][1] <= 0.5:
+            slipped.append(options[0][1] - options[1][1])
+            return _action(seen, options[1][0])
+        return _action(seen, options[0][0])
+
+    ruined = review(_driven(rules, seed, seat, ruin), seat, time=FAST, hindsight=False)
+    slip_record = _driven(rules, seed, seat, slip)
+    assert len(slipped) == 1
+    small = review(slip_record, seat, time=FAST, hindsight=False)
+    assert ruined.decisions[0].lost > 5 and sum(d.lost for d in ruined.decisions[1:]) == 0
+    assert small.decisions[0].lost == 0
+    assert small.summary.lost == pytest.approx(slipped[0], abs=1e-3)
+    assert ruined.summary.lost > small.summary.lost
+    # The call lost most of what was at stake in the whole match: the cards after it, all of
+    # the same value, weigh nothing (the former mean over decisions of 100·exp(-lost) gave
+    # the ruinous record 90.0, the slip 99.3).
+    assert ruined.summary.accuracy < 50 < 90 < small.summary.accuracy
+
+
+def _thrown_in_calls(result: Any, deal: int) -> list[Decision]:
+    calls = [d for d in result.decisions if d.deal == deal and d.kind == "call"]
+    assert calls
+    return calls
+
+
+def test_calls_that_throw_the_deal_in_under_min_total_calls_are_worth_a_new_deal() -> None:
+    # The issue's match: deal 1's calls 4, 3, 4, 1 total under 14 and are thrown in. The dealer
+    # (seat 0, last to call) and seat 2 called 4: with the others' calls as made, any call
+    # under 6 throws the deal in, so each is worth the same (a new deal), and 4 loses nothing
+    # (it was charged 5.11 against a call of 2 that would have been thrown in as well).
+    rules = "classic(deals=2, min_total_calls=14, spadeless_redeal=true)"
+    record = partial_record(rules, 18, 4)
+    assert record.deals[0].thrown_in == "min_total_calls" and record.deals[0].calls == (4, 3, 4, 1)
+    for seat in (0, 2):
+        (call,) = _thrown_in_calls(review(record, seat, time=FAST, hindsight=False), 1)
+        values = {int(o.action): o.value for o in call.options}
+        thrown = [values[c] for c in range(1, 6)]
+        assert call.made == "4" and call.lost == 0
+        assert max(thrown) == min(thrown) > values[13]
+        # What a throw-in is worth reads no hidden card: the figures stay with other hands.
+        swapped = _swap_unseen(record, seat, deal=0)
+        assert swapped.deals[0].hands != record.deals[0].hands
+        again = review(swapped, seat, time=FAST, hindsight=False)
+        assert again.to_json() == review(record, seat, time=FAST, hindsight=False).to_json()
+
+
+def test_calls_before_a_spadeless_claim_lose_nothing_and_weigh_nothing() -> None:
+    # Seed 37: seat 2 (the dealer) is dealt no spade; seats 3, 0 and 1 call 5, 2 and 4, then
+    # seat 2 claims a new deal. Whatever they called, the deal was thrown in: every call they
+    # could have made has the same value, nothing lost, nothing at stake.
+    rules = "classic(deals=2, min_total_calls=14, spadeless_redeal=true)"
+    match = Match(rules, seed=37)
+    assert match.deal.dealer == 2 and may_claim_spadeless(match.deal.hands[2].mask, True)
+    for value in (5, 2, 4):
+        match.call(value)
+    match.claim_redeal()
+    record = Record.from_match(match)
+    assert record.deals[0].thrown_in == "spadeless"
+    for seat in (3, 0, 1):
+        result = review(record, seat, time=FAST, hindsight=False)
+        (call,) = _thrown_in_calls(result, 1)
+        assert len({o.value for o in call.options}) == 1
+        assert call.lost == 0 and call.at_stake == 0 and result.summary.accuracy == 100
 
 
 def test_the_command_reviews_a_seat_and_writes_json(
@@ -225,3 +356,21 @@ def test_the_command_says_it_cannot_write_its_json_before_it_reviews(
     captured = capsys.readouterr()
     assert f"cannot write {out}" in captured.err and captured.err.count("\n") == 1
     assert "Summary" not in captured.out
+
+
+@pytest.mark.parametrize("where", ["missing/review.json", "."])
+def test_a_json_path_that_cannot_be_written_is_refused_before_any_review(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    where: str,
+) -> None:
+    path = tmp_path / "match.json"
+    path.write_text(dumps(partial_record("strict", 6, 4 + 4)))
+    reviewed: list[int] = []
+    monkeypatch.setattr(review_module, "review", lambda *args, **kw: reviewed.append(1))
+    out = tmp_path / where
+    assert cli.main(["review", str(path), "--json", str(out)]) == cli.EXIT_UNREADABLE
+    captured = capsys.readouterr()
+    assert f"cannot write {out}" in captured.err and captured.err.count("\n") == 1
+    assert not reviewed and "Traceback" not in captured.err

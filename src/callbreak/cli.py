@@ -70,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Weigh every call and card of a seat in a game record with what it knew "
         "(the expert) and, for cards, with every hand known (hindsight); print each decision's "
         "points lost and the summary (docs/review.md). Exit 0 when reviewed, 2 when the record "
-        "cannot be read or is not valid, or the seat is out of range.",
+        "cannot be read or is not valid, the seat is out of range, or the --json file cannot be "
+        "written (said before the review starts).",
     )
     review.add_argument("record", metavar="RECORD.json", help="game record (JSON)")
     who = review.add_mutually_exclusive_group()
@@ -1174,14 +1175,13 @@ def run_review(args: argparse.Namespace) -> int:
 
     time = review.DEFAULT_TIME if args.time is None else args.time
     seats = [0, 1, 2, 3] if args.all else [args.seat]
+    if args.json and (problem := _unwritable(args.json)):
+        # Said before the review, which may take minutes, rather than after it.
+        return fail(f"cannot write {args.json}: {problem}")
     try:
         record = load(args.record)
     except CallbreakError as error:
         return fail(f"{args.record}: {error}")
-    # Said before the review, which may take minutes, rather than after it.
-    unwritable = _unwritable(args.json) if args.json else None
-    if unwritable:
-        return fail(f"cannot write {args.json}: {unwritable}")
     console = Console(highlight=False, soft_wrap=True)
     errors = Console(stderr=True)
     progress = Progress(

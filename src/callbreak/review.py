@@ -24,19 +24,19 @@ review's seed and the decision, so that a review is the same for the same seed.
 from __future__ import annotations
 
 import dataclasses
-import math
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from callbreak.cards import Card
 from callbreak.errors import CallbreakError, RecordError
-from callbreak.game import Call, Deal, Observation, Phase, Play
-from callbreak.players.calling import call_table
+from callbreak.game import SPADELESS, Call, Deal, Observation, Phase, Play, deal_from_seed
+from callbreak.players.calling import call_table, model_distribution
 from callbreak.record import Record, check
+from callbreak.rules import Rules, calls_thrown_in
 from callbreak.seating import derive_seed, make_player
 
 __all__ = [
-    "ACCURACY_SCALE",
     "DEFAULT_TIME",
     "Decision",
     "Option",
@@ -51,9 +51,9 @@ DEFAULT_TIME = 0.3
 well under a minute on one core (docs/benchmarks.md)."""
 MIN_TIME, MAX_TIME = 0.01, 600.0
 """The expert's own bounds on its time per decision."""
-ACCURACY_SCALE = 1.0
-"""Points lost at which a decision's accuracy falls to 100/e (about 37): see docs/review.md."""
 COSTLIEST = 3
+NEW_DEALS = 400
+"""Deals drawn to value a deal dealt again (a call that throws its deal in): see docs/review.md."""
 
 Progress = Callable[[int, int], None]
 """Called with (decisions reviewed, decisions in all) after each decision."""
@@ -103,6 +103,13 @@ class Decision:
         """Only one legal option: nothing to choose, nothing lost."""
         return len(self.options) == 1
 
+    @property
+    def at_stake(self) -> float:
+        """What the decision could cost: the best option's value less the worst's (0 when
+        forced, or when every option has the same value)."""
+        values = [option.value for option in self.options]
+        return max(values) - min(values)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "deal": self.deal,
@@ -112,6 +119,7 @@ class Decision:
             "best": self.best,
             "forced": self.forced,
             "lost": round(self.lost, 3),
+            "at_stake": round(self.at_stake, 3),
             "options": [option.to_json() for option in self.options],
             "distribution": [round(p, 4) for p in self.distribution],
             "hindsight_best": self.hindsight_best,
@@ -179,20 +187,26 @@ class Review:
         }
 
 
-def accuracy(lost: Sequence[float]) -> float:
-    """0-100: the mean over decisions of 100·exp(-points lost / ACCURACY_SCALE); 100 for none.
+def accuracy(lost: Sequence[float], at_stake: Sequence[float]) -> float:
+    """0-100: the share of the points at stake that the decisions kept,
+    100·(1 - Σ lost / Σ at stake); 100 when nothing was at stake. docs/review.md says why.
 
-    >>> accuracy([0.0, 0.0]), round(accuracy([1.0]), 1), accuracy([])
-    (100.0, 36.8, 100.0)
+    Each decision counts by what was at stake in it (the spread of its options' values), so a
+    card whose every option scores the same (after a call that is broken whatever happens)
+    counts for nothing, and a call counts with its whole spread.
+
+    >>> accuracy([0.0, 0.0], [2.0, 1.0]), accuracy([1.0, 0.0], [3.0, 1.0]), accuracy([], [])
+    (100.0, 75.0, 100.0)
     """
-    if not lost:
+    stakes = sum(at_stake)
+    if stakes <= 0:
         return 100.0
-    return sum(100 * math.exp(-points / ACCURACY_SCALE) for points in lost) / len(lost)
+    kept = stakes - sum(min(points, stake) for points, stake in zip(lost, at_stake, strict=True))
+    return 100 * kept / stakes
 
 
 def _summary(decisions: Sequence[Decision], indexes: Sequence[int], hindsight: bool) -> Summary:
     mine = [decisions[i] for i in indexes]
-    chosen = [d.lost for d in mine if not d.forced]  # a forced decision says nothing of skill
     by_cost = sorted(
         (i for i in indexes if decisions[i].lost > 0), key=lambda i: -decisions[i].lost
     )
@@ -202,7 +216,7 @@ def _summary(decisions: Sequence[Decision], indexes: Sequence[int], hindsight: b
         hindsight_lost=(
             sum(d.hindsight_lost or 0.0 for d in mine if d.kind == "play") if hindsight else None
         ),
-        accuracy=accuracy(chosen),
+        accuracy=accuracy([d.lost for d in mine], [d.at_stake for d in mine]),
         decisions=len(mine),
         costliest=tuple(by_cost[:COSTLIEST]),
     )
@@ -235,10 +249,10 @@ def review(
     moments = list(_moments(checked.deals, record, seat))
     total = len(moments)
     decisions: list[Decision] = []
-    for number, (deal_index, observation, action, hands, stand_in) in enumerate(moments):
+    for number, (deal_index, observation, action, hands, stand_in, leads) in enumerate(moments):
         key = derive_seed(seed, "review", seat, number)  # one seed per decision reviewed
         if isinstance(action, Call):
-            decision = _review_call(observation, action, deal_index + 1, time, key)
+            decision = _review_call(observation, action, deal_index + 1, time, key, leads)
         else:
             decision = _review_card(observation, action, deal_index + 1, time, key)
             if hindsight and not decision.forced:
@@ -264,13 +278,33 @@ def review(
     )
 
 
-Moment = tuple[int, Observation, Call | Play, tuple[int, ...], str | None]
+@dataclasses.dataclass(frozen=True)
+class _Leads:
+    """What a call of the seat leads to, the other seats' actions in the deal taken as they
+    were made: a throw-in (and a new deal) or play."""
+
+    claimed: bool = False
+    """A seat dealt no spade claimed a new deal after this call: every call leads to it."""
+    others: int | None = None
+    """The other three seats' calls summed, when all four calls were made: with
+    ``min_total_calls``, a call that brings the total under it throws the deal in."""
+
+    def thrown_in(self, call: int, rules: Rules) -> bool:
+        """Whether calling ``call`` here throws the deal in."""
+        if self.claimed:
+            return True
+        return self.others is not None and calls_thrown_in(
+            self.others + call, rules.min_total_calls
+        )
+
+
+Moment = tuple[int, Observation, Call | Play, tuple[int, ...], str | None, _Leads]
 
 
 def _moments(deals: Sequence[Deal], record: Record, seat: int) -> Iterator[Moment]:
     """Each call and card of ``seat``: (deal index, its observation, the action, the four
-    hands then as masks, the record's fault if the host made it). A claim for a new deal is
-    not reviewed: the expert has no figure for it."""
+    hands then as masks, the record's fault if the host made it, what a call leads to). A
+    claim for a new deal is not reviewed: the expert has no figure for it."""
     totals = [0, 0, 0, 0]
     played = 0
     for index, judged in enumerate(deals):
@@ -280,11 +314,16 @@ def _moments(deals: Sequence[Deal], record: Record, seat: int) -> Iterator[Momen
             if fault.get("seat") == seat and fault.get("substitute") is not None
         ]
         deal = Deal(judged.hands, judged.dealer, judged.rules)
+        calls = [judged.calls[s] for s in range(4) if s != seat]
+        leads = _Leads(
+            claimed=judged.thrown_in == SPADELESS,
+            others=None if None in calls else sum(c for c in calls if c is not None),
+        )
         for action in judged.actions:
             if deal.turn == seat and isinstance(action, Call | Play):
                 observation = deal.observation(seat, tuple(totals), played + 1)
                 hands = tuple(deal.held(s).mask for s in range(4))
-                yield index, observation, action, hands, _stand_in(faults, action)
+                yield index, observation, action, hands, _stand_in(faults, action), leads
             deal.apply(action)
         if judged.phase is Phase.OVER:
             played += 1
@@ -311,23 +350,57 @@ def _expert(time: float, seed: int) -> Any:
 
 
 def _review_call(
-    observation: Observation, action: Call, deal: int, time: float, seed: int
+    observation: Observation, action: Call, deal: int, time: float, seed: int, leads: _Leads
 ) -> Decision:
     legal = observation.legal_calls
     if len(legal) == 1:
         only = Option(str(legal[0]), 0.0)
         return Decision(deal, None, "call", str(action.value), only.action, 0.0, (only,))
-    ranked = _expert(time, seed).rank_calls(observation)
-    distribution = tuple(float(p) for p in ranked[0][2])
-    # Every legal call is valued on the same distribution, the one the expert's call rests on,
-    # in points only (the expert's own ranking also weighs the chance of finishing first).
-    values = {call: value for call, value in call_table(distribution, observation.rules)}
+    rules = observation.rules
+    thrown = {call for call in legal if leads.thrown_in(call, rules)}
+    values: dict[int, float] = {}
+    distribution: tuple[float, ...] = ()
+    if thrown:
+        # A call that throws the deal in scores nothing and leads to a new deal: it is worth
+        # what a new deal is worth to the seat, whichever of those calls it is.
+        again = _new_deal_value(rules, (observation.seat - observation.dealer - 1) % 4 + 1)
+        values = dict.fromkeys(thrown, again)
+    if len(thrown) < len(legal):
+        ranked = _expert(time, seed).rank_calls(observation)
+        distribution = tuple(float(p) for p in ranked[0][2])
+        # Every legal call that leads to play is valued on the same distribution, the one the
+        # expert's call rests on, in points only (the expert's own ranking also weighs the
+        # chance of finishing first).
+        played = dict(call_table(distribution, rules))
+        values |= {call: played[call] for call in legal if call not in thrown}
     options = sorted(
         (Option(str(call), values[call]) for call in legal), key=lambda o: (-o.value, int(o.action))
     )
     lost = max(0.0, options[0].value - values[action.value])
     best = str(action.value) if lost < 1e-9 else options[0].action
     return Decision(deal, None, "call", str(action.value), best, lost, tuple(options), distribution)
+
+
+@functools.lru_cache(maxsize=64)
+def _new_deal_value(rules: Rules, place: int) -> float:
+    """What a new deal is worth to the seat ``place`` seats after the dealer (1 calls first):
+    the mean, over NEW_DEALS deals dealt from a fixed seed, of the best call's expected score
+    on the call model's trick distribution (``players.calling.model_distribution``, fitted on
+    the expert's own results), the seats before it making the model's best call too. The same
+    for every record: a fixed reference, not a search (docs/review.md)."""
+    dealer, total = 0, 0.0
+    for number in range(NEW_DEALS):
+        hands = deal_from_seed(f"review/new deal/{rules}", number, dealer)
+        deal = Deal(hands, dealer, rules)
+        calls: list[int | None] = [None] * 4
+        value = 0.0
+        for ahead in range(1, place + 1):
+            seat = (dealer + ahead) % 4
+            seen = dataclasses.replace(deal.observation(seat), calls=tuple(calls))
+            table = call_table(model_distribution(hands[seat].mask, seen), rules)
+            calls[seat], value = max(table, key=lambda item: (round(item[1], 9), -item[0]))
+        total += value
+    return total / NEW_DEALS
 
 
 def _trick_number(observation: Observation) -> int:
