@@ -192,13 +192,18 @@ async def _room_latencies(base: str, actions: int) -> list[float]:
     people = [await Client.open(base, code, token) for token in tokens]
     samples: list[float] = []
     try:
-        state = await people[0].until(lambda m: m["type"] == "state" and m["state"]["turn"] == 0)
-        version = state["state"]["version"]
+        # Each person's own view: the one whose turn it is acts on theirs.
+        views = await asyncio.gather(
+            *(person.until(lambda m: m["type"] == "state") for person in people)
+        )
         for _ in range(actions):
-            turn = state["state"]["turn"]
+            view = views[views[0]["state"]["turn"]]["state"]
+            if view["match_over"]:
+                break
+            version = view["version"]
             sent = time.perf_counter()
-            await people[turn].act(state["state"])
-            states = await asyncio.gather(
+            await people[view["turn"]].act(view)
+            views = await asyncio.gather(
                 *(
                     person.until(
                         lambda m, v=version: m["type"] == "state" and m["state"]["version"] > v
@@ -207,10 +212,6 @@ async def _room_latencies(base: str, actions: int) -> list[float]:
                 )
             )
             samples.append(time.perf_counter() - sent)
-            state = states[0]
-            version = state["state"]["version"]
-            if state["state"]["match_over"]:
-                break
     finally:
         for person in people:
             await person.close()
@@ -235,9 +236,9 @@ async def _match_person(base: str, seed: int, thinking: asyncio.Event) -> None:
     try:
         while True:
             message = await person.next(timeout=120)
-            if message["type"] == "thinking" and not message.get("preparing"):
-                thinking.set()
             state = message.get("state") if message["type"] == "state" else None
+            if state and state["thinking"] is not None and not state["preparing"]:
+                thinking.set()  # an expert searches (not the stand-in of a first start)
             if state and state["match_over"]:
                 return
             if state and state["turn"] == person.seat:
