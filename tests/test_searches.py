@@ -278,3 +278,49 @@ async def test_a_clients_six_matches_of_experts_do_not_slow_another_room(tmp_pat
         "beside six matches of experts"
     )
     assert busy_p95 <= 3 * quiet_p95, (quiet_p95, busy_p95)
+
+
+@pytest.mark.anyio
+async def test_a_search_that_waits_its_turn_keeps_the_tables_lease(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A search queued behind others can outlast a lease: the driver renews it meanwhile, or
+    another process would take the table over from under it."""
+    from callbreak.web import tasks
+
+    monkeypatch.setattr(tasks, "LEASE_SECONDS", 0.3)
+    leases: list[tuple[str, float]] = []
+
+    class Backend:
+        failures = (OSError,)
+
+        async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
+            leases.append((table_id, seconds))
+            if len(leases) == 2:
+                raise OSError("the store is out of reach")  # the driver's next step sees to it
+            return True
+
+    class Host:
+        backend = Backend()
+        state = type("State", (), {"id": "T1"})()
+
+    async def search() -> str:
+        await asyncio.sleep(0.75)
+        return "AS"
+
+    assert await tasks.leased(Host(), search()) == "AS"
+    assert len(leases) >= 3 and all(lease == ("T1", 0.3) for lease in leases)
+    # Cancelled, the search is too (a search still waiting leaves the queue).
+    started = asyncio.Event()
+
+    async def forever() -> None:
+        started.set()
+        await asyncio.sleep(60)
+
+    work = asyncio.ensure_future(forever())
+    waiting = asyncio.ensure_future(tasks.leased(Host(), work))
+    await started.wait()
+    waiting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await waiting
+    assert work.cancelled()

@@ -1,20 +1,20 @@
 """The computers' searches of a server process: off the event loop, a bounded number at once, and
 taken in turn between the tables that wait.
 
-A search is a computer's decision that calls the compiled kernel (a player whose
-``kernel_functions`` names any for that decision: the expert, IS-MCTS, the casual levels'
-small policies): up to two seconds of one or two cores (``model.OFFERED``). Each runs on a thread
-of :class:`Searches` (the kernel lets go of the interpreter's lock while it searches, so the
-event loop that serves every table of the process goes on meanwhile), at most ``most`` at once
-in the process and at most ``per_client`` for one client: the address that created the table
-(or, for a table this process did not create, the first seated socket's here). The others wait
-in a fair queue: the next to run is the waiting search of the client served longest ago (one
-never served, or not for a long while, first), and within that client, of its table served
-longest ago. So one client with six tables of experts takes turns with another client's one
-table, never ahead of it, even though that one table asks only after each of its decisions is
-made; and with ``per_client`` below ``most`` another client's search always finds a free
-thread. Decisions that do not search (a remote
-bot, a random player) run at once, on a thread of the event loop's own pool.
+A search is a computer's decision that searches with the compiled kernel (a player whose
+``kernel_functions`` names any for that decision: the expert, IS-MCTS): up to two seconds of
+one or two cores (``model.OFFERED``). Each runs on a thread of :class:`Searches` (the kernel
+lets go of the interpreter's lock while it searches, so the event loop that serves every table
+of the process goes on meanwhile), at most ``most`` at once in the process and at most
+``per_client`` for one client: the address that created the table (or, for a table this
+process did not create, the first seated socket's here). The others wait in a fair queue: the
+next to run is the waiting search of the client served longest ago (one never served, or not
+for a long while, first), and within that client, of its table served longest ago. So one
+client with six tables of experts takes turns with another client's one table, never ahead of
+it, even though that one table asks only after each of its decisions is made; and with
+``per_client`` below ``most`` another client's search always finds a free thread. Decisions
+that do not search (the casual levels' policy of microseconds, a remote bot's answer) run at
+once, on a thread of the event loop's own pool.
 """
 
 from __future__ import annotations
