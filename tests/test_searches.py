@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
 from callbreak.web.searches import Searches
-from tests.helpers import callbreak_serve
+from tests.helpers import FAST, callbreak_serve, running
 
 # --- the queue ---------------------------------------------------------------------------------
 
@@ -165,6 +166,31 @@ def test_searches_at_once_are_one_or_more() -> None:
         Searches(most=0)
     with pytest.raises(ValueError, match="1 or more"):
         Searches(per_client=0)
+
+
+@pytest.mark.anyio
+async def test_a_tables_searches_count_against_the_address_that_created_it(tmp_path: Path) -> None:
+    app = create_app(tmp_path / "db.sqlite", None, FAST)
+    with running(app) as base:
+        tables = app.state.tables
+        assert tables.searches.most == 2 and tables.searches.per_client == 1  # the defaults
+        status, created = http("POST", f"{base}/api/matches", {"opponents": ["random"] * 3})
+        assert status == 201
+        status, room = http("POST", f"{base}/api/rooms", {"name": "Asha"})
+        assert status == 201
+        assert tables.live[created["id"]].client == "127.0.0.1"
+        assert tables.live[room["room"]].client == "127.0.0.1"
+        # A table this process did not create (another process, or before a restart): its
+        # first seated socket here says whom it counts against; a spectator does not.
+        del tables.live[room["room"]]
+        tables._gone.clear()
+        watcher = await Client.open(base, room["room"])
+        assert tables.live[room["room"]].client is None
+        asha = await Client.open(base, room["room"], room["token"])
+        assert tables.live[room["room"]].client == "127.0.0.1"
+        assert tables.live[room["room"]].searches is tables.searches
+        for client in (watcher, asha):
+            await client.close()
 
 
 # --- another client's computers slow nobody else's room -------------------------------------
