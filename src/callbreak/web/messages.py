@@ -104,7 +104,7 @@ async def _serve(
     # client that holds up its own welcome (a full socket) must not keep a seat its token lost
     # meanwhile (from then on, every copy of the room re-seats the connections it holds).
     seat = await table.presence.join(socket, token if isinstance(token, str) else None)
-    if seat is not None:  # a table another process created: its searches count against a player
+    if seat is not None:  # unless created here, the first seated player's address is its client
         table.claim(address_of(socket.scope))
     if kind == ROOM and token is not None and seat is None:
         await table.hub.send(Refusal("watching").message(), socket)
