@@ -71,6 +71,10 @@ SLOW = {
         "test_sigterm_stops_an_arena_or_a_league_as_ctrl_c_does",
         "test_x_forwarded_for_counts_only_from_a_configured_proxy",
     },
+    "test_kernel": {
+        "test_a_thread_runs_on_while_the_expert_searches",
+        "test_searches_in_several_threads_under_the_workqueue_layer",
+    },
     "test_league": {
         "test_ratings_order_clearly_ranked_players",
         "test_reports_json_markdown_and_svg",
@@ -97,6 +101,7 @@ SLOW = {
         "test_the_oracle_can_play_the_others_by_the_model_of_play",
         "test_the_seer_is_the_expert_with_a_share_of_its_worlds_the_true_deal",
     },
+    "test_searches": {"test_a_clients_six_matches_of_experts_do_not_slow_another_room"},
     "test_seating": {"test_a_limit_reaches_the_player_through_the_interface"},
     "test_warmup": {
         "test_each_search_player_names_the_kernel_functions_its_decisions_call",

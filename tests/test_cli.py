@@ -186,6 +186,9 @@ def test_serve_takes_the_bots_it_may_call(monkeypatch: pytest.MonkeyPatch) -> No
     assert (given[1].reviews, given[1].review_queue, given[1].review_time) == (1, 1, 0.3)
     assert cli.main(["serve", "--reviews", "3", "--review-time", "0.05"]) == 0
     assert (given[2].reviews, given[2].review_queue, given[2].review_time) == (3, 3, 0.05)
+    assert (given[1].searches, given[1].client_searches) == (2, 1)
+    assert cli.main(["serve", "--searches", "4", "--client-searches", "2"]) == 0
+    assert (given[3].searches, given[3].client_searches) == (4, 2)
 
 
 @pytest.mark.parametrize(
@@ -197,6 +200,8 @@ def test_serve_takes_the_bots_it_may_call(monkeypatch: pytest.MonkeyPatch) -> No
         (["--drain-seconds", "soon"], "invalid float value"),
         (["--reviews", "0"], "--reviews must be 1-64"),
         (["--review-time", "0.001"], "--review-time 0.01-600 seconds"),
+        (["--searches", "0"], "--searches must be 1-64"),
+        (["--searches", "2", "--client-searches", "3"], "--client-searches 1 to --searches"),
     ],
 )
 def test_serve_refuses_bad_operations_options_in_one_line(

@@ -681,6 +681,7 @@ class _StalledSocket:
 
     def __init__(self, token: str) -> None:
         self.headers: dict[str, str] = {}
+        self.scope: dict[str, Any] = {"type": "websocket", "client": ("127.0.0.1", 50000)}
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.inbox.put_nowait(
             {"type": "websocket.receive", "text": json.dumps({"type": "hello", "token": token})}

@@ -208,6 +208,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="socket messages allowed per connection per second (default 20)",
     )
     serve.add_argument(
+        "--searches",
+        type=int,
+        default=DEFAULT_LIMITS.searches,
+        metavar="N",
+        help="computers' searches that may run at once in this process, 1-64; the others wait "
+        "their turn, fairly between tables (default %(default)d)",
+    )
+    serve.add_argument(
+        "--client-searches",
+        type=int,
+        default=DEFAULT_LIMITS.client_searches,
+        metavar="N",
+        help="such searches at once for the tables one address created, 1 to --searches "
+        "(default %(default)d)",
+    )
+    serve.add_argument(
         "--reviews",
         type=int,
         default=DEFAULT_LIMITS.reviews,
@@ -498,6 +514,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sockets=args.sockets,
                 messages_per_second=args.message_rate,
                 message_burst=max(60.0, 3 * args.message_rate),
+                searches=args.searches,
+                client_searches=args.client_searches,
                 reviews=args.reviews,
                 review_queue=args.reviews,
                 review_time=args.review_time,
@@ -907,6 +925,12 @@ def run_serve(serving: Serving) -> int:
     if limits is not None and not (1 <= limits.reviews <= 64 and 0.01 <= limits.review_time <= 600):
         print(
             "callbreak serve: --reviews must be 1-64 and --review-time 0.01-600 seconds",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
+    if limits is not None and not 1 <= limits.client_searches <= limits.searches <= 64:
+        print(
+            "callbreak serve: --searches must be 1-64 and --client-searches 1 to --searches",
             file=sys.stderr,
         )
         return EXIT_UNREADABLE

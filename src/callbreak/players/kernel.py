@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from math import erf
 from pathlib import Path
@@ -96,10 +97,17 @@ class _KernelCache(FunctionCache):
 
 
 def compiled(**options: Any) -> Callable[[F], F]:
-    """``numba.njit(**options)`` with the kernel's cache (keyed on :data:`SOURCE_STAMP`)."""
+    """``numba.njit(nogil=True, **options)`` with the kernel's cache (keyed on
+    :data:`SOURCE_STAMP`).
+
+    Every function lets go of the interpreter's lock while it runs: a search of seconds that
+    held it stopped every other thread of the process for as long (a server's event loop, which
+    serves every table, stalled up to half a second a decision; issue 39). The functions touch
+    no Python object, so nothing else needs the lock meanwhile.
+    """
 
     def wrap(function: F) -> F:
-        dispatcher = njit(**options)(function)
+        dispatcher = njit(**{"nogil": True, **options})(function)
         dispatcher._cache = _KernelCache(dispatcher.py_func)  # type: ignore[no-untyped-call]
         return cast(F, dispatcher)
 
@@ -142,8 +150,28 @@ def threads_of(threads: int) -> Iterator[None]:
 # --- Ctrl-C in the parallel loops ----------------------------------------------------------
 
 
+_LAUNCH = threading.Lock()
+
+
+def _launching() -> contextlib.AbstractContextManager[object]:
+    """What a call of a parallel function holds while it runs: nothing under a threading layer
+    that is thread-safe (OpenMP, TBB), :data:`_LAUNCH` under numba's own ``workqueue``.
+
+    The functions let go of the interpreter's lock (:func:`compiled`), so two threads (two
+    tables' searches on a server) can launch parallel loops at once, and the workqueue layer
+    then aborts the whole process ("Concurrent access has been detected"). Until the first
+    launch numba has not chosen its layer: held then too.
+    """
+    try:
+        layer = numba.threading_layer()  # type: ignore[attr-defined]  # not in numba's stubs
+    except ValueError:  # no parallel loop has run yet in this process
+        return _LAUNCH
+    return _LAUNCH if layer == "workqueue" else contextlib.nullcontext()
+
+
 def interruptible(function: F) -> F:
-    """``function`` (a ``parallel=True`` kernel function) with Ctrl-C raised as itself.
+    """``function`` (a ``parallel=True`` kernel function) with Ctrl-C raised as itself, one
+    call at a time when numba's threading layer needs that (:func:`_launching`).
 
     A Ctrl-C that lands while numba's parallel loop runs leaves the KeyboardInterrupt pending
     when the compiled function returns, and Python reports that as a ``SystemError``
@@ -154,7 +182,8 @@ def interruptible(function: F) -> F:
     @functools.wraps(function)
     def call(*args: Any) -> Any:
         try:
-            return function(*args)
+            with _launching():
+                return function(*args)
         except SystemError as error:
             cause = error.__cause__  # through numba's own SystemErrors on the way out
             while cause is not None and not isinstance(cause, KeyboardInterrupt):

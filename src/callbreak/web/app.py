@@ -37,7 +37,7 @@ from callbreak.web.drain import Drain, Draining
 from callbreak.web.export import record_of, replay_data
 from callbreak.web.health import Health
 from callbreak.web.http import Guarded, bearer, check_bots
-from callbreak.web.limits import DEFAULT, Limits, RateLimits
+from callbreak.web.limits import DEFAULT, Limits, RateLimits, address_of
 from callbreak.web.messages import PING_SECONDS
 from callbreak.web.metrics import Metered, Metrics, Networks, endpoint
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
@@ -162,7 +162,12 @@ def create_app(
             raise Refusal("seed_length")
         settings = read_settings(body, {})
         table, token = await tables.create_match(
-            str(rules), name, opponents, None if seed is None else str(seed), settings
+            str(rules),
+            name,
+            opponents,
+            None if seed is None else str(seed),
+            settings,
+            address_of(request.scope),  # whom its computers' searches count against
         )
         return JSONResponse({"id": table.id, "token": token}, 201)
 
@@ -247,6 +252,7 @@ def create_app(
         yield
         app.state.upkeep.cancel()
         tables.work.close()
+        tables.searches.close()
         reviewing.close()
         # Bounded: a store out of reach must not hold up a shutdown past its drain.
         with contextlib.suppress(Exception):

@@ -7,6 +7,7 @@ its search. Each decision is noted as a fault of the seat in the record.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 
 from starlette.concurrency import run_in_threadpool
@@ -19,7 +20,7 @@ from callbreak.warmup import STAND_IN, ready
 from callbreak.web.accesslog import room_event
 from callbreak.web.model import PERSON
 from callbreak.web.notices import what
-from callbreak.web.tasks import LEASE_SECONDS, Host, pace
+from callbreak.web.tasks import LEASE_SECONDS, Host, leased, pace
 
 __all__ = ["AWAY_GRACE", "Cover"]
 
@@ -115,10 +116,16 @@ class Cover:
         """The decision of ``helper`` (the cover, the stand-in) seated for this one decision in
         the seat of ``observation``, whose own occupant gets the seat back after; and the fault
         that says so in the record."""
-        seat, seating = observation.seat, self.host.state.seating  # the same before and after
+        host = self.host
+        seat, seating = observation.seat, host.state.seating  # the same before and after
+        table = host.state.id
         previous = seating.sit(seat, helper)
         try:
-            decision: Decision = await run_in_threadpool(seating.decide, observation)
+            decide = functools.partial(seating.decide, observation)
+            searched = host.searches.decide(
+                table, host.client or table, helper, observation, decide
+            )
+            decision: Decision = await leased(host, searched)
         finally:
             seating.sit(seat, previous)
         kind, shown = written(decision.action)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 
 from starlette.concurrency import run_in_threadpool
 
@@ -25,7 +26,15 @@ from callbreak.web.cover import Cover
 from callbreak.web.http import LOG
 from callbreak.web.model import COMPUTER, PERSON, PLAYING, SPEEDS, SUMMARY_SECONDS, StaleAction
 from callbreak.web.notices import fault_message, public
-from callbreak.web.tasks import LEASE_SECONDS, Host, TableTask, pace, until_store_answers, within
+from callbreak.web.tasks import (
+    LEASE_SECONDS,
+    Host,
+    TableTask,
+    leased,
+    pace,
+    until_store_answers,
+    within,
+)
 
 __all__ = ["TRICK_PAUSE", "Driver"]
 
@@ -157,7 +166,11 @@ class Driver(TableTask):
             return
         await host.listener.announce({"type": "thinking", "seat": seat, "preparing": not prepared})
         if prepared:
-            decision = await run_in_threadpool(state.seating.decide, observation)
+            decide = functools.partial(state.seating.decide, observation)
+            client = host.client or state.id  # unknown: the table counts as a client of its own
+            decision = await leased(
+                host, host.searches.decide(state.id, client, player, observation, decide)
+            )
             host.metrics.decided(state.data.levels[seat], decision.seconds)
         else:  # a first start still compiles this player's search: the stand-in decides
             stand_in = await run_in_threadpool(self.cover.stand_in, seat)

@@ -1,5 +1,6 @@
 """How much one address or one connection may ask of the server, and the server's other
-bounds (the remote bots it may call, the threads that search for hints).
+bounds (the remote bots it may call, the threads that search for hints, the computers' searches
+at once).
 
 Every request and every socket is counted against the address it comes from, in one class:
 
@@ -69,6 +70,13 @@ class Limits:
     table of the process (off the event loop)."""
     search_queue: int = 8
     """Such jobs that may wait for a thread; past them the answer is "the server is busy"."""
+    searches: int = 2
+    """Computers' searches that may run at once in the process (``web.searches``, ``callbreak
+    serve --searches``): one a core of the 2-core machine the defaults are for; more only divide
+    the cores between more tables. The rest wait their turn, fairly between tables."""
+    client_searches: int = 1
+    """Such searches that may run at once for the tables one client (address) created
+    (``--client-searches``): below ``searches``, so that another client always finds a thread."""
     reviews: int = 1
     """Processes for the reviews of finished matches (``web.reviews``, ``callbreak serve
     --reviews``): a review is a minute of CPU, which the tables being played must not wait on."""

@@ -20,6 +20,7 @@ from callbreak.web.listener import Listener
 from callbreak.web.metrics import DETACHED, Metrics
 from callbreak.web.model import TableData
 from callbreak.web.presence import Presence
+from callbreak.web.searches import Searches
 from callbreak.web.state import TableState
 from callbreak.web.sync import Sync
 
@@ -37,10 +38,16 @@ class LiveTable:
         backend: Backend,
         bots: BotAddresses = NO_BOTS,
         metrics: Metrics = DETACHED,
+        searches: Searches | None = None,
     ) -> None:
         self.backend = backend
         self.metrics = metrics
         """The app's figures (``web.metrics``): actions, their latency, computers' decisions."""
+        self.searches = Searches() if searches is None else searches
+        """Where the computers' searches run: the process's, shared fairly by its tables."""
+        self.client: str | None = None
+        """Who the table's searches count against (``web.searches``): the address that created
+        it, or for a table this process did not create, its first seated socket's here."""
         self.state = TableState(data, bots)
         self.hub = Hub(self.state)
         self.driver = Driver(self)
@@ -54,6 +61,11 @@ class LiveTable:
     def id(self) -> str:
         """The match id, or the room's code."""
         return self.state.id
+
+    def claim(self, client: str) -> None:
+        """Count the table's searches against ``client`` unless a client is known already."""
+        if self.client is None:
+            self.client = client
 
     def in_use(self) -> bool:
         """Whether anything here depends on this copy now: a socket is connected, the driver or

@@ -32,7 +32,7 @@ from callbreak.web.drain import RESTARTING, Drain
 from callbreak.web.hints import Hints
 from callbreak.web.http import LOG
 from callbreak.web.hub import ROOM_VIEW, VIEW
-from callbreak.web.limits import CLOSED, DEFAULT, Bucket, Limits
+from callbreak.web.limits import CLOSED, DEFAULT, Bucket, Limits, address_of
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
 from callbreak.web.tables import LiveTable, Tables
 
@@ -104,6 +104,8 @@ async def _serve(
     # client that holds up its own welcome (a full socket) must not keep a seat its token lost
     # meanwhile (from then on, every copy of the room re-seats the connections it holds).
     seat = await table.presence.join(socket, token if isinstance(token, str) else None)
+    if seat is not None:  # unless created here, the first seated player's address is its client
+        table.claim(address_of(socket.scope))
     if kind == ROOM and token is not None and seat is None:
         await table.hub.send(Refusal("watching").message(), socket)
     beat = asyncio.get_running_loop().create_task(_beat(table, socket, every))

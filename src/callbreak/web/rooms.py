@@ -19,7 +19,7 @@ from callbreak.refusals import Refusal, read_object
 from callbreak.web.accesslog import room_event
 from callbreak.web.export import record_of, replay_data
 from callbreak.web.http import bearer, check_bots
-from callbreak.web.limits import DEFAULT, Limits
+from callbreak.web.limits import DEFAULT, Limits, address_of
 from callbreak.web.model import (
     DEFAULT_COVER,
     DEFAULT_TURN_SECONDS,
@@ -83,6 +83,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
             rules,
             body.get("name"),
             seats,
+            address_of(request.scope),  # whom its computers' searches count against
             turn_seconds=body.get("turn_seconds", DEFAULT_TURN_SECONDS),
             cover=cover,
             speed=body.get("speed", "normal"),

@@ -22,6 +22,7 @@ from callbreak.web.live import LiveTable
 from callbreak.web.metrics import DETACHED, Metrics
 from callbreak.web.model import COMPUTER, FINISHED, STOPPED, claim, new_match, new_room
 from callbreak.web.retention import Retention
+from callbreak.web.searches import Searches
 from callbreak.web.work import Work
 
 __all__ = ["IDLE_FINISHED", "IDLE_UNFINISHED", "MAX_IDLE", "LiveTable", "Tables"]
@@ -68,6 +69,8 @@ class Tables:
         self.work = Work(limits.search_threads, limits.search_queue)
         """The pool that hints and *Your record* share."""
         self.hints = Hints(self.work)
+        self.searches = Searches(limits.searches, limits.client_searches)
+        """The computers' searches of every table here, bounded and taken in turn."""
 
     async def get(self, table_id: str) -> LiveTable | None:
         """The table of a stored match or room (rebuilt from its actions), or None."""
@@ -79,7 +82,7 @@ class Tables:
             # Another request may have loaded it while this one waited: the first copy wins.
             table = self.live.get(table_id) or self._gone.pop(table_id, None)
             if table is None:
-                table = LiveTable(data, self.backend, self.bots, self.metrics)
+                table = LiveTable(data, self.backend, self.bots, self.metrics, self.searches)
         return self._hold(table)
 
     def _hold(self, table: LiveTable) -> LiveTable:
@@ -136,27 +139,37 @@ class Tables:
         opponents: list[str],
         seed: str | None,
         settings: dict[str, Any],
+        client: str | None = None,
     ) -> tuple[LiveTable, str]:
         """Start a match for a person in seat 0 against three computer players; the match and
-        seat 0's token, the match's only key.
+        seat 0's token, the match's only key. Its searches count against ``client`` (the
+        creator's address).
 
         The computer players are built first, so that a spec that cannot work is refused
         (CallbreakError) before anything is stored.
         """
         data = new_match(rules, name, opponents, seed, settings)
         token = claim(data, 0)
-        table = LiveTable(data, self.backend, self.bots, self.metrics)
+        table = LiveTable(data, self.backend, self.bots, self.metrics, self.searches)
+        table.client = client
         await _build_computers(table)
         await self.backend.create(table.state.data)
         return self._hold(table), token
 
     async def create_room(
-        self, rules: str, name: object, seats: list[str | None], **settings: Any
+        self,
+        rules: str,
+        name: object,
+        seats: list[str | None],
+        client: str | None = None,
+        **settings: Any,
     ) -> tuple[LiveTable, str]:
-        """A new room in its lobby, and the creator's seat token."""
+        """A new room in its lobby, and the creator's seat token; its searches count against
+        ``client`` (the creator's address)."""
         data = new_room(rules, name, seats, **settings)
         token = claim(data, 0)
-        table = LiveTable(data, self.backend, self.bots, self.metrics)
+        table = LiveTable(data, self.backend, self.bots, self.metrics, self.searches)
+        table.client = client
         await _build_computers(table)
         await self.backend.create(data)
         return self._hold(table), token

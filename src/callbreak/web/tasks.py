@@ -15,14 +15,15 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import Any, Protocol, TypeVar
 
 from callbreak.web.actions import TableAction
-from callbreak.web.backend import Backend
+from callbreak.web.backend import OWNER, Backend
 from callbreak.web.http import LOG
 from callbreak.web.hub import Hub
 from callbreak.web.metrics import Metrics
+from callbreak.web.searches import Searches
 from callbreak.web.state import TableState
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Keeping",
     "TableTask",
     "Telling",
+    "leased",
     "pace",
     "spawn",
     "until_store_answers",
@@ -78,12 +80,15 @@ class Counting(Protocol):
 
 class Host(Protocol):
     """What a table's parts need of the table they belong to (``web.live.LiveTable``): its
-    state and hub, the store, the figures, the other parts, and its tasks started or stopped."""
+    state and hub, the store, the figures, where its computers search and whom for, the other
+    parts, and its tasks started or stopped."""
 
     state: TableState
     hub: Hub
     backend: Backend
     metrics: Metrics
+    searches: Searches
+    client: str | None
 
     @property
     def sync(self) -> Keeping: ...
@@ -108,6 +113,23 @@ async def until_store_answers(host: Host) -> None:
         except host.backend.failures:
             await asyncio.sleep(pause)
             pause = min(2 * pause, 1.0)
+
+
+async def leased(host: Host, work: Awaitable[T]) -> T:
+    """``work``'s result, the table's lease renewed every third of a lease meanwhile: a
+    computer's search that waits its turn (``web.searches``) can take longer than a lease, and
+    another process would take the table over from under it. Cancelled, ``work`` is too (a
+    search still waiting leaves the queue)."""
+    task = asyncio.ensure_future(work)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=LEASE_SECONDS / 3)
+            if done:
+                return task.result()
+            with contextlib.suppress(*host.backend.failures):  # the driver's next step sees it
+                await host.backend.lease(host.state.id, OWNER, LEASE_SECONDS)
+    finally:
+        task.cancel()
 
 
 async def within(work: Coroutine[Any, Any, T], seconds: float) -> T | None:

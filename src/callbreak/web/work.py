@@ -4,7 +4,8 @@ replays of *Your record*, on a small pool of threads shared by the whole process
 The pool takes at most ``threads`` jobs at once and lets ``queue`` more wait; past that a job is
 refused at once (:class:`Busy`: HTTP 503, or an error message on a socket) rather than piling up
 behind the others. The computers' own turns do not come here: each table has at most one
-decision running, and the levels a table may seat are bounded (``model.check_level``).
+decision running, the levels a table may seat are bounded (``model.check_level``), and their
+searches wait their turn in ``web.searches``.
 """
 
 from __future__ import annotations
