@@ -340,11 +340,17 @@ export class TablePage {
 
   // --- states shown one after the other (tricks.js) ----------------------------------------
 
-  /** Hurry when more is waiting to be shown, or the person acted on a newer state than the
-   * one being shown (what came after their action is shown at its pace: the trick their card
-   * finished stays up its moment). */
+  /** Hurry when more of the game is waiting to be shown (a state of a newer version: the view
+   * a computer sends when it starts to think, of the same version, moves nothing on), or the
+   * person acted on a newer state than the one being shown. */
   hurried() {
-    return this.queue.length > 0 || (this.rushedTo !== undefined && this.drawing <= this.rushedTo);
+    return this.queue.some((state) => state.version > this.drawing) || this.rushed();
+  }
+
+  /** The person acted on a newer state than the one being shown (what came after their
+   * action is shown at its pace: the trick their card finished stays up its moment). */
+  rushed() {
+    return this.rushedTo !== undefined && this.drawing <= this.rushedTo;
   }
 
   // --- drawing -----------------------------------------------------------------------------

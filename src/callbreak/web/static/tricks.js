@@ -167,8 +167,10 @@ async function takeTrick(page, trick, state) {
   const winner = cards.find((card) => card.dataset.card === trick.cards[(trick.winner - trick.leader + 4) % 4]);
   if (winner) winner.classList.add("winner");
   sound.play(trick.winner === state.seat ? "won" : "trick");
+  // The trick stays up its whole time whoever won it and whatever arrives meanwhile (the next
+  // cards of fast computers are shown after it, quickly): only the person's action cuts it.
   const pause = PAUSES[pauseSetting()];
-  if (pause && !page.hurried()) await pauseFor(page, pause);
+  if (pause && !page.rushed()) await pauseFor(page, pause);
   if (page.closed) return;
   if (motion()) {
     const target = page.seats[positionOf(state, trick.winner)].getBoundingClientRect();
@@ -186,7 +188,12 @@ async function takeTrick(page, trick, state) {
  */
 async function pauseFor(page, ms) {
   const end = performance.now() + ms;
-  while (performance.now() < end && !page.hurried() && !page.closed) await wait(50);
+  // Steps of at most 50 ms, the last one to the end itself: the trick goes on time.
+  while (!page.rushed() && !page.closed) {
+    const left = end - performance.now();
+    if (left <= 0) break;
+    await wait(Math.min(50, left));
+  }
 }
 
 /**
