@@ -3,6 +3,7 @@ whoever won it and whatever the server sends meanwhile, measured in the page's o
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -114,3 +115,112 @@ def test_a_trick_a_computer_won_stays_up_its_time(
         up = trick["end"] - trick["start"]
         assert trick["cards"] == 4 and trick["cardsAtEnd"] == 4 and trick["winnerAtEnd"], trick
         assert abs(up - chosen) <= 100, f"a trick stayed up {up:.0f} ms, not {chosen}: {held}"
+
+
+# Each unplayable card of the hand: its suit's ink and its own paper as the page styles them,
+# the box of its corner index, and points of it that nothing covers (nor a neighbour's shadow:
+# every point 12 px round each one is the card's too), away from its border.
+UNPLAYABLE = """() => [...document.querySelectorAll('.hand .card.illegal:not(.gone)')].map((card) => {
+  const r = card.getBoundingClientRect();
+  const own = (x, y) => { const at = document.elementFromPoint(x, y); return at && at.closest('.card') === card; };
+  const clear = (x, y) => [[0, 0], [12, 0], [-12, 0], [0, 12], [0, -12], [9, 9], [-9, 9], [9, -9], [-9, -9]]
+    .every(([dx, dy]) => own(x + dx, y + dy));
+  const points = [];
+  for (let x = r.left + 4; x < r.right - 4; x += 3) {
+    for (let y = r.top + 4; y < r.bottom - 4; y += 3) if (clear(x, y)) points.push([Math.round(x), Math.round(y)]);
+  }
+  const corner = card.querySelector('.corner').getBoundingClientRect();
+  const index = [];
+  for (let x = corner.left; x < corner.right; x += 1) {
+    for (let y = corner.top; y < corner.bottom; y += 1) index.push([Math.round(x), Math.round(y)]);
+  }
+  return { code: card.dataset.card, paper: getComputedStyle(card).backgroundColor, points, index };
+})"""
+
+# Pixels of a PNG at the given points, decoded by the browser in a blank page of its own.
+PIXELS = """async ([png, points]) => {
+  const blob = await (await fetch('data:image/png;base64,' + png)).blob();
+  const bitmap = await createImageBitmap(blob);
+  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  const context = canvas.getContext('2d');
+  context.drawImage(bitmap, 0, 0);
+  const data = context.getImageData(0, 0, bitmap.width, bitmap.height).data;
+  return points.map(([x, y]) => { const i = (y * bitmap.width + x) * 4; return [data[i], data[i + 1], data[i + 2]]; });
+}"""
+
+# The suits' inks (style.css: --red, and the cards' near-black).
+INK = {"H": (192, 38, 45), "D": (192, 38, 45), "S": (17, 17, 17), "C": (17, 17, 17)}
+
+
+def rgb(css: str) -> tuple[int, int, int]:
+    """A computed CSS colour "rgb(r, g, b)" as numbers."""
+    parts = css[css.index("(") + 1 : css.index(")")].split(",")
+    return (int(float(parts[0])), int(float(parts[1])), int(float(parts[2])))
+
+
+def off_line(pixel: list[int], a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    """How far a colour is from the colours between `a` and `b` (antialiased ink on paper)."""
+    ab = [b[i] - a[i] for i in range(3)]
+    ap = [pixel[i] - a[i] for i in range(3)]
+    length = sum(v * v for v in ab) or 1
+    share = max(0.0, min(1.0, sum(ab[i] * ap[i] for i in range(3)) / length))
+    return float(sum((ap[i] - share * ab[i]) ** 2 for i in range(3)) ** 0.5)
+
+
+@pytest.mark.parametrize(
+    "size", [(360, 740, True), (390, 844, True), (844, 390, True), (1366, 768, False)]
+)
+def test_unplayable_cards_keep_their_colours(
+    browser: Any, base_url: str, screens: Path, size: tuple[int, int, bool]
+) -> None:
+    width, height, touch = size
+    made = browser.new_context(
+        viewport={"width": width, "height": height},
+        has_touch=touch,
+        is_mobile=touch,
+        reduced_motion="reduce",
+    )
+    made.add_init_script(
+        "localStorage.setItem('callbreak:lang', 'en'); localStorage.setItem('callbreak:pause', 'off');"
+        "localStorage.setItem('callbreak:onetap', 'on');"
+    )
+    made.set_default_timeout(20_000)
+    page = made.new_page()
+    blank = made.new_page()
+    checked = 0
+    try:
+        match = new_match(page, base_url, rules="strict(deals=1)", speed="instant")
+        page.goto(f"{base_url}/#/play/{match}")
+        page.wait_for_selector(".hand .card")
+        for _ in range(2_000):
+            if checked >= 2 or page.locator("dialog.result[open]").count():
+                break
+            now = page.evaluate(ACT)
+            if now == "play" and page.locator(".hand.active .card.illegal").count():
+                page.wait_for_timeout(200)  # the cards' rise (a transition) is over
+                cards = page.evaluate(UNPLAYABLE)
+                shot = page.screenshot(path=str(screens / f"unplayable-{width}x{height}-{checked}.png"))
+                png = base64.b64encode(shot).decode()
+                for card in cards:
+                    paper = rgb(card["paper"])
+                    ink = INK[card["code"][1]]
+                    index = blank.evaluate(PIXELS, [png, card["index"]])
+                    # The index's inkiest pixel is the suit's ink.
+                    inkiest = max(index, key=lambda p: sum((p[i] - paper[i]) ** 2 for i in range(3)))
+                    assert max(abs(inkiest[i] - ink[i]) for i in range(3)) <= 40, (card["code"], inkiest)
+                    assert card["points"], f"{card['code']}: no part of it is uncovered"
+                    pixels = blank.evaluate(PIXELS, [png, card["points"]])
+                    through = [p for p in pixels if off_line(p, paper, ink) > 30]
+                    assert not through, f"{card['code']} shows another colour through it: {through[:5]}"
+                checked += 1
+            if now == "call":
+                page.locator(".calling button.call").first.tap() if touch else page.locator(
+                    ".calling button.call"
+                ).first.click()
+            elif now == "play":
+                card = page.locator(".hand.active .card.playable:not(.gone)").first
+                card.tap() if touch else card.click()
+            page.wait_for_timeout(30)
+    finally:
+        made.close()
+    assert checked, "the hand never held a card it could not play"
