@@ -72,8 +72,11 @@
         sync.latest = message.state;
         // A finished trick stays up its whole time, whatever arrives meanwhile (the page shows
         // the states one after the other): a state is checked 100 ms after it is shown, its
-        // trick on the table and no finished trick up any more.
+        // trick on the table and no finished trick or summary up any more.
+        // A deal's summary is up over the deal just played: the next deal is shown once it is
+        // closed.
         const shown = () => !document.querySelector(".trick .card.winner") &&
+          !document.querySelector("dialog.result[open]") &&
           document.querySelectorAll(".trick .card").length === message.state.trick.cards.length;
         const since = performance.now();
         const check = () => {

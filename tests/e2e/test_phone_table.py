@@ -224,3 +224,56 @@ def test_unplayable_cards_keep_their_colours(
     finally:
         made.close()
     assert checked, "the hand never held a card it could not play"
+
+
+# While a deal's summary is open: its title, the table's title, and the hand's cards still held
+# (none, the deal being over), each time anything changes.
+SUMMARY = """
+window.__summary = [];
+new MutationObserver(() => {
+  const dialog = document.querySelector('dialog.result[open]');
+  if (!dialog) return;
+  window.__summary.push({
+    title: (dialog.querySelector('h2') || {}).textContent,
+    table: (document.querySelector('.table-title') || {}).textContent,
+    held: document.querySelectorAll('.hand .card:not(.gone)').length,
+  });
+}).observe(document, { subtree: true, childList: true, attributes: true });
+"""
+
+
+@pytest.mark.parametrize("motion", [True, False])
+def test_the_summary_comes_before_the_next_deal(
+    browser: Any, base_url: str, screens: Path, motion: bool
+) -> None:
+    ctx = touch_context(browser, 360, 740, "short", motion=motion)
+    ctx.add_init_script(SUMMARY)
+    page = ctx.new_page()
+    try:
+        match = new_match(page, base_url, rules="strict(deals=2)", speed="instant")
+        page.goto(f"{base_url}/#/play/{match}")
+        page.wait_for_selector(".hand .card")
+        for _ in range(3_000):
+            if page.locator("dialog.result[open]").count():
+                break
+            now = page.evaluate(ACT)
+            if now == "call":
+                page.locator(".calling button.call").first.tap(timeout=3_000)
+            elif now == "play":
+                page.locator(".hand.active .card.playable:not(.gone)").first.tap(timeout=3_000)
+            page.wait_for_timeout(30)
+        page.wait_for_timeout(1_500)  # the summary stays: nothing is dealt behind it
+        page.screenshot(path=str(screens / f"summary-first-{'motion' if motion else 'still'}.png"))
+        seen = page.evaluate("window.__summary")
+        page.locator("dialog.result[open] button.primary").tap()
+        # Closed, the next deal is dealt.
+        page.wait_for_function("() => document.querySelectorAll('.hand .card:not(.gone)').length === 13")
+        title = page.locator(".table-title").inner_text()
+    finally:
+        ctx.close()
+    assert seen
+    for moment in seen:
+        assert "Deal 1" in moment["title"], moment
+        assert moment["table"].startswith("Deal 1 of 2"), moment
+        assert moment["held"] == 0, moment
+    assert title.startswith("Deal 2 of 2")

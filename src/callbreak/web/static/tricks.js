@@ -86,16 +86,55 @@ async function transition(page, prev, next) {
     (!sameDeal && prev.tricks_played === 12 && next.tricks_played === 0));
   if (completed) {
     await layCards(page, done, before.length, prev);
+    // A deal's last trick: its summary comes first, over the deal just played, and the next
+    // deal is dealt once it is closed.
+    const scored = !sameDeal && next.results.length > prev.results.length;
+    const ended = scored ? dealEnded(prev, next) : null;
     // The last card has landed: whose turn it is now (and their clock) is said at once, while
     // the finished trick still stays up.
-    page.drawLive(next);
+    page.drawLive(ended || next);
     await takeTrick(page, done, prev);
+    if (ended) await summaryFirst(page, ended, next);
     show(page, next);
     if (isFreshDeal(next)) await dealOut(page);
     return;
   }
   show(page, next);
   if (isFreshDeal(next) && !sameDeal) await dealOut(page);
+}
+
+/**
+ * The table as the deal `prev` ended: its 13 tricks taken, nobody to act, and the scores of
+ * `next`, the first state of the deal after it.
+ * @param {TableState} prev
+ * @param {TableState} next
+ * @returns {TableState}
+ */
+function dealEnded(prev, next) {
+  const last = next.last_trick;
+  const won = prev.won.map((count, seat) => (last && seat === last.winner ? count + 1 : count));
+  return {
+    ...prev, results: next.results, totals: next.totals, totals_before: next.totals_before, last_trick: last,
+    trick: { cards: [], leader: last ? last.winner : prev.trick.leader }, tricks_played: prev.tricks_played + 1,
+    won, hand: [], legal: [], legal_calls: [], duties: {}, may_claim_redeal: false, turn: null, thinking: null,
+    clock: null, preparing: false,
+  };
+}
+
+/**
+ * Show the deal just ended (`ended`) with its summary, until the person closes it or the table
+ * goes on without them (a state newer than `next`: the computers' wait for the summary ran
+ * out), which closes it.
+ * @param {TablePage} page
+ * @param {TableState} ended
+ * @param {TableState} next
+ * @returns {Promise<void>}
+ */
+async function summaryFirst(page, ended, next) {
+  show(page, ended);
+  const movedOn = () => page.queue.some((state) => state.version > next.version);
+  while (!page.closed && (page.dialog.open || page.showing) && !movedOn()) await wait(100);
+  if (page.dialog.open) page.dialog.close();
 }
 
 /**
