@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from callbreak.record import Record, to_data
+from callbreak.record import Record, check, load, to_data
 from callbreak.web.limits import DEFAULT
 from tests.helpers import callbreak_serve
 from tests.test_record import _first_illegal_substitution, played_match
@@ -58,6 +58,19 @@ def test_example_record_is_valid() -> None:
     result = run("check", str(EXAMPLE))
     assert result.returncode == 0, result.stderr
     assert "valid (strict)" in result.stdout and "total" in result.stdout
+
+
+def test_check_writes_tricks_won_before_the_call() -> None:
+    # One order everywhere (the table's badges, its summaries, the scoresheet): tricks/call.
+    result = run("check", str(EXAMPLE))
+    assert result.returncode == 0, result.stderr
+    assert "tricks won/call and points" in result.stdout
+    first = check(load(str(EXAMPLE))).deals[0]
+    cells = [f"{first.won[seat]}/{first.calls[seat]}" for seat in range(4)]
+    row = next(line for line in result.stdout.splitlines() if line.strip("│┃ ").startswith("1 "))
+    assert all(cell in row for cell in cells), (row, cells)
+    # The example's first deal is one where some call and tricks differ: the order shows.
+    assert any(first.won[seat] != first.calls[seat] for seat in range(4))
 
 
 def test_verdict_stays_on_one_line_for_a_long_path(tmp_path: Path) -> None:

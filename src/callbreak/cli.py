@@ -1184,14 +1184,15 @@ def _report(console: object, path: str, result: CheckResult) -> None:
     # The verdict is its own line, not the table's title: a title wraps at the table's
     # width, which would split a long path from "valid".
     console.print(f"{path}: valid ({result.rules})", soft_wrap=True)
-    table = Table()
+    # Tricks won/call: the order of the browser's badges, summaries and scoresheet.
+    table = Table(caption="each deal: tricks won/call and points")
     table.add_column("deal", justify="right")
     for seat, name in enumerate(names):
         table.add_column(f"{seat} {name}", justify="right")
     played = [deal for deal in result.deals if deal.phase is Phase.OVER]
     for number, deal in enumerate(played, 1):
         cells = [
-            f"{deal.calls[seat]}/{deal.won[seat]}  {format_tenths(score)}"
+            f"{deal.won[seat]}/{deal.calls[seat]}  {format_tenths(score)}"
             for seat, score in enumerate(deal.scores())
         ]
         table.add_row(str(number), *cells)

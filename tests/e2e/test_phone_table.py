@@ -39,7 +39,9 @@ window.__held = [];
       if (record.type === 'childList' && record.removedNodes.length && target.classList &&
           target.classList.contains('trick')) end('emptied');
     }
-  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
+  }).observe(document, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ['class'],
+  });
   const animate = Element.prototype.animate;
   Element.prototype.animate = function (frames, options) {
     const last = Array.isArray(frames) ? frames[frames.length - 1] : null;
@@ -120,14 +122,21 @@ def test_a_trick_a_computer_won_stays_up_its_time(
 # Each unplayable card of the hand: its suit's ink and its own paper as the page styles them,
 # the box of its corner index, and points of it that nothing covers (nor a neighbour's shadow:
 # every point 12 px round each one is the card's too), away from its border.
-UNPLAYABLE = """() => [...document.querySelectorAll('.hand .card.illegal:not(.gone)')].map((card) => {
+UNPLAYABLE = """() => [...document.querySelectorAll('.hand .card.illegal:not(.gone)')]
+  .map((card) => {
   const r = card.getBoundingClientRect();
-  const own = (x, y) => { const at = document.elementFromPoint(x, y); return at && at.closest('.card') === card; };
-  const clear = (x, y) => [[0, 0], [12, 0], [-12, 0], [0, 12], [0, -12], [9, 9], [-9, 9], [9, -9], [-9, -9]]
+  const own = (x, y) => {
+    const at = document.elementFromPoint(x, y);
+    return at && at.closest('.card') === card;
+  };
+  const round = [[0, 0], [12, 0], [-12, 0], [0, 12], [0, -12], [9, 9], [-9, 9], [9, -9], [-9, -9]];
+  const clear = (x, y) => round
     .every(([dx, dy]) => own(x + dx, y + dy));
   const points = [];
   for (let x = r.left + 4; x < r.right - 4; x += 3) {
-    for (let y = r.top + 4; y < r.bottom - 4; y += 3) if (clear(x, y)) points.push([Math.round(x), Math.round(y)]);
+    for (let y = r.top + 4; y < r.bottom - 4; y += 3) {
+      if (clear(x, y)) points.push([Math.round(x), Math.round(y)]);
+    }
   }
   const corner = card.querySelector('.corner').getBoundingClientRect();
   const index = [];
@@ -145,7 +154,10 @@ PIXELS = """async ([png, points]) => {
   const context = canvas.getContext('2d');
   context.drawImage(bitmap, 0, 0);
   const data = context.getImageData(0, 0, bitmap.width, bitmap.height).data;
-  return points.map(([x, y]) => { const i = (y * bitmap.width + x) * 4; return [data[i], data[i + 1], data[i + 2]]; });
+  return points.map(([x, y]) => {
+    const i = (y * bitmap.width + x) * 4;
+    return [data[i], data[i + 1], data[i + 2]];
+  });
 }"""
 
 # The suits' inks (style.css: --red, and the cards' near-black).
@@ -181,7 +193,8 @@ def test_unplayable_cards_keep_their_colours(
         reduced_motion="reduce",
     )
     made.add_init_script(
-        "localStorage.setItem('callbreak:lang', 'en'); localStorage.setItem('callbreak:pause', 'off');"
+        "localStorage.setItem('callbreak:lang', 'en');"
+        "localStorage.setItem('callbreak:pause', 'off');"
         "localStorage.setItem('callbreak:onetap', 'on');"
     )
     made.set_default_timeout(20_000)
@@ -199,19 +212,21 @@ def test_unplayable_cards_keep_their_colours(
             if now == "play" and page.locator(".hand.active .card.illegal").count():
                 page.wait_for_timeout(200)  # the cards' rise (a transition) is over
                 cards = page.evaluate(UNPLAYABLE)
-                shot = page.screenshot(path=str(screens / f"unplayable-{width}x{height}-{checked}.png"))
+                name = f"unplayable-{width}x{height}-{checked}.png"
+                shot = page.screenshot(path=str(screens / name))
                 png = base64.b64encode(shot).decode()
                 for card in cards:
                     paper = rgb(card["paper"])
                     ink = INK[card["code"][1]]
                     index = blank.evaluate(PIXELS, [png, card["index"]])
                     # The index's inkiest pixel is the suit's ink.
-                    inkiest = max(index, key=lambda p: sum((p[i] - paper[i]) ** 2 for i in range(3)))
-                    assert max(abs(inkiest[i] - ink[i]) for i in range(3)) <= 40, (card["code"], inkiest)
+                    inkiest = max(index, key=lambda p: off_line(p, paper, paper))
+                    miss = max(abs(inkiest[i] - ink[i]) for i in range(3))
+                    assert miss <= 40, (card["code"], inkiest)
                     assert card["points"], f"{card['code']}: no part of it is uncovered"
                     pixels = blank.evaluate(PIXELS, [png, card["points"]])
                     through = [p for p in pixels if off_line(p, paper, ink) > 30]
-                    assert not through, f"{card['code']} shows another colour through it: {through[:5]}"
+                    assert not through, f"{card['code']} shows another colour: {through[:5]}"
                 checked += 1
             if now == "call":
                 page.locator(".calling button.call").first.tap() if touch else page.locator(
@@ -265,9 +280,17 @@ def test_the_summary_comes_before_the_next_deal(
         page.wait_for_timeout(1_500)  # the summary stays: nothing is dealt behind it
         page.screenshot(path=str(screens / f"summary-first-{'motion' if motion else 'still'}.png"))
         seen = page.evaluate("window.__summary")
+        # One order everywhere: the summary's tricks/call under each score are the badges'.
+        pills = page.evaluate(
+            "() => [0, 1, 2, 3].map((seat) =>"
+            " document.querySelector(`.seat[data-seat='${seat}'] .pill`).textContent)"
+        )
+        details = page.locator("dialog.result[open] tr.latest .detail").all_inner_texts()
         page.locator("dialog.result[open] button.primary").tap()
         # Closed, the next deal is dealt.
-        page.wait_for_function("() => document.querySelectorAll('.hand .card:not(.gone)').length === 13")
+        page.wait_for_function(
+            "() => document.querySelectorAll('.hand .card:not(.gone)').length === 13"
+        )
         title = page.locator(".table-title").inner_text()
     finally:
         ctx.close()
@@ -277,3 +300,128 @@ def test_the_summary_comes_before_the_next_deal(
         assert moment["table"].startswith("Deal 1 of 2"), moment
         assert moment["held"] == 0, moment
     assert title.startswith("Deal 2 of 2")
+    assert details == pills, (details, pills)
+
+
+def my_turn_with_choice(page: Any) -> None:
+    """Play (by one tap each, lifting first) until it is the person's turn to play with two or
+    more playable cards."""
+    for _ in range(3_000):
+        if page.locator(".hand.active .card.playable:not(.gone)").count() >= 2:
+            return
+        now = page.evaluate(ACT)
+        if now == "call":
+            page.locator(".calling button.call").first.tap(timeout=3_000)
+        elif now == "play":
+            card = page.locator(".hand.active .card.playable:not(.gone)").first
+            card.tap(timeout=3_000)
+            card.tap(timeout=3_000)
+        page.wait_for_timeout(30)
+    raise AssertionError("never two playable cards")
+
+
+# Where each playable card of the hand is drawn (its top), which is lifted, and the background
+# of any card a pointer is over.
+HAND = """() => ({
+  tops: [...document.querySelectorAll('.hand .card.playable:not(.gone)')]
+    .map((card) => [card.dataset.card, card.getBoundingClientRect().top,
+      card.classList.contains('lifted')]),
+  hovered: [...document.querySelectorAll('.hand .card:hover')].map((card) =>
+    [card.dataset.card, getComputedStyle(card).backgroundColor,
+      card.classList.contains('illegal')]),
+  paper: getComputedStyle(document.querySelector('.hand .card:not(.illegal):not(:hover)'))
+    .backgroundColor,
+  note: (document.querySelector('.note:not([hidden])') || {}).textContent || null,
+})"""
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844), (844, 390)])
+def test_a_lifted_card_is_clearly_raised_and_says_tap_again(
+    browser: Any, base_url: str, screens: Path, size: tuple[int, int]
+) -> None:
+    width, height = size
+    ctx = touch_context(browser, width, height, "off", motion=False)
+    ctx.add_init_script("localStorage.setItem('callbreak:onetap', 'off')")
+    page = ctx.new_page()
+    try:
+        match = new_match(page, base_url, rules="strict(deals=1)", speed="instant")
+        page.goto(f"{base_url}/#/play/{match}")
+        page.wait_for_selector(".hand .card")
+        my_turn_with_choice(page)
+        card = page.locator(".hand.active .card.playable:not(.gone)").first
+        code = card.get_attribute("data-card")
+        card.tap()
+        page.wait_for_timeout(300)  # the rise (a transition) is over
+        lifted = page.evaluate(HAND)
+        page.screenshot(path=str(screens / f"lifted-{width}x{height}.png"))
+        page.locator(f".hand .card.lifted[data-card='{code}']").tap()
+        page.locator(f".hand .card.gone[data-card='{code}']").wait_for(state="attached")
+        page.wait_for_timeout(300)
+        after = page.evaluate(HAND)
+    finally:
+        ctx.close()
+    mine = [top for card, top, up in lifted["tops"] if up]
+    others = [top for card, top, up in lifted["tops"] if not up]
+    assert len(mine) == 1 and others, lifted
+    assert min(others) - mine[0] >= 14, f"lifted only {min(others) - mine[0]:.1f} px: {lifted}"
+    rank = "10" if code[0] == "T" else code[0]
+    note = lifted["note"] or ""
+    assert rank in note and "tap it again to play it" in note, lifted
+    assert after["note"] is None or "tap it again" not in after["note"], after
+    # A finger leaves no hover tint on the card now under it.
+    for hovered in after["hovered"] + lifted["hovered"]:
+        assert hovered[2] or hovered[1] == lifted["paper"], (hovered, lifted["paper"])
+
+
+# Every status line shown, and every line of what seat 1 does on its badge as drawn (visible).
+WATCH_SEAT = """
+window.__said = { status: [], badge: [] };
+new MutationObserver(() => {
+  const status = document.querySelector('.status');
+  const doing = document.querySelector(".seat[data-seat='1'] .doing");
+  const said = window.__said;
+  if (status && status.textContent && said.status[said.status.length - 1] !== status.textContent) {
+    said.status.push(status.textContent);
+  }
+  if (doing) {
+    const text = doing.innerText.trim();
+    const turn = doing.closest('.seat').classList.contains('turn');
+    const last = said.badge[said.badge.length - 1];
+    if (!last || last[0] !== text || last[1] !== turn) said.badge.push([text, turn]);
+  }
+}).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
+
+def test_a_dropped_person_is_said_on_the_badge_and_the_status_line(
+    browser: Any, base_url: str, screens: Path
+) -> None:
+    from tests.e2e.test_phone import room_with_bikash
+
+    ctx = touch_context(browser, 390, 844, "off", motion=False)
+    ctx.add_init_script(WATCH_SEAT)
+    page = ctx.new_page()
+    try:
+        code, _tokens = room_with_bikash(page, base_url, turn_seconds=60)
+        page.goto(f"{base_url}/#/room/{code}")
+        page.locator(".hand .card").first.wait_for()
+        page.locator(".seat[data-seat='1'] .covered").wait_for(state="attached")
+        for _ in range(3_000):
+            said = page.evaluate("window.__said")
+            if any("Bikash is away" in text for text in said["status"]) and len(said["badge"]) >= 3:
+                break
+            now = page.evaluate(ACT)
+            if now == "call":
+                page.locator(".calling button.call").first.tap(timeout=3_000)
+            elif now == "play":
+                page.locator(".hand.active .card.playable:not(.gone)").first.tap(timeout=3_000)
+            page.wait_for_timeout(30)
+        page.screenshot(path=str(screens / "dropped-390x844.png"))
+    finally:
+        ctx.close()
+    assert "Bikash is away: the computer plays for them." in said["status"], said["status"]
+    assert not [text for text in said["status"] if "Bikash is thinking" in text]
+    assert not [text for text in said["status"] if "Bikash to" in text]
+    # On the badge, in words a person sees, on his turn (lit) and off it.
+    assert said["badge"] and all("computer" in text for text, _turn in said["badge"]), said["badge"]
+    assert any(turn for _text, turn in said["badge"]), said["badge"]

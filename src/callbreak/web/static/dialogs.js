@@ -42,7 +42,8 @@ function madeCall(rules, result, seat) {
 }
 
 /**
- * The score table: per deal each player's call/tricks and points, and the totals.
+ * The score table: per deal each player's points and tricks won/call (the badges' order), and the
+ * totals.
  * @param {TableState} state
  * @param {number | null} [highlight] the number of a deal to mark
  * @returns {HTMLElement}
@@ -58,7 +59,7 @@ export function scoreTable(state, highlight = null) {
       class: made(result, seat) ? "made" : "broken",
       title: t("scores.cellTitle", { call: result.calls[seat], won: result.won[seat] }),
     }, el("span", { class: "points", text: score(points) }),
-    el("span", { class: "detail", text: `${num(result.calls[seat])}/${num(result.won[seat])}` })))));
+    el("span", { class: "detail", text: `${num(result.won[seat])}/${num(result.calls[seat])}` })))));
   const total = el("tr", { class: "total" }, el("th", { scope: "row", text: t("scores.total") }),
     ...s.totals.map((value) => el("td", { text: score(value) })));
   return el("table", { class: "score-table" }, el("caption", { text: t("scores.caption") }),

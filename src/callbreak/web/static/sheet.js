@@ -277,9 +277,10 @@ function scoreTable(sheet, editing, onEdit) {
       ...sheet.names.map((_, seat) => el("td", { class: deal.made[seat] ? "made" : "failed" },
         el("span", { class: "points", text: score(deal.scores[seat]) }),
         el("span", { class: "detail" },
-          el("span", { class: "sr-only", text: t("sheet.srCalled") }), num(deal.calls[seat]),
-          el("span", { "aria-hidden": "true", text: " / " }),
+          // Tricks taken / call, the order of the table's badges and summaries.
           el("span", { class: "sr-only", text: t("sheet.srTook") }), num(deal.tricks[seat]),
+          el("span", { "aria-hidden": "true", text: " / " }),
+          el("span", { class: "sr-only", text: t("sheet.srCalled") }), num(deal.calls[seat]),
           deal.made[seat] ? null : el("span", { class: "sr-only", text: t("sheet.srFailed") })))));
   });
   const placeLabel = sheet.over ? t("sheet.place") : t("sheet.standing");

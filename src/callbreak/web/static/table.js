@@ -401,7 +401,7 @@ export class TablePage {
    * A word for the person, shown over the status for a few seconds (the connection's loss
    * until it is back).
    * @param {string} text
-   * @param {string} [kind] "info", "error", "hint" or "offline"
+   * @param {string} [kind] "info", "error", "hint", "lift" (a card lifted) or "offline"
    * @param {number | null} [version] the decision a hint's note is for
    */
   note(text, kind = "info", version = null) {
@@ -409,7 +409,7 @@ export class TablePage {
     // when that decision is made.
     this.noteState = { text, kind, version };
     clearTimeout(this.noteTimer);
-    if (kind !== "offline") {
+    if (kind !== "offline" && kind !== "lift") {
       this.noteTimer = setTimeout(() => this.clearNote(), kind === "hint" ? 12000 : 5000);
     }
     this.noteBox.textContent = text;
