@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.table import new_match
+from tests.e2e.table import bearer, finish, new_match, new_sheet
+
+SHEET_NAMES = ["Asha", "Bikash", "Chandra", "Dipa"]
 
 # Each finished trick as the page shows it, timed by the page's clock (performance.now): when
 # its winning card is marked, how many cards were up then, and when the first of them starts to
@@ -425,3 +427,142 @@ def test_a_dropped_person_is_said_on_the_badge_and_the_status_line(
     # On the badge, in words a person sees, on his turn (lit) and off it.
     assert said["badge"] and all("computer" in text for text, _turn in said["badge"]), said["badge"]
     assert any(turn for _text, turn in said["badge"]), said["badge"]
+
+
+# Every piece of text shown (an element with words of its own, drawn as a box) that its box
+# cuts: wider than its box (scrollWidth > clientWidth), or spilling out of a box that clips.
+CUT = """(where) => {
+  const cut = [];
+  const seen = new Set();
+  const scope = document.querySelector('dialog[open]') || document.querySelector(where) ||
+    document.body;
+  for (const element of scope.querySelectorAll('*')) {
+    if (!element.getClientRects().length || element.closest('.sr-only')) continue;
+    const own = [...element.childNodes]
+      .some((node) => node.nodeType === 3 && node.textContent.trim());
+    if (!own) continue;
+    let box = element;
+    while (box && getComputedStyle(box).display === 'inline') box = box.parentElement;
+    // A box of a pixel is a word for a screen reader only (a tool's label on a phone).
+    if (!box || seen.has(box) || box.clientWidth <= 1) continue;
+    seen.add(box);
+    if (box.scrollWidth > box.clientWidth + 1) {
+      cut.push(`${box.className || box.tagName}: "${box.textContent.trim().slice(0, 40)}"` +
+        ` ${box.scrollWidth} > ${box.clientWidth}`);
+    }
+  }
+  return cut;
+}"""
+
+LABEL_SIZES = {
+    "360x740": (360, 740, True),
+    "390x844": (390, 844, True),
+    "412x915": (412, 915, True),
+    "844x390": (844, 390, True),
+    "640x360": (640, 360, True),
+    "1366x768": (1366, 768, False),
+}
+
+
+def play_deals(base_url: str, match_id: str, deals: int) -> None:
+    """Play `deals` deals of a match through its socket, as a quick person would."""
+    from websockets.sync.client import connect
+
+    from tests.e2e.table import TOKENS
+
+    address = base_url.replace("http://", "ws://") + f"/ws/matches/{match_id}"
+    with connect(address) as socket:
+        socket.send(json.dumps({"type": "hello", "token": TOKENS[match_id]}))
+        socket.send(json.dumps({"type": "seen", "deals": 99}))
+        for _ in range(5_000):
+            message = json.loads(socket.recv(timeout=20))
+            if message.get("type") != "state":
+                continue
+            state = message["state"]
+            if len(state["results"]) >= deals or state["match_over"]:
+                return
+            if state["turn"] != state["seat"]:
+                continue
+            if state["legal_calls"]:
+                action = {"type": "call", "value": state["legal_calls"][0]}
+            elif state["legal"]:
+                action = {"type": "play", "card": state["legal"][0]}
+            else:
+                continue
+            socket.send(json.dumps({**action, "version": state["version"]}))
+    raise AssertionError(f"match {match_id} did not reach deal {deals + 1}")
+
+
+@pytest.mark.parametrize("lang", ["en", "ne", "hi"])
+@pytest.mark.parametrize("size", list(LABEL_SIZES))
+def test_no_label_is_cut(browser: Any, base_url: str, screens: Path, size: str, lang: str) -> None:
+    width, height, touch = LABEL_SIZES[size]
+    made = browser.new_context(
+        viewport={"width": width, "height": height},
+        has_touch=touch,
+        is_mobile=touch,
+        reduced_motion="reduce",
+    )
+    made.add_init_script(
+        f"localStorage.setItem('callbreak:lang', {json.dumps(lang)});"
+        "localStorage.setItem('callbreak:pause', 'off');"
+    )
+    made.set_default_timeout(20_000)
+    page = made.new_page()
+    cut: list[str] = []
+
+    def look(state: str, where: str = ".play-page") -> None:
+        page.wait_for_timeout(150)
+        found = page.evaluate(CUT, where)
+        cut.extend(f"{state}: {text}" for text in found)
+        page.screenshot(path=str(screens / f"labels-{size}-{lang}-{state}.png"))
+
+    def press(selector: str) -> None:
+        locator = page.locator(selector).first
+        locator.tap() if touch else locator.click()
+
+    try:
+        match = new_match(page, base_url, rules="strict(deals=2)", speed="normal")
+        play_deals(base_url, match, 1)
+        page.goto(f"{base_url}/#/play/{match}")
+        page.locator("dialog.result[open]").wait_for()
+        look("summary")
+        press("dialog.result[open] button.primary")
+        page.locator(".hand .card").first.wait_for()
+        look("table")
+        press(".settings-button")
+        page.locator("dialog.settings-dialog[open]").wait_for()
+        look("settings")
+        page.keyboard.press("Escape")
+        if page.locator(".scores-button").is_visible():
+            press(".scores-button")
+            page.locator("dialog.scores-dialog[open]").wait_for()
+            look("scores")
+            page.keyboard.press("Escape")
+        press(".last-trick")
+        page.locator(".peek:not([hidden])").wait_for()
+        look("last-trick", ".peek")
+        over = new_match(page, base_url, rules="strict(deals=1)", speed="instant")
+        finish(base_url, over)
+        page.goto(f"{base_url}/#/play/{over}")
+        page.locator("dialog.result[open]").wait_for()
+        look("over-summary")
+        press("dialog.result[open] button.primary")
+        page.locator(".play-page[data-over]").wait_for()
+        look("over")
+        sheet = new_sheet(page, base_url, {"names": SHEET_NAMES, "rules": "strict"})
+        page.goto(f"{base_url}/#/sheet/{sheet}")
+        page.locator(".sheet-table").wait_for()
+        look("sheet-empty", "main")
+        entered = page.request.put(
+            f"{base_url}/api/sheets/{sheet}/deals/1",
+            data=json.dumps({"calls": [3, 4, 2, 2], "tricks": [5, 3, 2, 3]}),
+            headers=bearer(sheet),
+        )
+        assert entered.ok, entered.text()
+        page.reload()
+        page.locator(".sheet-table tbody tr[data-deal]").wait_for()
+        look("sheet", "main")
+    finally:
+        made.close()
+    assert not cut, cut

@@ -359,9 +359,12 @@ export class TablePage {
     const s = this.state;
     if (!s) return;
     this.drawLabels();
-    this.title.textContent = s.match_over
-      ? t("table.titleOver", { rules: rulesName(s.rules) })
-      : t("table.title", { deal: s.deal_number, deals: s.rules.deals, rules: rulesName(s.rules) });
+    // The deal, then the rules, which a phone leaves out (they are under Scores): the deal's
+    // number is never cut.
+    this.title.replaceChildren(
+      el("span", { class: "deal", text: s.match_over ? t("table.titleMatchOver")
+        : t("table.titleDeal", { deal: s.deal_number, deals: s.rules.deals }) }),
+      el("span", { class: "rules", text: t("table.titleRules", { rules: rulesName(s.rules) }) }));
     // In a room the settings and the end of an open-ended match are the creator's (seat 0).
     const settles = !this.options.room || s.seat === 0;
     const over = Boolean(s.match_over);
