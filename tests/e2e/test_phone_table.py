@@ -566,3 +566,44 @@ def test_no_label_is_cut(browser: Any, base_url: str, screens: Path, size: str, 
     finally:
         made.close()
     assert not cut, cut
+
+
+# Where the words of each tab of the start page sit in their tab: the distance of their
+# middle from the tab's middle, across and down.
+TABS = """() => [...document.querySelectorAll('nav.choice a')].map((tab) => {
+  const range = document.createRange();
+  range.selectNodeContents(tab);
+  const words = range.getBoundingClientRect();
+  const box = tab.getBoundingClientRect();
+  return [tab.textContent, Math.abs((words.left + words.right - box.left - box.right) / 2),
+    Math.abs((words.top + words.bottom - box.top - box.bottom) / 2)];
+})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ne", "hi"])
+@pytest.mark.parametrize("size", [(360, 740), (390, 844), (844, 390)])
+def test_the_start_page_opens_no_keyboard_and_centres_its_tabs(
+    browser: Any, base_url: str, screens: Path, size: tuple[int, int], lang: str
+) -> None:
+    width, height = size
+    made = browser.new_context(
+        viewport={"width": width, "height": height}, has_touch=True, is_mobile=True
+    )
+    made.add_init_script(f"localStorage.setItem('callbreak:lang', {json.dumps(lang)});")
+    page = made.new_page()
+    try:
+        focused = {}
+        tabs = []
+        for address in ("#/", "#/friends"):
+            page.goto(f"{base_url}/{address}")
+            page.locator("form button[type=submit], form button.primary").first.wait_for()
+            page.wait_for_timeout(200)
+            focused[address] = page.evaluate("document.activeElement.tagName")
+            tabs += page.evaluate(TABS)
+        page.screenshot(path=str(screens / f"start-{width}x{height}-{lang}.png"))
+    finally:
+        made.close()
+    # No field takes the focus on load: a phone's keyboard would open over the form.
+    assert focused == {"#/": "BODY", "#/friends": "BODY"}, focused
+    for text, across, down in tabs:
+        assert across <= 2 and down <= 2, (text, across, down)
