@@ -73,6 +73,22 @@ def test_check_writes_tricks_won_before_the_call() -> None:
     assert any(first.won[seat] != first.calls[seat] for seat in range(4))
 
 
+def test_arena_with_one_player_says_what_is_missing_and_what_is_wrong() -> None:
+    result = run("arena", "foo")
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "unknown player 'foo'" in lines[0] and "give two players, A and B" in lines[0]
+    assert "required" not in lines[0]
+
+
+def test_arena_with_an_unknown_player_says_it_in_one_line() -> None:
+    result = run("arena", "foo", "bar")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.endswith("\n"), repr(result.stderr)
+    assert "unknown player 'foo'" in result.stderr and "unknown player 'bar'" in result.stderr
+
+
 def test_verdict_stays_on_one_line_for_a_long_path(tmp_path: Path) -> None:
     deep = tmp_path / ("a-rather-long-folder-name-" * 3) / "strict-match.json"
     deep.parent.mkdir()

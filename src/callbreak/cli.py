@@ -96,8 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
         "on those deals as the baseline, and report A's mean score difference per match.",
     )
     arena.add_argument("a", metavar="A", help="player spec, e.g. 'expert' or 'expert(time=0.5)'")
+    # B is checked by run_arena, not here: argparse's "required: B" would not say that A was
+    # read, nor whether A names a player.
     arena.add_argument(
-        "b", metavar="B", nargs="+", help="player spec; up to four, one per seat of the field"
+        "b", metavar="B", nargs="*", help="player spec; up to four, one per seat of the field"
     )
     arena.add_argument("--rules", default="strict", help="profile or one-string rules")
     arena.add_argument("--sets", type=int, default=100, help="number of sets (default 100)")
@@ -401,6 +403,22 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
 
     if len(args.b) > 4:
         print("callbreak arena: give at most four B specs, one per seat", file=sys.stderr)
+        return EXIT_UNREADABLE
+    # Every spec is read before the progress bar starts: an error is then one line, with no
+    # blank line left by the bar behind it.
+    problems = []
+    for spec in (args.a, *args.b):
+        try:
+            arena.check_spec(spec)
+        except CallbreakError as error:
+            problems.append(str(error))
+    if not args.b:
+        problems.append(
+            "give two players, A and B, such as 'callbreak arena expert advanced' "
+            f"(only A, {args.a!r}, was given)"
+        )
+    if problems:
+        print(f"callbreak arena: {'; '.join(problems)}", file=sys.stderr)
         return EXIT_UNREADABLE
     if not _ray_address_ok("arena", args.ray):
         return EXIT_UNREADABLE
