@@ -486,6 +486,25 @@ def test_serve_on_a_port_in_use_is_one_line_and_claims_nothing(tmp_path: Path) -
         assert first.poll() is None and _get(f"{base}/api/profiles") == 200
 
 
+def test_only_a_start_that_compiles_says_a_fresh_install_compiles() -> None:
+    from callbreak import cli
+
+    assert cli._compile_note(lambda: True) is None  # the stand-in is ready: loaded, warm
+    words = cli._compile_note(lambda: False)
+    assert words and "a fresh install does it once" in words
+
+
+def test_a_warm_start_prints_two_lines(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from callbreak import cli, warmup
+
+    monkeypatch.setattr(warmup, "warm_up", lambda: 0.8)
+    cli._announced_warm_up(compile_sign=60.0)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == ["Loading the computer players...", "The computer players are ready (1 s)"]
+
+
 def test_readme_and_deploy_agree_with_serve_on_the_first_start() -> None:
     """Both say what `callbreak serve` does on a first start: it compiles in the background at
     once, says so in the two lines it prints, and the advanced level stands in meanwhile."""

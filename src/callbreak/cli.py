@@ -11,7 +11,8 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from callbreak import __version__
@@ -999,16 +1000,44 @@ def run_adopt(db: str | None, out: str | None) -> int:
     return EXIT_OK
 
 
-def _announced_warm_up() -> None:
-    """Load the kernel, saying so: on a fresh install the search levels are not ready at once."""
-    from callbreak.warmup import STAND_IN, warm_up
+COMPILE_SIGN = 3.0
+"""Seconds after which a warm-up whose stand-in is still not ready is compiling, not loading the
+cache of an earlier start (which readies it within about a second)."""
 
-    print(
-        "Loading the computer players (a fresh install compiles them once, in about half a minute; "
-        f"until then the {STAND_IN} level plays for the searching ones at the browser's tables)...",
-        flush=True,
+
+def _compile_note(serving: Callable[[], bool]) -> str | None:
+    """What to say once COMPILE_SIGN seconds of the warm-up have passed: that a fresh install
+    compiles, when the stand-in is still not ready (``serving`` false); else nothing."""
+    from callbreak.warmup import STAND_IN
+
+    if serving():
+        return None
+    return (
+        "Compiling the computer players (a fresh install does it once, in about half a minute; "
+        f"until then the {STAND_IN} level plays for the searching ones at the browser's tables)..."
     )
-    print(f"The computer players are ready ({warm_up():.0f} s)", flush=True)
+
+
+def _announced_warm_up(compile_sign: float = COMPILE_SIGN) -> None:
+    """Load the kernel, saying so, and that it compiles only when it does (a fresh install):
+    the search levels are then not ready at once."""
+    from callbreak import warmup
+
+    print("Loading the computer players...", flush=True)
+
+    def note() -> None:
+        words = _compile_note(warmup.serving)
+        if words:
+            print(words, flush=True)
+
+    timer = threading.Timer(compile_sign, note)
+    timer.daemon = True
+    timer.start()
+    try:
+        seconds = warmup.warm_up()
+    finally:
+        timer.cancel()
+    print(f"The computer players are ready ({seconds:.0f} s)", flush=True)
 
 
 def run_rules() -> int:
