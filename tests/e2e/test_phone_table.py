@@ -607,3 +607,75 @@ def test_the_start_page_opens_no_keyboard_and_centres_its_tabs(
     assert focused == {"#/": "BODY", "#/friends": "BODY"}, focused
     for text, across, down in tabs:
         assert across <= 2 and down <= 2, (text, across, down)
+
+
+# The browser's share sheet, screen wake lock and vibration, stubbed: each call recorded.
+STUBS = """
+window.__device = { shared: [], locks: [], released: 0, buzzes: [] };
+navigator.share = async (data) => { window.__device.shared.push(data); };
+Object.defineProperty(navigator, 'wakeLock', { configurable: true, value: {
+  request: async (kind) => {
+    window.__device.locks.push(kind);
+    return { release: async () => { window.__device.released++; }, addEventListener() {} };
+  },
+} });
+navigator.vibrate = (pattern) => { window.__device.buzzes.push(pattern); return true; };
+"""
+
+
+def test_a_room_shares_its_link_keeps_the_screen_awake_and_buzzes_on_your_turn(
+    browser: Any, base_url: str, screens: Path
+) -> None:
+    from tests.e2e.test_rooms import create_room
+
+    ctx = touch_context(browser, 390, 844, "off", motion=False)
+    ctx.add_init_script(STUBS)
+    page = ctx.new_page()
+    try:
+        code, _token = create_room(
+            base_url,
+            page,
+            rules="strict(deals=1)",
+            seats=["random", "random", "random"],
+            turn_seconds=0,
+            speed="instant",
+        )
+        page.goto(f"{base_url}/#/room/{code}")
+        page.locator("button.share").tap()
+        page.wait_for_function("() => window.__device.shared.length === 1")
+        assert page.evaluate("window.__device.locks") == []  # not before the match
+        page.screenshot(path=str(screens / "room-share-390x844.png"))
+        page.click("text=Start the match")
+        page.locator(".hand .card").first.wait_for()
+        page.wait_for_function("() => window.__device.locks.length >= 1")
+        for _ in range(2_000):
+            if page.evaluate("window.__device.buzzes.length"):
+                break
+            page.wait_for_timeout(30)
+        page.locator(".settings-button").tap()
+        vibrate_setting = page.locator("#set-vibrate").is_checked()
+        device = page.evaluate("window.__device")
+        page.goto(f"{base_url}/#/")  # leaving the room lets the screen sleep
+        page.wait_for_function("() => window.__device.released >= 1")
+    finally:
+        ctx.close()
+    assert device["shared"][0]["url"].endswith(f"#/room/{code}"), device["shared"]
+    assert code in device["shared"][0]["text"]
+    assert device["locks"][0] == "screen"
+    assert device["buzzes"] and vibrate_setting  # on by default on a touch screen
+
+
+def test_without_a_share_sheet_the_room_has_copy_only(browser: Any, base_url: str) -> None:
+    from tests.e2e.test_rooms import create_room
+
+    ctx = touch_context(browser, 390, 844, "off", motion=False)
+    page = ctx.new_page()
+    try:
+        code, _token = create_room(base_url, page, seats=["random", "random", "random"])
+        page.goto(f"{base_url}/#/room/{code}")
+        page.locator("button.copy").wait_for()
+        shares = page.locator("button.share").count()
+        has_share = page.evaluate("typeof navigator.share === 'function'")
+    finally:
+        ctx.close()
+    assert shares == (1 if has_share else 0)

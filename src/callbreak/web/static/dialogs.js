@@ -11,6 +11,7 @@ import {
 } from "./prefs.js";
 import { drop } from "./hand.js";
 import * as sound from "./sound.js";
+import { canVibrate, setVibrates, vibrates } from "./device.js";
 import { reviewPanel } from "./review.js";
 
 /** @typedef {import("./table.js").TablePage} TablePage */
@@ -270,6 +271,12 @@ export function openSettings(page) {
   noise.addEventListener("change", () => sound.setEnabled(noise.checked));
   rows.push(el("label", { for: "set-pause", text: t("settings.pause") }), pause,
     el("label", { class: "check" }, noise, t("settings.sound")));
+  if (canVibrate()) {
+    const buzz = el("input", { type: "checkbox", id: "set-vibrate" });
+    buzz.checked = vibrates();
+    buzz.addEventListener("change", () => setVibrates(buzz.checked));
+    rows.push(el("label", { class: "check" }, buzz, t("settings.vibrate")));
+  }
   if (coarse()) {
     // Only a touch screen lifts a card before playing it.
     const tap = el("input", { type: "checkbox", id: "set-onetap" });

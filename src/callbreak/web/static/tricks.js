@@ -10,6 +10,7 @@ import { markPlayed } from "./hand.js";
 import { positionOf } from "./badges.js";
 import { drawPeek } from "./dialogs.js";
 import * as sound from "./sound.js";
+import { buzz } from "./device.js";
 
 /** @typedef {import("./table.js").TablePage} TablePage */
 /** @typedef {import("./table.js").TableState} TableState */
@@ -148,7 +149,10 @@ export function show(page, state) {
   page.state = state;
   page.draw();
   const myTurn = (s) => s && s.seat !== null && s.turn === s.seat && !s.match_over;
-  if (myTurn(state) && !(myTurn(previous) && previous.version === state.version)) sound.play("turn");
+  if (myTurn(state) && !(myTurn(previous) && previous.version === state.version)) {
+    sound.play("turn");
+    buzz();
+  }
 }
 
 /**
