@@ -431,7 +431,7 @@ def test_a_dropped_person_is_said_on_the_badge_and_the_status_line(
 
 # Every piece of text shown (an element with words of its own, drawn as a box) that its box
 # cuts: wider than its box (scrollWidth > clientWidth), or spilling out of a box that clips.
-CUT = """(where) => {
+CUT = r"""(where) => {
   const cut = [];
   const seen = new Set();
   const scope = document.querySelector('dialog[open]') || document.querySelector(where) ||
@@ -449,6 +449,19 @@ CUT = """(where) => {
     if (box.scrollWidth > box.clientWidth + 1) {
       cut.push(`${box.className || box.tagName}: "${box.textContent.trim().slice(0, 40)}"` +
         ` ${box.scrollWidth} > ${box.clientWidth}`);
+    }
+  }
+  // And no word broken over two lines ("Chandr" / "a", "(2–" / "13)?").
+  const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || !parent.getClientRects().length || parent.closest('.sr-only')) continue;
+    for (const match of node.textContent.matchAll(/\S{2,}/g)) {
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      if (tops.size > 1) cut.push(`${parent.className || parent.tagName}: "${match[0]}" broken`);
     }
   }
   return cut;
@@ -533,6 +546,11 @@ def test_no_label_is_cut(browser: Any, base_url: str, screens: Path, size: str, 
         press(".settings-button")
         page.locator("dialog.settings-dialog[open]").wait_for()
         look("settings")
+        # Its Close in sight, however tall the sheet.
+        close = page.locator("dialog.settings-dialog[open] .sheet-body > button.primary")
+        box = close.bounding_box()
+        if not (box and box["y"] >= 0 and box["y"] + box["height"] <= height):
+            cut.append(f"settings: Close off the screen at {box}")
         page.keyboard.press("Escape")
         if page.locator(".scores-button").is_visible():
             press(".scores-button")
@@ -554,6 +572,8 @@ def test_no_label_is_cut(browser: Any, base_url: str, screens: Path, size: str, 
         page.goto(f"{base_url}/#/sheet/{sheet}")
         page.locator(".sheet-table").wait_for()
         look("sheet-empty", "main")
+        # No standing before any deal (four "1st (shared)" say nothing).
+        assert page.locator(".sheet-table tr.places").count() == 0
         entered = page.request.put(
             f"{base_url}/api/sheets/{sheet}/deals/1",
             data=json.dumps({"calls": [3, 4, 2, 2], "tricks": [5, 3, 2, 3]}),

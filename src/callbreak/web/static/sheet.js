@@ -292,8 +292,10 @@ function scoreTable(sheet, editing, onEdit) {
       el("tfoot", {},
         el("tr", { class: "total" }, el("th", { scope: "row", text: t("scores.total") }),
           ...sheet.totals.map((total) => el("td", { text: score(total) }))),
-        el("tr", { class: "places" + (sheet.over ? " final" : "") }, el("th", { scope: "row", text: placeLabel }),
-          ...sheet.places.map((_, seat) => el("td", { text: placeText(sheet.places, seat) }))))));
+        // No standing before a deal is entered (everyone "1st (shared)" says nothing).
+        sheet.deals.length ? el("tr", { class: "places" + (sheet.over ? " final" : "") },
+          el("th", { scope: "row", text: placeLabel }),
+          ...sheet.places.map((_, seat) => el("td", { text: placeText(sheet.places, seat) }))) : null)));
 }
 
 function entryForm(sheet, number, correcting) {
