@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from callbreak.record import Record, to_data
+from callbreak.record import Record, check, load, to_data
 from callbreak.web.limits import DEFAULT
 from tests.helpers import callbreak_serve
 from tests.test_record import _first_illegal_substitution, played_match
@@ -58,6 +58,35 @@ def test_example_record_is_valid() -> None:
     result = run("check", str(EXAMPLE))
     assert result.returncode == 0, result.stderr
     assert "valid (strict)" in result.stdout and "total" in result.stdout
+
+
+def test_check_writes_tricks_won_before_the_call() -> None:
+    # One order everywhere (the table's badges, its summaries, the scoresheet): tricks/call.
+    result = run("check", str(EXAMPLE))
+    assert result.returncode == 0, result.stderr
+    assert "tricks won/call and points" in result.stdout
+    first = check(load(str(EXAMPLE))).deals[0]
+    cells = [f"{first.won[seat]}/{first.calls[seat]}" for seat in range(4)]
+    row = next(line for line in result.stdout.splitlines() if line.strip("│┃ ").startswith("1 "))
+    assert all(cell in row for cell in cells), (row, cells)
+    # The example's first deal is one where some call and tricks differ: the order shows.
+    assert any(first.won[seat] != first.calls[seat] for seat in range(4))
+
+
+def test_arena_with_one_player_says_what_is_missing_and_what_is_wrong() -> None:
+    result = run("arena", "foo")
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "unknown player 'foo'" in lines[0] and "give two players, A and B" in lines[0]
+    assert "required" not in lines[0]
+
+
+def test_arena_with_an_unknown_player_says_it_in_one_line() -> None:
+    result = run("arena", "foo", "bar")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.endswith("\n"), repr(result.stderr)
+    assert "unknown player 'foo'" in result.stderr and "unknown player 'bar'" in result.stderr
 
 
 def test_verdict_stays_on_one_line_for_a_long_path(tmp_path: Path) -> None:
@@ -460,6 +489,25 @@ def test_serve_on_a_port_in_use_is_one_line_and_claims_nothing(tmp_path: Path) -
         assert not second.exists()
         # The first server goes on.
         assert first.poll() is None and _get(f"{base}/api/profiles") == 200
+
+
+def test_only_a_start_that_compiles_says_a_fresh_install_compiles() -> None:
+    from callbreak import cli
+
+    assert cli._compile_note(lambda: True) is None  # the stand-in is ready: loaded, warm
+    words = cli._compile_note(lambda: False)
+    assert words and "a fresh install does it once" in words
+
+
+def test_a_warm_start_prints_two_lines(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from callbreak import cli, warmup
+
+    monkeypatch.setattr(warmup, "warm_up", lambda: 0.8)
+    cli._announced_warm_up(compile_sign=60.0)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == ["Loading the computer players...", "The computer players are ready (1 s)"]
 
 
 def test_readme_and_deploy_agree_with_serve_on_the_first_start() -> None:

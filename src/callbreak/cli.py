@@ -11,7 +11,8 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from callbreak import __version__
@@ -97,8 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
         "on those deals as the baseline, and report A's mean score difference per match.",
     )
     arena.add_argument("a", metavar="A", help="player spec, e.g. 'expert' or 'expert(time=0.5)'")
+    # B is checked by run_arena, not here: argparse's "required: B" would not say that A was
+    # read, nor whether A names a player.
     arena.add_argument(
-        "b", metavar="B", nargs="+", help="player spec; up to four, one per seat of the field"
+        "b", metavar="B", nargs="*", help="player spec; up to four, one per seat of the field"
     )
     arena.add_argument("--rules", default="strict", help="profile or one-string rules")
     arena.add_argument("--sets", type=int, default=100, help="number of sets (default 100)")
@@ -578,6 +581,22 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
 
     if len(args.b) > 4:
         print("callbreak arena: give at most four B specs, one per seat", file=sys.stderr)
+        return EXIT_UNREADABLE
+    # Every spec is read before the progress bar starts: an error is then one line, with no
+    # blank line left by the bar behind it.
+    problems = []
+    for spec in (args.a, *args.b):
+        try:
+            arena.check_spec(spec)
+        except CallbreakError as error:
+            problems.append(str(error))
+    if not args.b:
+        problems.append(
+            "give two players, A and B, such as 'callbreak arena expert advanced' "
+            f"(only A, {args.a!r}, was given)"
+        )
+    if problems:
+        print(f"callbreak arena: {'; '.join(problems)}", file=sys.stderr)
         return EXIT_UNREADABLE
     if not _ray_address_ok("arena", args.ray):
         return EXIT_UNREADABLE
@@ -1164,16 +1183,44 @@ def run_adopt(db: str | None, out: str | None) -> int:
     return EXIT_OK
 
 
-def _announced_warm_up() -> None:
-    """Load the kernel, saying so: on a fresh install the search levels are not ready at once."""
-    from callbreak.warmup import STAND_IN, warm_up
+COMPILE_SIGN = 3.0
+"""Seconds after which a warm-up whose stand-in is still not ready is compiling, not loading the
+cache of an earlier start (which readies it within about a second)."""
 
-    print(
-        "Loading the computer players (a fresh install compiles them once, in about half a minute; "
-        f"until then the {STAND_IN} level plays for the searching ones at the browser's tables)...",
-        flush=True,
+
+def _compile_note(serving: Callable[[], bool]) -> str | None:
+    """What to say once COMPILE_SIGN seconds of the warm-up have passed: that a fresh install
+    compiles, when the stand-in is still not ready (``serving`` false); else nothing."""
+    from callbreak.warmup import STAND_IN
+
+    if serving():
+        return None
+    return (
+        "Compiling the computer players (a fresh install does it once, in about half a minute; "
+        f"until then the {STAND_IN} level plays for the searching ones at the browser's tables)..."
     )
-    print(f"The computer players are ready ({warm_up():.0f} s)", flush=True)
+
+
+def _announced_warm_up(compile_sign: float = COMPILE_SIGN) -> None:
+    """Load the kernel, saying so, and that it compiles only when it does (a fresh install):
+    the search levels are then not ready at once."""
+    from callbreak import warmup
+
+    print("Loading the computer players...", flush=True)
+
+    def note() -> None:
+        words = _compile_note(warmup.serving)
+        if words:
+            print(words, flush=True)
+
+    timer = threading.Timer(compile_sign, note)
+    timer.daemon = True
+    timer.start()
+    try:
+        seconds = warmup.warm_up()
+    finally:
+        timer.cancel()
+    print(f"The computer players are ready ({seconds:.0f} s)", flush=True)
 
 
 def run_rules() -> int:
@@ -1402,14 +1449,15 @@ def _report(console: object, path: str, result: CheckResult) -> None:
     # The verdict is its own line, not the table's title: a title wraps at the table's
     # width, which would split a long path from "valid".
     console.print(f"{path}: valid ({result.rules})", soft_wrap=True)
-    table = Table()
+    # Tricks won/call: the order of the browser's badges, summaries and scoresheet.
+    table = Table(caption="each deal: tricks won/call and points")
     table.add_column("deal", justify="right")
     for seat, name in enumerate(names):
         table.add_column(f"{seat} {name}", justify="right")
     played = [deal for deal in result.deals if deal.phase is Phase.OVER]
     for number, deal in enumerate(played, 1):
         cells = [
-            f"{deal.calls[seat]}/{deal.won[seat]}  {format_tenths(score)}"
+            f"{deal.won[seat]}/{deal.calls[seat]}  {format_tenths(score)}"
             for seat, score in enumerate(deal.scores())
         ]
         table.add_row(str(number), *cells)

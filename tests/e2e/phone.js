@@ -1,6 +1,6 @@
 // What tests/e2e/test_phone.py checks in the page, installed before the page's own scripts run.
 //
-// window.__sync: each state message, checked 100 ms after it arrives (unless a newer one came
+// window.__sync: each state message, checked 100 ms after it is shown (unless a newer one came
 // meanwhile): the status line and the lit badge name the seat to act, "thinking" and the clock
 // are on that seat only, no badge says "to play" while the table calls, and no hint is up for an
 // earlier decision. The socket is watched from before the page opens it.
@@ -70,13 +70,30 @@
         if (message.type !== "state") return;
         const mine = ++sync.count;
         sync.latest = message.state;
-        setTimeout(() => {
+        // A finished trick stays up its whole time, whatever arrives meanwhile (the page shows
+        // the states one after the other): a state is checked 100 ms after it is shown, its
+        // trick on the table and no finished trick or summary up any more.
+        // A deal's summary is up over the deal just played: the next deal is shown once it is
+        // closed.
+        const shown = () => !document.querySelector(".trick .card.winner") &&
+          !document.querySelector("dialog.result[open]") &&
+          document.querySelectorAll(".trick .card").length === message.state.trick.cards.length;
+        const since = performance.now();
+        const check = () => {
           if (sync.count !== mine) return; // a newer state arrived: it is checked instead
-          sync.checked++;
-          for (const problem of checkState(message.state)) {
-            sync.wrong.push(`v${message.state.version}: ${problem}`);
+          if (!shown() && performance.now() - since < 10000) {
+            setTimeout(check, 25);
+            return;
           }
-        }, 100);
+          setTimeout(() => {
+            if (sync.count !== mine) return;
+            sync.checked++;
+            for (const problem of checkState(message.state)) {
+              sync.wrong.push(`v${message.state.version}: ${problem}`);
+            }
+          }, 100);
+        };
+        setTimeout(check, 0);
       });
     }
   };

@@ -98,6 +98,8 @@ export function drawSeats(page, s) {
     let doing = "";
     let kind = "";
     if (turn && s.paused) [doing, kind] = [t("table.pausedShort"), "paused"];
+    // A person the computer plays for: said on the badge on their turn too (lit, clocked).
+    else if (presence && presence.kind === "stood-in" && presence.long) [doing, kind] = [presence.short, "stood-in"];
     else if (s.thinking === seat && turn) [doing, kind] = [t("table.thinking"), "thinking"];
     else if (turn && mine) [doing, kind] = [t("table.yourTurn"), "turn"];
     else if (turn) [doing, kind] = [t(s.phase === "calling" ? "table.toCall" : "table.toPlay"), "turn"];

@@ -11,6 +11,7 @@ import {
 } from "./prefs.js";
 import { drop } from "./hand.js";
 import * as sound from "./sound.js";
+import { canVibrate, setVibrates, vibrates } from "./device.js";
 import { reviewPanel } from "./review.js";
 
 /** @typedef {import("./table.js").TablePage} TablePage */
@@ -42,7 +43,8 @@ function madeCall(rules, result, seat) {
 }
 
 /**
- * The score table: per deal each player's call/tricks and points, and the totals.
+ * The score table: per deal each player's points and tricks won/call (the badges' order), and the
+ * totals.
  * @param {TableState} state
  * @param {number | null} [highlight] the number of a deal to mark
  * @returns {HTMLElement}
@@ -58,7 +60,7 @@ export function scoreTable(state, highlight = null) {
       class: made(result, seat) ? "made" : "broken",
       title: t("scores.cellTitle", { call: result.calls[seat], won: result.won[seat] }),
     }, el("span", { class: "points", text: score(points) }),
-    el("span", { class: "detail", text: `${num(result.calls[seat])}/${num(result.won[seat])}` })))));
+    el("span", { class: "detail", text: `${num(result.won[seat])}/${num(result.calls[seat])}` })))));
   const total = el("tr", { class: "total" }, el("th", { scope: "row", text: t("scores.total") }),
     ...s.totals.map((value) => el("td", { text: score(value) })));
   return el("table", { class: "score-table" }, el("caption", { text: t("scores.caption") }),
@@ -269,6 +271,12 @@ export function openSettings(page) {
   noise.addEventListener("change", () => sound.setEnabled(noise.checked));
   rows.push(el("label", { for: "set-pause", text: t("settings.pause") }), pause,
     el("label", { class: "check" }, noise, t("settings.sound")));
+  if (canVibrate()) {
+    const buzz = el("input", { type: "checkbox", id: "set-vibrate" });
+    buzz.checked = vibrates();
+    buzz.addEventListener("change", () => setVibrates(buzz.checked));
+    rows.push(el("label", { class: "check" }, buzz, t("settings.vibrate")));
+  }
   if (coarse()) {
     // Only a touch screen lifts a card before playing it.
     const tap = el("input", { type: "checkbox", id: "set-onetap" });

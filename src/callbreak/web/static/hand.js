@@ -3,7 +3,7 @@
 // aimed. On a touch screen a tap lifts a card and a second tap (or a drag upwards) plays it;
 // a key or a mouse plays at once. Functions of the table page (table.js), which owns the state.
 
-import { cardElement, cardName, dutyText, el } from "./common.js";
+import { cardElement, cardName, cardText, dutyText, el } from "./common.js";
 import { num, t } from "./i18n.js";
 import { coarse, oneTap } from "./prefs.js";
 import { motion, travel } from "./motion.js";
@@ -148,7 +148,10 @@ export function drawHand(page, s = page.state) {
     keepLayout(page.layout);
   }
   // A lifted card stays up only on the decision it was lifted for.
-  if (page.lifted && (page.lifted.version !== s.version || !legal.has(page.lifted.code))) page.lifted = null;
+  if (page.lifted && (page.lifted.version !== s.version || !legal.has(page.lifted.code))) {
+    page.lifted = null;
+    if (page.noteState && page.noteState.kind === "lift") page.clearNote();
+  }
   const held = new Set(s.hand);
   const cards = page.layout.codes.map((code) => {
     let card = page.handCards.get(code);
@@ -309,6 +312,8 @@ function lift(page, code) {
   page.lifted = { code, version: page.latest.version };
   card.classList.add("lifted");
   card.setAttribute("aria-label", cardName(code) + t("table.liftedLabel"));
+  // Said where the eye is, over the status line, until it is played or put back.
+  page.note(t("table.liftedNote", { card: cardText(code) }), "lift");
 }
 
 /**
@@ -318,6 +323,7 @@ export function drop(page) {
   if (!page.lifted) return;
   const card = page.handCards.get(page.lifted.code);
   page.lifted = null;
+  if (page.noteState && page.noteState.kind === "lift") page.clearNote();
   if (card) {
     card.classList.remove("lifted");
     card.setAttribute("aria-label", cardName(card.dataset.card));

@@ -19,8 +19,8 @@ export async function render(view, [choice]) {
     link("#/friends", t("home.withFriends"), friends)));
   if (friends) {
     const form = roomForm(profiles, levels, speeds);
+    // No field takes the focus on load: on a phone the keyboard would open over the form.
     view.append(...form.elements, howToPlay(form.profile, profiles));
-    /** @type {HTMLElement} */ (view.querySelector("#room-name")).focus();
     return;
   }
   let saved = {};
@@ -105,8 +105,8 @@ export async function render(view, [choice]) {
   });
   const how = howToPlay(profile, profiles);
   how.classList.add("wide");
+  // No field takes the focus on load: on a phone the keyboard would open over the form.
   view.append(form, how);
-  name.focus();
 }
 
 /** How to play, said for the rules chosen in `select` (the number of deals, the calls). */

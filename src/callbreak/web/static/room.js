@@ -5,6 +5,7 @@
 // reload or a new tab resumes the seat. Someone without a seat is offered an open one.
 // Names are put in the page as text only, never as markup.
 
+import { canShare, keepAwake, share } from "./device.js";
 import {
   api, copyText, el, keepRoomEntry, levelLabel, roomEntry, ROOM_CODE, rulesName, rulesSummary, saveName,
   savedName, serverText,
@@ -63,6 +64,7 @@ class RoomPage {
   }
 
   close() {
+    keepAwake(false);
     this.table.close();
     clearTimeout(this.copiedTimer);
     clearTimeout(this.sayTimer);
@@ -128,13 +130,16 @@ class RoomPage {
     this.invite = el("input", { id: "invite-link", readonly: true, value: link, "aria-label": t("room.inviteLink") });
     this.invite.addEventListener("focus", () => this.invite.select());
     this.copyButton = el("button", { type: "button", class: "copy", text: t("room.copy"), onclick: () => this.copy() });
+    // The phone's share sheet where the browser has one (Copy stays beside it).
+    this.shareButton = canShare() ? el("button", { type: "button", class: "share primary", text: t("room.share"),
+      onclick: () => share(link, t("room.shareTitle"), t("room.shareText", { code: this.code })) }) : null;
     this.settings = el("p", { class: "hint settings" });
     this.message = el("p", { class: "room-message", role: "status" });
     this.head = el("section", { class: "panel wide room-head", "aria-labelledby": "room-heading" },
       el("div", { class: "room-title" },
         el("h1", { id: "room-heading", text: t("room.title") }),
         el("p", { class: "room-code", "aria-label": t("room.codeLabel", { code: this.code.split("").join(" ") }), text: this.code })),
-      el("div", { class: "invite" }, this.invite, this.copyButton),
+      el("div", { class: "invite" }, ...[this.invite, this.shareButton, this.copyButton].filter(Boolean)),
       el("p", { class: "hint", text: t("room.sendLink") }),
       this.settings, this.message);
 
@@ -194,6 +199,8 @@ class RoomPage {
     // code and link go above the scores and the seats below them, beside the table on a wide
     // screen and in the scores' sheet on a narrow one.
     this.table.fullScreen(started);
+    // A phone that sleeps mid-match would leave its seat away: awake while the match is on.
+    keepAwake(started && !over && this.seat !== null);
     const home = started ? this.table.side : this.page;
     if (started && this.head.parentNode !== home) home.prepend(this.head);
     if (!started && this.head.parentNode !== this.page) this.page.prepend(this.head);

@@ -277,9 +277,10 @@ function scoreTable(sheet, editing, onEdit) {
       ...sheet.names.map((_, seat) => el("td", { class: deal.made[seat] ? "made" : "failed" },
         el("span", { class: "points", text: score(deal.scores[seat]) }),
         el("span", { class: "detail" },
-          el("span", { class: "sr-only", text: t("sheet.srCalled") }), num(deal.calls[seat]),
-          el("span", { "aria-hidden": "true", text: " / " }),
+          // Tricks taken / call, the order of the table's badges and summaries.
           el("span", { class: "sr-only", text: t("sheet.srTook") }), num(deal.tricks[seat]),
+          el("span", { "aria-hidden": "true", text: " / " }),
+          el("span", { class: "sr-only", text: t("sheet.srCalled") }), num(deal.calls[seat]),
           deal.made[seat] ? null : el("span", { class: "sr-only", text: t("sheet.srFailed") })))));
   });
   const placeLabel = sheet.over ? t("sheet.place") : t("sheet.standing");
@@ -291,8 +292,10 @@ function scoreTable(sheet, editing, onEdit) {
       el("tfoot", {},
         el("tr", { class: "total" }, el("th", { scope: "row", text: t("scores.total") }),
           ...sheet.totals.map((total) => el("td", { text: score(total) }))),
-        el("tr", { class: "places" + (sheet.over ? " final" : "") }, el("th", { scope: "row", text: placeLabel }),
-          ...sheet.places.map((_, seat) => el("td", { text: placeText(sheet.places, seat) }))))));
+        // No standing before a deal is entered (everyone "1st (shared)" says nothing).
+        sheet.deals.length ? el("tr", { class: "places" + (sheet.over ? " final" : "") },
+          el("th", { scope: "row", text: placeLabel }),
+          ...sheet.places.map((_, seat) => el("td", { text: placeText(sheet.places, seat) }))) : null)));
 }
 
 function entryForm(sheet, number, correcting) {

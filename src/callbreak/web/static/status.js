@@ -33,6 +33,9 @@ export function drawStatus(page, s) {
   } else if (s.turn === s.seat) {
     text = t(s.trick.cards.length === 0 ? "status.yourLead" : "status.yourTurn");
     if (s.legal.length === 1) text += " " + t("status.onlyOne", { card: cardText(s.legal[0]) });
+  } else if (s.turn !== null && (s.covered || []).includes(s.turn) && s.seats && s.seats[s.turn]) {
+    // A person dropped out: the computer decides for them, and the status line says so.
+    text = t(s.seats[s.turn].left ? "status.coveredLeft" : "status.coveredAway", { name: name(s.turn) });
   } else if (s.thinking !== null) {
     // On a first start a simpler level plays for a computer whose search still compiles.
     text = t(s.preparing ? "status.preparing" : "status.thinking", { name: name(s.thinking) });

@@ -340,11 +340,17 @@ export class TablePage {
 
   // --- states shown one after the other (tricks.js) ----------------------------------------
 
-  /** Hurry when more is waiting to be shown, or the person acted on a newer state than the
-   * one being shown (what came after their action is shown at its pace: the trick their card
-   * finished stays up its moment). */
+  /** Hurry when more of the game is waiting to be shown (a state of a newer version: the view
+   * a computer sends when it starts to think, of the same version, moves nothing on), or the
+   * person acted on a newer state than the one being shown. */
   hurried() {
-    return this.queue.length > 0 || (this.rushedTo !== undefined && this.drawing <= this.rushedTo);
+    return this.queue.some((state) => state.version > this.drawing) || this.rushed();
+  }
+
+  /** The person acted on a newer state than the one being shown (what came after their
+   * action is shown at its pace: the trick their card finished stays up its moment). */
+  rushed() {
+    return this.rushedTo !== undefined && this.drawing <= this.rushedTo;
   }
 
   // --- drawing -----------------------------------------------------------------------------
@@ -353,9 +359,12 @@ export class TablePage {
     const s = this.state;
     if (!s) return;
     this.drawLabels();
-    this.title.textContent = s.match_over
-      ? t("table.titleOver", { rules: rulesName(s.rules) })
-      : t("table.title", { deal: s.deal_number, deals: s.rules.deals, rules: rulesName(s.rules) });
+    // The deal, then the rules, which a phone leaves out (they are under Scores): the deal's
+    // number is never cut.
+    this.title.replaceChildren(
+      el("span", { class: "deal", text: s.match_over ? t("table.titleMatchOver")
+        : t("table.titleDeal", { deal: s.deal_number, deals: s.rules.deals }) }),
+      el("span", { class: "rules", text: t("table.titleRules", { rules: rulesName(s.rules) }) }));
     // In a room the settings and the end of an open-ended match are the creator's (seat 0).
     const settles = !this.options.room || s.seat === 0;
     const over = Boolean(s.match_over);
@@ -395,7 +404,7 @@ export class TablePage {
    * A word for the person, shown over the status for a few seconds (the connection's loss
    * until it is back).
    * @param {string} text
-   * @param {string} [kind] "info", "error", "hint" or "offline"
+   * @param {string} [kind] "info", "error", "hint", "lift" (a card lifted) or "offline"
    * @param {number | null} [version] the decision a hint's note is for
    */
   note(text, kind = "info", version = null) {
@@ -403,7 +412,7 @@ export class TablePage {
     // when that decision is made.
     this.noteState = { text, kind, version };
     clearTimeout(this.noteTimer);
-    if (kind !== "offline") {
+    if (kind !== "offline" && kind !== "lift") {
       this.noteTimer = setTimeout(() => this.clearNote(), kind === "hint" ? 12000 : 5000);
     }
     this.noteBox.textContent = text;

@@ -10,6 +10,7 @@ import { markPlayed } from "./hand.js";
 import { positionOf } from "./badges.js";
 import { drawPeek } from "./dialogs.js";
 import * as sound from "./sound.js";
+import { buzz } from "./device.js";
 
 /** @typedef {import("./table.js").TablePage} TablePage */
 /** @typedef {import("./table.js").TableState} TableState */
@@ -86,16 +87,55 @@ async function transition(page, prev, next) {
     (!sameDeal && prev.tricks_played === 12 && next.tricks_played === 0));
   if (completed) {
     await layCards(page, done, before.length, prev);
+    // A deal's last trick: its summary comes first, over the deal just played, and the next
+    // deal is dealt once it is closed.
+    const scored = !sameDeal && next.results.length > prev.results.length;
+    const ended = scored ? dealEnded(prev, next) : null;
     // The last card has landed: whose turn it is now (and their clock) is said at once, while
     // the finished trick still stays up.
-    page.drawLive(next);
+    page.drawLive(ended || next);
     await takeTrick(page, done, prev);
+    if (ended) await summaryFirst(page, ended, next);
     show(page, next);
     if (isFreshDeal(next)) await dealOut(page);
     return;
   }
   show(page, next);
   if (isFreshDeal(next) && !sameDeal) await dealOut(page);
+}
+
+/**
+ * The table as the deal `prev` ended: its 13 tricks taken, nobody to act, and the scores of
+ * `next`, the first state of the deal after it.
+ * @param {TableState} prev
+ * @param {TableState} next
+ * @returns {TableState}
+ */
+function dealEnded(prev, next) {
+  const last = next.last_trick;
+  const won = prev.won.map((count, seat) => (last && seat === last.winner ? count + 1 : count));
+  return {
+    ...prev, results: next.results, totals: next.totals, totals_before: next.totals_before, last_trick: last,
+    trick: { cards: [], leader: last ? last.winner : prev.trick.leader }, tricks_played: prev.tricks_played + 1,
+    won, hand: [], legal: [], legal_calls: [], duties: {}, may_claim_redeal: false, turn: null, thinking: null,
+    clock: null, preparing: false,
+  };
+}
+
+/**
+ * Show the deal just ended (`ended`) with its summary, until the person closes it or the table
+ * goes on without them (a state newer than `next`: the computers' wait for the summary ran
+ * out), which closes it.
+ * @param {TablePage} page
+ * @param {TableState} ended
+ * @param {TableState} next
+ * @returns {Promise<void>}
+ */
+async function summaryFirst(page, ended, next) {
+  show(page, ended);
+  const movedOn = () => page.queue.some((state) => state.version > next.version);
+  while (!page.closed && (page.dialog.open || page.showing) && !movedOn()) await wait(100);
+  if (page.dialog.open) page.dialog.close();
 }
 
 /**
@@ -109,7 +149,10 @@ export function show(page, state) {
   page.state = state;
   page.draw();
   const myTurn = (s) => s && s.seat !== null && s.turn === s.seat && !s.match_over;
-  if (myTurn(state) && !(myTurn(previous) && previous.version === state.version)) sound.play("turn");
+  if (myTurn(state) && !(myTurn(previous) && previous.version === state.version)) {
+    sound.play("turn");
+    buzz();
+  }
 }
 
 /**
@@ -167,8 +210,10 @@ async function takeTrick(page, trick, state) {
   const winner = cards.find((card) => card.dataset.card === trick.cards[(trick.winner - trick.leader + 4) % 4]);
   if (winner) winner.classList.add("winner");
   sound.play(trick.winner === state.seat ? "won" : "trick");
+  // The trick stays up its whole time whoever won it and whatever arrives meanwhile (the next
+  // cards of fast computers are shown after it, quickly): only the person's action cuts it.
   const pause = PAUSES[pauseSetting()];
-  if (pause && !page.hurried()) await pauseFor(page, pause);
+  if (pause && !page.rushed()) await pauseFor(page, pause);
   if (page.closed) return;
   if (motion()) {
     const target = page.seats[positionOf(state, trick.winner)].getBoundingClientRect();
@@ -186,7 +231,12 @@ async function takeTrick(page, trick, state) {
  */
 async function pauseFor(page, ms) {
   const end = performance.now() + ms;
-  while (performance.now() < end && !page.hurried() && !page.closed) await wait(50);
+  // Steps of at most 50 ms, the last one to the end itself: the trick goes on time.
+  while (!page.rushed() && !page.closed) {
+    const left = end - performance.now();
+    if (left <= 0) break;
+    await wait(Math.min(50, left));
+  }
 }
 
 /**
