@@ -368,6 +368,16 @@ class RedisBackend:
         seconds = self.retention.keep(status)
         return 0 if seconds is None else math.ceil(seconds)
 
+    async def _read_table(self, table_id: str) -> list[Any]:
+        """A table's four parts, read in one transaction."""
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.get(_key(table_id, "data"))
+            pipe.hgetall(_key(table_id, "state"))
+            pipe.lrange(_key(table_id, "actions"), 0, -1)
+            pipe.hgetall(_key(table_id, "faults"))
+            parts: list[Any] = await pipe.execute()
+            return parts
+
     async def load(self, table_id: str, known: TableData | None = None) -> TableData | None:
         if known is not None:
             # Every process reads every room's table several times a second under load: read
@@ -390,12 +400,13 @@ class RedisBackend:
                     deadline=float(state["deadline"]) if state.get("deadline") else None,
                     updated=float(state["updated"]),
                 )
-        async with self.client.pipeline(transaction=True) as pipe:
-            pipe.get(_key(table_id, "data"))
-            pipe.hgetall(_key(table_id, "state"))
-            pipe.lrange(_key(table_id, "actions"), 0, -1)
-            pipe.hgetall(_key(table_id, "faults"))
-            raw, state, actions, faults = await pipe.execute()
+        try:
+            raw, state, actions, faults = await self._read_table(table_id)
+        except redis.ConnectionError:
+            # A connection used less than HEALTH_SECONDS before a restart that the network hid
+            # is not PINGed first and fails here; the failed one is dropped, and a read is safe
+            # to make again (a write is not: see _Checked), so once more on a new connection.
+            raw, state, actions, faults = await self._read_table(table_id)
         if raw is None or not state:
             return None  # never stored, or lost (a part of a table is no table)
         data = json.loads(raw)
