@@ -164,17 +164,26 @@ def sideways(page: Any) -> int:
 def finish(base_url: str, match_id: str) -> None:
     """Play a match these tests made to its end through its socket, as a quick person would
     (the lowest call, the first legal card), with no page open."""
+    play_deals(base_url, match_id)
+
+
+def play_deals(base_url: str, match_id: str, deals: int | None = None) -> None:
+    """Play ``deals`` deals of a match these tests made (None: to its end) through its socket,
+    as a quick person would (the lowest call, the first legal card), with no page open; with
+    ``deals``, each deal's summary is taken as seen, so that the next deal is dealt."""
     from websockets.sync.client import connect
 
     address = base_url.replace("http://", "ws://") + f"/ws/matches/{match_id}"
     with connect(address) as socket:
         socket.send(json.dumps({"type": "hello", "token": TOKENS[match_id]}))
+        if deals is not None:
+            socket.send(json.dumps({"type": "seen", "deals": 99}))
         for _ in range(5_000):
             message = json.loads(socket.recv(timeout=20))
             if message.get("type") != "state":
                 continue
             state = message["state"]
-            if state["match_over"]:
+            if state["match_over"] or (deals is not None and len(state["results"]) >= deals):
                 return
             if state["turn"] != state["seat"]:
                 continue
@@ -185,7 +194,8 @@ def finish(base_url: str, match_id: str) -> None:
             else:
                 continue
             socket.send(json.dumps({**action, "version": state["version"]}))
-    raise AssertionError(f"match {match_id} did not end")
+    what = "end" if deals is None else f"reach deal {deals + 1}"
+    raise AssertionError(f"match {match_id} did not {what}")
 
 
 def cards_shown(page: Any) -> int:

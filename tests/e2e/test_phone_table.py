@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.table import bearer, finish, new_match, new_sheet
+from tests.e2e.table import bearer, finish, new_match, new_sheet, play_deals
 
 SHEET_NAMES = ["Asha", "Bikash", "Chandra", "Dipa"]
 
@@ -475,35 +475,6 @@ LABEL_SIZES = {
     "640x360": (640, 360, True),
     "1366x768": (1366, 768, False),
 }
-
-
-def play_deals(base_url: str, match_id: str, deals: int) -> None:
-    """Play `deals` deals of a match through its socket, as a quick person would."""
-    from websockets.sync.client import connect
-
-    from tests.e2e.table import TOKENS
-
-    address = base_url.replace("http://", "ws://") + f"/ws/matches/{match_id}"
-    with connect(address) as socket:
-        socket.send(json.dumps({"type": "hello", "token": TOKENS[match_id]}))
-        socket.send(json.dumps({"type": "seen", "deals": 99}))
-        for _ in range(5_000):
-            message = json.loads(socket.recv(timeout=20))
-            if message.get("type") != "state":
-                continue
-            state = message["state"]
-            if len(state["results"]) >= deals or state["match_over"]:
-                return
-            if state["turn"] != state["seat"]:
-                continue
-            if state["legal_calls"]:
-                action = {"type": "call", "value": state["legal_calls"][0]}
-            elif state["legal"]:
-                action = {"type": "play", "card": state["legal"][0]}
-            else:
-                continue
-            socket.send(json.dumps({**action, "version": state["version"]}))
-    raise AssertionError(f"match {match_id} did not reach deal {deals + 1}")
 
 
 # Still cut (issue 42, defect 7, open): on a phone on its side at 640 px a side badge's line of
