@@ -16,6 +16,7 @@ const pages = [
   [/^#\/replay\/([\w-]+)(?:\?([\w=&]*))?$/, "./replay.js"],
   [/^#\/review\/(room)\/(\w+)$/, "./review.js"],
   [/^#\/review\/([\w-]+)$/, "./review.js"],
+  [/^#\/lesson$/, "./lesson.js"],
   [/^#\/sheet$/, "./sheet.js"],
   [/^#\/sheet\/([\w-]+)$/, "./sheet.js"],
 ];

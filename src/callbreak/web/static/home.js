@@ -3,6 +3,7 @@
 
 import { api, el, keepEntry, levelAbout, levelLabel, profileChooser, serverText } from "./common.js";
 import { t, tn } from "./i18n.js";
+import { lessonLink, lessonOffer } from "./lesson.js";
 import { roomForm } from "./newroom.js";
 
 /**
@@ -106,7 +107,9 @@ export async function render(view, [choice]) {
   const how = howToPlay(profile, profiles);
   how.classList.add("wide");
   // No field takes the focus on load: on a phone the keyboard would open over the form.
-  view.append(form, how);
+  // A newcomer is offered the lesson first, until they did it or said no.
+  const offer = lessonOffer();
+  view.append(...(offer ? [offer] : []), form, how);
 }
 
 /** How to play, said for the rules chosen in `select` (the number of deals, the calls). */
@@ -123,7 +126,7 @@ function howToPlay(select, profiles) {
       t(options.exact_scoring ? "how.scoreExact" : "how.score") + " " + end,
       t("how.profiles"),
     ];
-    list.replaceChildren(...points.map((point) => el("li", { text: point })));
+    list.replaceChildren(...points.map((point) => el("li", { text: point })), lessonLink());
   };
   select.addEventListener("change", draw);
   draw();

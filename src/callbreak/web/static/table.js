@@ -70,6 +70,10 @@ import {
  * @property {(message: any) => boolean} [onMessage]
  * @property {boolean} [room]
  * @property {() => (number | null)} [turnSeconds]
+ * @property {(action: {type: string, card?: string, value?: number}) => (string | null)} [guard]
+ *   a page's own refusal of a legal call or card, in words (the lesson's: "play the 9♣")
+ * @property {(page: TablePage) => void} [drawn] told each time the turn is drawn (the lesson
+ *   guides by it)
  */
 
 /**
@@ -396,6 +400,7 @@ export class TablePage {
     // A finished trick still up and the person's lead next: the hand is ready for it (its
     // playable cards raised), as the status line says.
     if (state !== this.state && this.state && state.deal_number === this.state.deal_number) drawHand(this, state);
+    if (this.options.drawn) this.options.drawn(this);
   }
 
   // --- notes over the status line --------------------------------------------------------
@@ -455,6 +460,8 @@ export class TablePage {
   }
 
   call(value) {
+    const refused = this.options.guard && this.options.guard({ type: "call", value });
+    if (refused) return this.note(refused, "error");
     // The calls go at once: a second tap cannot send another.
     if (this.act({ type: "call", value })) {
       const focused = this.calling.contains(document.activeElement);
@@ -473,6 +480,8 @@ export class TablePage {
     }
     if (s.phase !== "playing") return this.note(t("table.callFirst"));
     if (!s.legal.includes(code)) return this.note(dutyText(s.duties && s.duties[code]), "error");
+    const refused = this.options.guard && this.options.guard({ type: "play", card: code });
+    if (refused) return this.note(refused, "error");
     if (this.act({ type: "play", card: code })) {
       drop(this);
       const card = this.handCards.get(code);
