@@ -145,6 +145,10 @@ def test_the_lesson_played_to_its_end_in_three_languages(
         page.locator(".after a.button.primary").tap()
         page.locator(".new-match").wait_for()
         assert page.locator(".lesson-offer").count() == 0
+        # How to play still opens it: a new lesson, from its call.
+        page.locator(".how-to summary").tap()
+        page.locator(".how-to a[href='#/lesson']").tap()
+        page.locator(STEP.format(step="call")).wait_for()
         assert problems == []
     finally:
         context.close()

@@ -7,12 +7,13 @@
 // in that deal: the first-lead rule, follow suit, overtake, trump, overtrump and the free
 // discard; tests/test_lesson.py checks on every run that the file still meets them.
 //
-// The table is the table page's own (table.js), with a guide over its status line: what the
+// The table is the table page's own (table.js), with a guide above its status line: what the
 // step is, the rule's own reason (the duty the server sends as data, worded by the catalogues as
 // every refusal is), and which card to play; the lesson's card is ringed, and any other legal
 // card is refused with a word. The call is taught from the hint's count of the hand. Should the
-// table ever leave the file's path (a computer's search stood in for it on a first start), the
-// guide goes on explaining each duty from the state and lets any legal card go.
+// table ever leave the file's path (a change of the rules or of the beginner's play that the
+// test has not caught yet), the guide goes on explaining each duty from the state and lets any
+// legal card go.
 //
 // Progress is kept in the browser (callbreak:lesson): the match's id and token (a reload goes on
 // where it was), and whether it was done or skipped; the start page offers it until then, and
@@ -25,7 +26,7 @@ const KEY = "callbreak:lesson";
 
 /**
  * What this browser did of the lesson.
- * @typedef {{id?: string, token?: string, done?: boolean, skipped?: boolean}} Progress
+ * @typedef {{id?: string, token?: string, done?: boolean, over?: string, skipped?: boolean}} Progress
  */
 
 /** @returns {Progress} */
@@ -114,7 +115,8 @@ export async function render(view) {
 
   const open = async (fresh) => {
     let kept = progress();
-    if (fresh || !kept.id || !kept.token) {
+    // A lesson played to its end is not opened again: How to play's link starts a new one.
+    if (fresh || !kept.id || !kept.token || kept.over === kept.id) {
       try {
         const made = await api("/api/matches", {
           method: "POST",
@@ -131,7 +133,7 @@ export async function render(view) {
     if (closed) return;
     const { id, token } = kept;
     view.replaceChildren();
-    const guide = new Guide(lesson);
+    const guide = new Guide(lesson, id);
     page = new TablePage(view, {
       socketPath: `/ws/matches/${id}`,
       hello: () => ({ type: "hello", token }),
@@ -185,18 +187,24 @@ export function dutyNow(s) {
 
 /** The guide over the table: what to do now and why. */
 class Guide {
-  /** @param {Lesson} lesson */
-  constructor(lesson) {
+  /**
+   * @param {Lesson} lesson
+   * @param {string} id the lesson's match
+   */
+  constructor(lesson, id) {
     this.lesson = lesson;
+    this.id = id;
     // One paragraph, its title first: a phone held sideways has two lines for it.
     this.box = el("aside", { class: "lesson-guide", "aria-live": "polite" });
     this.title = el("strong", { class: "lesson-title" });
     this.text = el("span", { class: "lesson-text" });
-    this.skip = el("button", { type: "button", class: "lesson-leave", text: t("lesson.leave") });
+    // Leaving is a small ✕ (its words for a screen reader and a long press): the guide's
+    // lines are the phone's room.
+    this.skip = el("button", { type: "button", class: "lesson-leave", text: "✕" });
     this.box.append(el("p", {}, this.title, " ", this.text), this.skip);
   }
 
-  /** Put the guide over the status line of `page`; `again` starts a new lesson. */
+  /** Put the guide above the status line of `page`; `again` starts a new lesson. */
   attach(page, again) {
     this.again = again;
     const main = page.pageBox.querySelector(".play-main");
@@ -232,13 +240,15 @@ class Guide {
   draw(page) {
     const s = page.live || page.state;
     if (!s) return;
-    this.skip.textContent = t("lesson.leave");
+    this.skip.setAttribute("aria-label", t("lesson.leave"));
+    this.skip.title = t("lesson.leave");
+    this.skip.hidden = Boolean(s.match_over);
     for (const card of page.handCards.values()) card.classList.remove("lesson-card");
     const mine = s.turn === s.seat;
     let title = t("lesson.title");
     let text = t("lesson.watch");
     if (s.match_over) {
-      keep({ done: true });
+      keep({ done: true, over: this.id });
       title = t("lesson.doneTitle");
       text = t("lesson.done");
       this.drawEnd(page);
@@ -263,13 +273,9 @@ class Guide {
     const call = this.lesson.call;
     const hint = page.hint && page.hint.kind === "call" && page.hint.version === s.version ? page.hint : null;
     const best = hint && hint.options[0];
-    if (!best) return `${t("lesson.callWhat")} ${t("lesson.callAsk")} ${t("lesson.callThis", { call })}`;
+    if (!best) return `${t("lesson.callWhat")} ${t("lesson.callAsk")}`;
     const tricks = best.tricks === null ? call : Math.round(best.tricks);
-    return [
-      tn("lesson.callCount", tricks, { call: best.action }),
-      t("lesson.callScore", { call }),
-      t("lesson.callThis", { call }),
-    ].join(" ");
+    return `${tn("lesson.callCount", tricks)} ${t("lesson.callScore", { call })}`;
   }
 
   /** The led suit and the card to beat in `s`, for the words of a step. */
