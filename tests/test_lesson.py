@@ -31,10 +31,11 @@ overtake, trump, overtrump, the free discard."""
 
 @pytest.fixture(scope="module")
 def lesson() -> dict[str, Any]:
-    return json.loads(LESSON.read_text())
+    found: dict[str, Any] = json.loads(LESSON.read_text())
+    return found
 
 
-def fresh(lesson: dict[str, Any], actions: list[str] = ()) -> TableState:  # type: ignore[assignment]
+def fresh(lesson: dict[str, Any], actions: tuple[str, ...] | list[str] = ()) -> TableState:
     """The lesson's table as the server makes it, with ``actions`` taken (a table rebuilt from
     the store, as after a reload the server no longer held in memory)."""
     data = new_match(
