@@ -111,3 +111,11 @@ def test_the_person_leads_and_calls_first(lesson: dict[str, Any]) -> None:
     state = fresh(lesson)
     assert state.match.deal.dealer == 3 and state.match.deal.turn == 0
     assert lesson["steps"][0]["duty"] == "no_spade_lead"
+
+
+def test_the_file_names_only_the_persons_own_cards(lesson: dict[str, Any]) -> None:
+    # The page is sent the file whole, before and during the deal: it holds seat 0's hand and
+    # nothing of the other seats' (their hands follow from the published seed alone, as any
+    # seed a person types gives the deals it gives).
+    state = fresh(lesson)
+    assert {step["card"] for step in lesson["steps"]} == {str(c) for c in state.match.deal.held(0)}
