@@ -68,16 +68,17 @@ async def test_a_refused_publish_is_shown_here_and_told_later_in_order(
         for version in (0, 1):
             turn = table.state.match.deal.turn
             assert turn is not None
-            await table.sync.act(turn, Call(table.state.match.rules.min_call), version)
+            await table.act(turn, Call(table.state.match.rules.min_call), version)
             await asyncio.sleep(0)  # the socket's writer sends what was queued
             shown = [json.loads(text) for text in socket.sent]
             assert shown[-1]["type"] == "state" and shown[-1]["state"]["version"] == version + 1
             assert heard.empty()  # shown here first: nobody else heard of it yet
         told = [await asyncio.wait_for(heard.get(), 30) for _ in range(2)]
     assert told == [{"type": "action", "version": v, "origin": OWNER} for v in (1, 2)]
-    assert backend.refusals == 0 and not table.listener.telling()
+    assert backend.refusals == 0 and not table.teller.telling()
     stored = await backend.load(data.id)
-    assert stored is not None and stored.version == 2
+    # At least both (the computers, driven while a connection is here, may have played since).
+    assert stored is not None and stored.version >= 2
     said = [r.getMessage() for r in caplog.records if "could not tell" in r.getMessage()]
     assert len(said) == 1, said
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

@@ -720,7 +720,7 @@ async def test_a_client_that_holds_up_its_welcome_keeps_no_seat_its_token_lost(a
     await app.state.backend.create(data)
     table = await tables.get(data.id)
     while table.state.match.deal.turn != 1:  # the seats before Bikash call: his turn next
-        await table.sync.act(
+        await table.act(
             table.state.match.deal.turn, Call(table.state.match.rules.min_call), table.state.version
         )
     socket = _StalledSocket(token)
@@ -730,9 +730,9 @@ async def test_a_client_that_holds_up_its_welcome_keeps_no_seat_its_token_lost(a
         if socket.inbox.empty():
             break
     await asyncio.sleep(0.1)
-    await table.sync.change(lambda room: leave(room, 1))
-    await table.sync.change(lambda room: open_seat(room, 1))
-    assert (await table.sync.change(lambda room: join(room, "Esha")))[0] == 1
+    await table.change(lambda room: leave(room, 1))
+    await table.change(lambda room: open_seat(room, 1))
+    assert (await table.change(lambda room: join(room, "Esha")))[0] == 1
     given_at = table.state.data.rev
     socket.reading.set()  # he reads again, and at once plays his old seat's turn
     socket.inbox.put_nowait(

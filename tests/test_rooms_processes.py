@@ -375,7 +375,7 @@ async def test_an_action_from_a_seat_given_away_meanwhile_is_not_stored() -> Non
             assert copy is not None and seat == 1
             a = LiveTable(copy, backend)
             while a.state.match.deal.turn != 1:  # the seats before Bikash call
-                await a.sync.act(
+                await a.act(
                     a.state.match.deal.turn or 0,
                     Call(a.state.match.rules.min_call),
                     a.state.version,
@@ -385,15 +385,15 @@ async def test_an_action_from_a_seat_given_away_meanwhile_is_not_stored() -> Non
             b = LiveTable(copy, backend)  # B's copy: Bikash to call, his connection here
             socket: Any = _Socket()
             b.hub.connections[socket] = Connection(socket, 1, token)
-            await a.sync.change(lambda room: leave(room, 1))
-            await a.sync.change(lambda room: open_seat(room, 1))
-            assert (await a.sync.change(lambda room: join(room, "Esha")))[0] == 1
+            await a.change(lambda room: leave(room, 1))
+            await a.change(lambda room: open_seat(room, 1))
+            assert (await a.change(lambda room: join(room, "Esha")))[0] == 1
             version = a.state.version
             assert (
                 b.state.version == version and b.state.data.rev < a.state.data.rev
             )  # B missed the lobby only
             with pytest.raises(StaleAction):
-                await b.sync.act(1, Call(b.state.match.rules.min_call), version, by=socket)
+                await b.act(1, Call(b.state.match.rules.min_call), version, by=socket)
             stored = await backend.load(data.id)
             assert stored is not None and stored.version == version  # nothing stored
             assert b.hub.seat_of(socket) is None  # and the connection no longer holds the seat

@@ -131,6 +131,11 @@ class Hub:
         connection = self.connections.get(websocket)
         return None if connection is None else connection.seat
 
+    def token_of(self, websocket: WebSocket) -> str | None:
+        """The seat token a connection said hello with (None: a spectator, or not connected)."""
+        connection = self.connections.get(websocket)
+        return None if connection is None else connection.token
+
     def holds(self, websocket: WebSocket, seat: int) -> bool:
         """Whether the connection's token holds ``seat`` in the table (its seat is kept in
         step by every copy; the token is asked again all the same, as the store decides)."""
