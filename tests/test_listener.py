@@ -19,6 +19,7 @@ from callbreak.web.hub import Connection
 from callbreak.web.model import new_match
 from callbreak.web.store import Store
 from callbreak.web.tables import LiveTable
+from tests.helpers import RecordingSocket
 
 pytestmark = pytest.mark.anyio
 
@@ -38,19 +39,6 @@ class _Refusing(LocalBackend):
         await super().publish(table_id, event)
 
 
-class _Socket:
-    """A socket that only keeps what it is sent."""
-
-    def __init__(self) -> None:
-        self.sent: list[str] = []
-
-    async def send_text(self, text: str) -> None:
-        self.sent.append(text)
-
-    async def close(self, code: int = 1000) -> None:
-        pass
-
-
 async def test_a_refused_publish_is_shown_here_and_told_later_in_order(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -61,7 +49,7 @@ async def test_a_refused_publish_is_shown_here_and_told_later_in_order(
     data = new_match("strict", "Asha", ["random"] * 3, "7", {})
     await backend.create(data)
     table = LiveTable(data, backend)
-    socket: Any = _Socket()
+    socket: Any = RecordingSocket()
     table.hub.connections[socket] = Connection(socket, 0, None)
     caplog.set_level(logging.WARNING, logger="callbreak.web")
     async with backend.events(data.id) as heard:  # what the other processes hear

@@ -199,6 +199,10 @@ class Hub:
         if not targets:
             return
         state = self.state
+        # What happened (the action that led to this version), the same for every seat and a
+        # spectator: the page animates from it when it is the next of what it has shown, and
+        # takes the state as it is otherwise (a gap, a reconnection).
+        head = '{"type": "state", "event": ' + json.dumps(state.event) + ', "state": '
         public = json.dumps(public_view(state))[:-1]  # without its closing brace
         texts: dict[int | None, str] = {}
         for connection in targets:
@@ -211,5 +215,5 @@ class Hub:
                     private = json.dumps(private_view(state, seat))[1:]  # without its "{"
                     self._private = {k: v for k, v in self._private.items() if k[:2] == key[:2]}
                     self._private[key] = private
-                texts[seat] = '{"type": "state", "state": ' + public + ", " + private + "}"
+                texts[seat] = head + public + ", " + private + "}"
             connection.put(texts[seat])

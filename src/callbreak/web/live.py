@@ -160,12 +160,18 @@ class LiveTable:
     # --- what callers ask ---------------------------------------------------------------------
 
     async def join(
-        self, websocket: WebSocket, token: str | None, fresh: bool = False
+        self,
+        websocket: WebSocket,
+        token: str | None,
+        fresh: bool = False,
+        client: str | None = None,
     ) -> int | None:
         """Take a connection with the seat ``token`` holds (None: a spectator), welcome it and
         send it the table; ``fresh``: the room is caught up to the store first (a lobby change
-        through another process may have moved the token's seat). The seat it was given."""
-        return await self.ask(lambda: self._join(websocket, token, fresh))
+        through another process may have moved the token's seat). A seated connection's
+        ``client`` (its address) is whom the table's searches count against unless the table
+        knows already (:meth:`claim`). The seat it was given."""
+        return await self.ask(lambda: self._join(websocket, token, fresh, client))
 
     async def part(self, websocket: WebSocket) -> None:
         """Forget a connection that went away."""
@@ -223,10 +229,14 @@ class LiveTable:
 
     # --- the letters --------------------------------------------------------------------------
 
-    async def _join(self, websocket: WebSocket, token: str | None, fresh: bool) -> int | None:
+    async def _join(
+        self, websocket: WebSocket, token: str | None, fresh: bool, client: str | None
+    ) -> int | None:
         if fresh:
             await self._catch_up()
         seat = self.hub.add(websocket, token)
+        if seat is not None and client is not None:
+            self.claim(client)
         if not await self._count([seat]):
             await self.hub.send(ROOM_VIEW, websocket)
             await self.hub.send(VIEW, websocket)

@@ -104,7 +104,9 @@ async def _serve(
     # client that holds up its own welcome (a full socket) must not keep a seat its token lost
     # meanwhile (from then on, every copy of the room re-seats the connections it holds).
     try:
-        seat = await table.join(socket, token if isinstance(token, str) else None, kind == ROOM)
+        # Unless created here, the first seated player's address is the table's client.
+        held_token = token if isinstance(token, str) else None
+        seat = await table.join(socket, held_token, kind == ROOM, address_of(socket.scope))
     except table.backend.failures:
         # The room could not be read as stored now (the store out of reach past its
         # retries): the person's page says so and reconnects, nothing is half-joined.
@@ -112,8 +114,6 @@ async def _serve(
         await _refuse(socket, Refusal("store"), 1011)
         await table.part(socket)
         return
-    if seat is not None:  # unless created here, the first seated player's address is its client
-        table.claim(address_of(socket.scope))
     if kind == ROOM and token is not None and seat is None:
         await table.hub.send(Refusal("watching").message(), socket)
     beat = asyncio.get_running_loop().create_task(_beat(table, socket, every))
