@@ -97,7 +97,7 @@ class Hub:
 
     def add(self, websocket: WebSocket, token: str | None) -> int | None:
         """Keep a connection with the seat ``token`` holds in the table (None: a spectator),
-        and welcome it; its seat. No await: from then on every copy of the room re-seats it."""
+        and welcome it; its seat. From then on every copy of the room re-seats it."""
         seat = self.state.data.seat_of(token)
         connection = Connection(websocket, seat, token if seat is not None else None)
         self.connections[websocket] = connection

@@ -100,9 +100,8 @@ async def _serve(
         # here again, with its lease, which the drain has just given up.
         await socket.close(code=RESTARTING)
         return
-    # The seat is looked up and the connection taken in one step, with no await between: a
-    # client that holds up its own welcome (a full socket) must not keep a seat its token lost
-    # meanwhile (from then on, every copy of the room re-seats the connections it holds).
+    # The room caught up, the seat looked up and the connection taken in one letter: from
+    # then on every copy of the room re-seats the connections it holds.
     try:
         # Unless created here, the first seated player's address is the table's client.
         held_token = token if isinstance(token, str) else None
