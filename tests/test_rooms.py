@@ -78,7 +78,7 @@ def assert_same_events(app: Any, code: str, *clients: Client) -> None:
         take(match, action)
         expected[index + 1] = event_json(index, seat, action)
     for client in clients:
-        states = [json.loads(m) for m in client.received if m.startswith('{"type": "state"')]
+        states = [m for m in map(json.loads, client.received) if m["type"] == "state"]
         assert states and all(s["event"] == expected[s["state"]["version"]] for s in states)
 
 
