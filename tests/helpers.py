@@ -323,3 +323,16 @@ def on_server(app: Any, work: Callable[[], T] | Coroutine[Any, Any, T]) -> T:
 
     loop.call_soon_threadsafe(call)
     return done.result(10)
+
+
+class RecordingSocket:
+    """A socket that only keeps what it is sent (a live table's connection needs one)."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(text)
+
+    async def close(self, code: int = 1000) -> None:
+        pass

@@ -19,6 +19,7 @@ from callbreak.web.hub import Connection
 from callbreak.web.model import new_match
 from callbreak.web.store import Store
 from callbreak.web.tables import LiveTable
+from tests.helpers import RecordingSocket
 
 pytestmark = pytest.mark.anyio
 
@@ -38,19 +39,6 @@ class _Refusing(LocalBackend):
         await super().publish(table_id, event)
 
 
-class _Socket:
-    """A socket that only keeps what it is sent."""
-
-    def __init__(self) -> None:
-        self.sent: list[str] = []
-
-    async def send_text(self, text: str) -> None:
-        self.sent.append(text)
-
-    async def close(self, code: int = 1000) -> None:
-        pass
-
-
 async def test_a_refused_publish_is_shown_here_and_told_later_in_order(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -61,23 +49,24 @@ async def test_a_refused_publish_is_shown_here_and_told_later_in_order(
     data = new_match("strict", "Asha", ["random"] * 3, "7", {})
     await backend.create(data)
     table = LiveTable(data, backend)
-    socket: Any = _Socket()
+    socket: Any = RecordingSocket()
     table.hub.connections[socket] = Connection(socket, 0, None)
     caplog.set_level(logging.WARNING, logger="callbreak.web")
     async with backend.events(data.id) as heard:  # what the other processes hear
         for version in (0, 1):
             turn = table.state.match.deal.turn
             assert turn is not None
-            await table.sync.act(turn, Call(table.state.match.rules.min_call), version)
+            await table.act(turn, Call(table.state.match.rules.min_call), version)
             await asyncio.sleep(0)  # the socket's writer sends what was queued
             shown = [json.loads(text) for text in socket.sent]
             assert shown[-1]["type"] == "state" and shown[-1]["state"]["version"] == version + 1
             assert heard.empty()  # shown here first: nobody else heard of it yet
         told = [await asyncio.wait_for(heard.get(), 30) for _ in range(2)]
     assert told == [{"type": "action", "version": v, "origin": OWNER} for v in (1, 2)]
-    assert backend.refusals == 0 and not table.listener.telling()
+    assert backend.refusals == 0 and not table.teller.telling()
     stored = await backend.load(data.id)
-    assert stored is not None and stored.version == 2
+    # At least both (the computers, driven while a connection is here, may have played since).
+    assert stored is not None and stored.version >= 2
     said = [r.getMessage() for r in caplog.records if "could not tell" in r.getMessage()]
     assert len(said) == 1, said
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

@@ -113,8 +113,18 @@ async def test_a_table_in_use_in_this_process_is_never_removed(tmp_path: Path) -
     store.create(old)
     loaded = await tables.get(old.id)
     assert loaded is not None
-    async with loaded.sync.lock:  # an action being stored, a driver at work: in use
-        assert await tables.expire(Retention(), NOW) == []
+    # A letter being handled (an action being stored, a lobby change): in use.
+    handling, done = asyncio.Event(), asyncio.Event()
+
+    async def store_slowly() -> None:
+        handling.set()
+        await done.wait()
+
+    letter = asyncio.ensure_future(loaded.ask(store_slowly))
+    await handling.wait()
+    assert await tables.expire(Retention(), NOW) == []
+    done.set()
+    await letter
     assert await tables.expire(Retention(), NOW) == [old.id]
     assert old.id not in tables.live and await tables.get(old.id) is None
     store.close()

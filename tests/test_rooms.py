@@ -16,11 +16,14 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from callbreak.bots.remote import BotAddresses
+from callbreak.game import Match
 from callbreak.record import check, from_data
+from callbreak.web.actions import Stop, decode, take
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
 from callbreak.web.export import record_of
 from callbreak.web.limits import DEFAULT
+from callbreak.web.state import event_json
 from callbreak.web.view import lobby_json, seat_view
 from tests.fairness import hidden_cards_seen
 from tests.helpers import FAST, Listener, http_reply, running, swap_hidden
@@ -62,6 +65,21 @@ def assert_fair(app: Any, code: str, *clients: Client) -> None:
     for client in clients:
         leaks = hidden_cards_seen(client.received, client.seat, data.rules, data.seed, data.actions)
         assert leaks == [], f"seat {client.seat} saw {leaks[:5]}"
+
+
+def assert_same_events(app: Any, code: str, *clients: Client) -> None:
+    """Every state a seat or a spectator was sent says what led to it (issue 40): the action
+    stored at the version before, by the seat that took it, the same for everyone."""
+    data = app.state.tables.live[code].state.data
+    match, expected = Match(data.rules, seed=data.seed), {0: None}
+    for index, stored in enumerate(data.actions):
+        action = decode(stored)
+        seat = None if isinstance(action, Stop) else match.deal.turn
+        take(match, action)
+        expected[index + 1] = event_json(index, seat, action)
+    for client in clients:
+        states = [m for m in map(json.loads, client.received) if m["type"] == "state"]
+        assert states and all(s["event"] == expected[s["state"]["version"]] for s in states)
 
 
 # --- the lobby -------------------------------------------------------------------------------
@@ -238,6 +256,7 @@ async def test_two_people_and_a_spectator_play_a_room(app: Any, base: str) -> No
     assert final["state"]["hand"] == [] and final["state"]["seat"] is None
     assert tried == {"stale": True, "spectator": True}
     assert_fair(app, code, asha, bikash, watcher, intruder)
+    assert_same_events(app, code, asha, bikash, watcher, intruder)
     assert all(json.loads(m)["state"]["hand"] == [] for m in watcher.received if '"state"' in m)
     status, record = http("GET", f"{base}/api/rooms/{code}/record")
     assert status == 200 and check(from_data(record)).valid
@@ -720,7 +739,7 @@ async def test_a_client_that_holds_up_its_welcome_keeps_no_seat_its_token_lost(a
     await app.state.backend.create(data)
     table = await tables.get(data.id)
     while table.state.match.deal.turn != 1:  # the seats before Bikash call: his turn next
-        await table.sync.act(
+        await table.act(
             table.state.match.deal.turn, Call(table.state.match.rules.min_call), table.state.version
         )
     socket = _StalledSocket(token)
@@ -730,9 +749,9 @@ async def test_a_client_that_holds_up_its_welcome_keeps_no_seat_its_token_lost(a
         if socket.inbox.empty():
             break
     await asyncio.sleep(0.1)
-    await table.sync.change(lambda room: leave(room, 1))
-    await table.sync.change(lambda room: open_seat(room, 1))
-    assert (await table.sync.change(lambda room: join(room, "Esha")))[0] == 1
+    await table.change(lambda room: leave(room, 1))
+    await table.change(lambda room: open_seat(room, 1))
+    assert (await table.change(lambda room: join(room, "Esha")))[0] == 1
     given_at = table.state.data.rev
     socket.reading.set()  # he reads again, and at once plays his old seat's turn
     socket.inbox.put_nowait(

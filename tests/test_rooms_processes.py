@@ -23,7 +23,7 @@ from callbreak.record import check, from_data
 from callbreak.web.client import Client, http
 from callbreak.web.redis_backend import RedisBackend
 from tests.fairness import hidden_cards_seen
-from tests.helpers import free_port, redis_server
+from tests.helpers import RecordingSocket, free_port, redis_server
 
 pytestmark = pytest.mark.anyio
 
@@ -340,19 +340,6 @@ async def _finish(client: Client) -> dict[str, Any]:
     return final
 
 
-class _Socket:
-    """A socket that only keeps what it is sent (a live table's connection needs one)."""
-
-    def __init__(self) -> None:
-        self.sent: list[str] = []
-
-    async def send_text(self, text: str) -> None:
-        self.sent.append(text)
-
-    async def close(self, code: int = 1000) -> None:
-        pass
-
-
 async def test_an_action_from_a_seat_given_away_meanwhile_is_not_stored() -> None:
     """Two copies of one room on one Redis, as two processes hold them. Through A the person
     in seat 1 leaves and the seat is given to someone else; B has not heard. An action B's
@@ -375,7 +362,7 @@ async def test_an_action_from_a_seat_given_away_meanwhile_is_not_stored() -> Non
             assert copy is not None and seat == 1
             a = LiveTable(copy, backend)
             while a.state.match.deal.turn != 1:  # the seats before Bikash call
-                await a.sync.act(
+                await a.act(
                     a.state.match.deal.turn or 0,
                     Call(a.state.match.rules.min_call),
                     a.state.version,
@@ -383,17 +370,17 @@ async def test_an_action_from_a_seat_given_away_meanwhile_is_not_stored() -> Non
             copy = await backend.load(data.id)
             assert copy is not None
             b = LiveTable(copy, backend)  # B's copy: Bikash to call, his connection here
-            socket: Any = _Socket()
+            socket: Any = RecordingSocket()
             b.hub.connections[socket] = Connection(socket, 1, token)
-            await a.sync.change(lambda room: leave(room, 1))
-            await a.sync.change(lambda room: open_seat(room, 1))
-            assert (await a.sync.change(lambda room: join(room, "Esha")))[0] == 1
+            await a.change(lambda room: leave(room, 1))
+            await a.change(lambda room: open_seat(room, 1))
+            assert (await a.change(lambda room: join(room, "Esha")))[0] == 1
             version = a.state.version
             assert (
                 b.state.version == version and b.state.data.rev < a.state.data.rev
             )  # B missed the lobby only
             with pytest.raises(StaleAction):
-                await b.sync.act(1, Call(b.state.match.rules.min_call), version, by=socket)
+                await b.act(1, Call(b.state.match.rules.min_call), version, by=socket)
             stored = await backend.load(data.id)
             assert stored is not None and stored.version == version  # nothing stored
             assert b.hub.seat_of(socket) is None  # and the connection no longer holds the seat

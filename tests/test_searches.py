@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from callbreak.game import Call
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
 from callbreak.web.searches import Searches
@@ -310,43 +311,52 @@ async def test_a_clients_six_matches_of_experts_do_not_slow_another_room(tmp_pat
 async def test_a_search_that_waits_its_turn_keeps_the_tables_lease(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A search queued behind others can outlast a lease: the driver renews it meanwhile, or
-    another process would take the table over from under it."""
-    from callbreak.web import tasks
+    """A search queued behind others can outlast a lease: the table's owner renews it
+    meanwhile (its timer's letters), or another process would take the table over from under
+    it; a store failing one renewal is tried again; once nobody is connected, the search is
+    cancelled (a search still waiting leaves the queue)."""
+    from callbreak.web import live
+    from callbreak.web.backend import LocalBackend
+    from callbreak.web.model import new_match
+    from callbreak.web.store import Store
+    from tests.helpers import RecordingSocket
 
-    monkeypatch.setattr(tasks, "LEASE_SECONDS", 0.3)
-    leases: list[tuple[str, float]] = []
+    monkeypatch.setattr(live, "RENEW", 0.1)
+    monkeypatch.setattr(live, "STORE_PAUSES", (0.05,))
+    leases: list[str] = []
 
-    class Backend:
-        failures = (OSError,)
+    class Shared(LocalBackend):
+        shared = True  # as another process could take the table over
 
         async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
-            leases.append((table_id, seconds))
+            leases.append(table_id)
             if len(leases) == 2:
-                raise OSError("the store is out of reach")  # the driver's next step sees to it
+                raise OSError("the store is out of reach")  # tried again soon
             return True
 
-    class Host:
-        backend = Backend()
-        state = type("State", (), {"id": "T1"})()
+    backend = Shared(Store(":memory:"))
+    data = new_match("strict", "Asha", ["random"] * 3, "7", {})
+    await backend.create(data)
+    table = live.LiveTable(data, backend)
+    started, cancelled = asyncio.Event(), asyncio.Event()
 
-    async def search() -> str:
-        await asyncio.sleep(0.75)
-        return "AS"
-
-    assert await tasks.leased(Host(), search()) == "AS"
-    assert len(leases) >= 3 and all(lease == ("T1", 0.3) for lease in leases)
-    # Cancelled, the search is too (a search still waiting leaves the queue).
-    started = asyncio.Event()
-
-    async def forever() -> None:
+    async def queued(move: Any, client: str, say: Any) -> None:
         started.set()
-        await asyncio.sleep(60)
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
 
-    work = asyncio.ensure_future(forever())
-    waiting = asyncio.ensure_future(tasks.leased(Host(), work))
-    await started.wait()
-    waiting.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await waiting
-    assert work.cancelled()
+    monkeypatch.setattr(table.driver, "decide", queued)
+    while table.state.match.deal.turn == 0:  # a computer's turn, not Asha's
+        await table.act(0, Call(table.state.match.rules.min_call), table.state.version)
+    socket: Any = RecordingSocket()
+    await table.join(socket, None)  # a spectator is enough to drive a match here
+    await asyncio.wait_for(started.wait(), 10)
+    before = len(leases)
+    await asyncio.sleep(0.75)
+    assert len(leases) - before >= 4 and set(leases) == {data.id}
+    await table.part(socket)
+    await asyncio.wait_for(cancelled.wait(), 10)
+    assert table.deciding is None

@@ -18,6 +18,7 @@ import pytest
 from callbreak.record import check, from_data
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
+from callbreak.web.driver import COMPUTER_TURN, Move
 from callbreak.web.tables import IDLE_FINISHED, IDLE_UNFINISHED, LiveTable
 from tests.helpers import FAST, on_server, running
 
@@ -193,20 +194,26 @@ async def test_nothing_in_use_is_evicted(served: Any) -> None:
     await client.close()
     table = await settle(app, match_id)
 
-    async def drive() -> None:  # a driver in the middle of a computer's turn
-        table.driver.task = asyncio.get_running_loop().create_task(asyncio.sleep(3600))
+    move = Move(0, COMPUTER_TURN, table.state.version, 0.0)
 
-    on_server(app, drive())
+    async def decide() -> None:  # a computer's decision being made
+        table.deciding = (move, asyncio.get_running_loop().create_task(asyncio.sleep(3600)))
+
+    on_server(app, decide())
     assert on_server(app, tables.evict) == []
-    on_server(app, table.driver.task.cancel)  # type: ignore[union-attr]
+    on_server(app, table._stop_deciding)
     await settle(app, match_id)
+    done: list[asyncio.Event] = []
 
-    async def hold() -> None:  # an action or a lobby change being stored
-        await table.sync.lock.acquire()
+    async def hold() -> None:  # a letter being handled: an action or a lobby change stored
+        done.append(asyncio.Event())
+        table.post(done[0].wait)
+        await asyncio.sleep(0)
 
     on_server(app, hold())
     assert on_server(app, tables.evict) == []
-    on_server(app, table.sync.lock.release)
+    on_server(app, lambda: done[0].set())
+    await settle(app, match_id)
     assert on_server(app, tables.evict) == [match_id]
 
 

@@ -638,7 +638,7 @@ def test_nothing_sent_to_a_seat_changes_with_the_other_seats_hidden_cards(
     while len(match.deals) < 2 or len(match.deal.tricks) < 5 or match.deal.turn != 0:
         deal = match.deal
         action = Call(deal.rules.min_call) if deal.legal_calls() else Play(min(deal.legal_cards()))
-        asyncio.run(table.sync.act(deal.turn, action, table.state.version))
+        asyncio.run(table.act(deal.turn, action, table.state.version))
 
     with match_socket(client, match_id, token) as socket:
         first = socket.receive_text()  # the state sent on connecting

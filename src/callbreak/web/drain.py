@@ -65,7 +65,7 @@ class Drain:
         self.draining = True
         live = list(self.tables.live.values())
         for table in live:
-            table.stop()
+            table.halt()
         backend = self.tables.backend
         if not backend.shared:
             return  # one process: nobody takes a table over

@@ -97,7 +97,7 @@ class Hub:
 
     def add(self, websocket: WebSocket, token: str | None) -> int | None:
         """Keep a connection with the seat ``token`` holds in the table (None: a spectator),
-        and welcome it; its seat. No await: from then on every copy of the room re-seats it."""
+        and welcome it; its seat. From then on every copy of the room re-seats it."""
         seat = self.state.data.seat_of(token)
         connection = Connection(websocket, seat, token if seat is not None else None)
         self.connections[websocket] = connection
@@ -130,6 +130,11 @@ class Hub:
         """The seat a connection plays now (None: a spectator, or not connected)."""
         connection = self.connections.get(websocket)
         return None if connection is None else connection.seat
+
+    def token_of(self, websocket: WebSocket) -> str | None:
+        """The seat token a connection said hello with (None: a spectator, or not connected)."""
+        connection = self.connections.get(websocket)
+        return None if connection is None else connection.token
 
     def holds(self, websocket: WebSocket, seat: int) -> bool:
         """Whether the connection's token holds ``seat`` in the table (its seat is kept in
@@ -194,6 +199,10 @@ class Hub:
         if not targets:
             return
         state = self.state
+        # What happened (the action that led to this version), the same for every seat and a
+        # spectator: the page animates from it when it is the next of what it has shown, and
+        # takes the state as it is otherwise (a gap, a reconnection).
+        head = '{"type": "state", "event": ' + json.dumps(state.event) + ', "state": '
         public = json.dumps(public_view(state))[:-1]  # without its closing brace
         texts: dict[int | None, str] = {}
         for connection in targets:
@@ -206,5 +215,5 @@ class Hub:
                     private = json.dumps(private_view(state, seat))[1:]  # without its "{"
                     self._private = {k: v for k, v in self._private.items() if k[:2] == key[:2]}
                     self._private[key] = private
-                texts[seat] = '{"type": "state", "state": ' + public + ", " + private + "}"
+                texts[seat] = head + public + ", " + private + "}"
             connection.put(texts[seat])

@@ -33,7 +33,7 @@ from callbreak.web.hints import Hints
 from callbreak.web.http import LOG
 from callbreak.web.hub import ROOM_VIEW, VIEW
 from callbreak.web.limits import CLOSED, DEFAULT, Bucket, Limits, address_of
-from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, read_settings
+from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, TableData, read_settings
 from callbreak.web.tables import LiveTable, Tables
 
 __all__ = ["MAX_FRAME_BYTES", "MAX_MESSAGE_BYTES", "PING_SECONDS", "connect", "handle"]
@@ -100,12 +100,19 @@ async def _serve(
         # here again, with its lease, which the drain has just given up.
         await socket.close(code=RESTARTING)
         return
-    # The seat is looked up and the connection taken in one step, with no await between: a
-    # client that holds up its own welcome (a full socket) must not keep a seat its token lost
-    # meanwhile (from then on, every copy of the room re-seats the connections it holds).
-    seat = await table.presence.join(socket, token if isinstance(token, str) else None)
-    if seat is not None:  # unless created here, the first seated player's address is its client
-        table.claim(address_of(socket.scope))
+    # The room caught up, the seat looked up and the connection taken in one letter: from
+    # then on every copy of the room re-seats the connections it holds.
+    try:
+        # Unless created here, the first seated player's address is the table's client.
+        held_token = token if isinstance(token, str) else None
+        seat = await table.join(socket, held_token, kind == ROOM, address_of(socket.scope))
+    except table.backend.failures:
+        # The room could not be read as stored now (the store out of reach past its
+        # retries): the person's page says so and reconnects, nothing is half-joined.
+        LOG.warning("table %s could not take a connection: the store does not answer", table.id)
+        await _refuse(socket, Refusal("store"), 1011)
+        await table.part(socket)
+        return
     if kind == ROOM and token is not None and seat is None:
         await table.hub.send(Refusal("watching").message(), socket)
     beat = asyncio.get_running_loop().create_task(_beat(table, socket, every))
@@ -128,7 +135,7 @@ async def _serve(
         pass
     finally:
         beat.cancel()
-        await table.presence.part(socket)
+        await table.part(socket)
 
 
 async def _beat(table: LiveTable, socket: WebSocket, every: float) -> None:
@@ -180,13 +187,11 @@ async def _refuse(socket: WebSocket, refused: Refusal, code: int) -> None:
 
 async def _hello(table: LiveTable, socket: WebSocket) -> object:
     """Read the first message of a room's connection: the token it names (None for a
-    spectator), with the room caught up to the store, where the token is looked up next."""
+    spectator). It is looked up in the room as stored when the connection joins: this
+    process's copy may be behind a lobby change made through another (a seat given away)."""
     token, problem = await _read_hello(socket)
     if problem is not None:
         await table.hub.send(problem.message(), socket)
-    # The token is checked against the room as stored now: this process's copy may be behind
-    # a lobby change made through another (a seat given away, or a new person seated).
-    await table.sync.catch_up()
     return token
 
 
@@ -194,10 +199,9 @@ async def handle(table: LiveTable, socket: WebSocket, text: str, hints: Hints) -
     """One message from a connection; a refused one is answered with an error."""
     try:
         message = read_message(text)
-        if table.state.is_room:
-            # The seat as it is now, on every process: the room as stored decides whose seat
-            # is whose (a lobby change through another process may have moved or revoked it).
-            await table.sync.catch_up()
+        # No reading of the store first: an action is refused by the store's append when made
+        # on a lobby revision another process has moved past (a seat given away there), and
+        # this copy then takes the store's room and re-seats its connections.
         await _dispatch(table, socket, table.hub.seat_of(socket), message, hints)
     except StaleAction as error:
         await table.hub.send(error.message() | {"stale": True}, socket)
@@ -252,7 +256,14 @@ async def _dispatch(
         if seat != 0:
             raise Refusal("settings_creator")
         new = read_settings(message, table.state.data.settings)
-        await table.sync.change(lambda data: data.settings.update(new))
+        token = table.hub.token_of(socket)
+
+        def settle(data: TableData) -> None:
+            if data.seat_of(token) != 0:  # checked on the room as stored, not this copy
+                raise StaleAction("seat_changed")
+            data.settings.update(new)
+
+        await table.change(settle)
         return
     if kind == "hint":
         await _hint(table, socket, seat, hints)
@@ -260,7 +271,7 @@ async def _dispatch(
     if "seat" in message and message["seat"] != seat:
         raise Refusal("wrong_seat", seat=seat, asked=message["seat"])
     action: TableAction = Stop() if kind == "stop" else read_action(kind, message)
-    await table.sync.act(seat, action, message.get("version"), by=socket)
+    await table.act(seat, action, message.get("version"), by=socket)
 
 
 async def _seen(table: LiveTable, seat: int, deals: object) -> None:
@@ -271,8 +282,7 @@ async def _seen(table: LiveTable, seat: int, deals: object) -> None:
     state = table.state
     if type(deals) is not int or not 0 <= deals <= len(state.match.deals):
         raise Refusal("seen_deals")
-    if seat not in state.seen or deals > state.seen[seat]:
-        await table.listener.announce({"type": "seen", "seat": seat, "deals": deals})
+    await table.seen(seat, deals)
 
 
 def read_action(kind: str, message: dict[str, Any]) -> Action:
@@ -294,6 +304,12 @@ def read_action(kind: str, message: dict[str, Any]) -> Action:
 
 
 async def _hint(table: LiveTable, socket: WebSocket, seat: int, hints: Hints) -> None:
+    if table.state.is_room:
+        # A hint shows what the seat holds: asked of the room as stored (the seat may have
+        # been given away through another process), as an action is by the store's append.
+        await table.catch_up()
+        if not table.hub.holds(socket, seat):
+            raise StaleAction("seat_changed")
     state = table.state
     match = state.match
     busy = state.pending is not None  # an action being stored: the turn is moving on

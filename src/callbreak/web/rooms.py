@@ -50,7 +50,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
         table = await tables.get(request.path_params["code"].upper())
         if table is None or not table.state.is_room:
             raise Refusal("no_such_room")
-        await table.sync.catch_up()  # another process may have changed it
+        await table.catch_up()  # another process may have changed it
         return table
 
     def as_creator(request: Request, change: Callable[[TableData], T]) -> Callable[[TableData], T]:
@@ -93,13 +93,13 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
 
     async def lobby(request: Request) -> Response:
         table = await room(request)
-        await table.presence.refresh()
+        await table.refresh()
         return JSONResponse(lobby_json(table.state))
 
     async def join_room(request: Request) -> Response:
         table = await room(request)
         name = (await read_object(request)).get("name")
-        seat, token = await table.sync.change(lambda data: join(data, name))
+        seat, token = await table.change(lambda data: join(data, name))
         room_event(table.id, "joined", seat=seat)
         return JSONResponse({"seat": seat, "token": token})
 
@@ -109,12 +109,10 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
         body = await read_object(request)
         seat = _seat_number(request.path_params["seat"])
         if body.get("open") is True:
-            await table.sync.change(as_creator(request, lambda data: open_seat(data, seat)))
+            await table.change(as_creator(request, lambda data: open_seat(data, seat)))
         elif "level" in body:
             await check_bots([body["level"]], limits.bots)
-            await table.sync.change(
-                as_creator(request, lambda data: fill(data, seat, body["level"]))
-            )
+            await table.change(as_creator(request, lambda data: fill(data, seat, body["level"])))
         else:
             raise Refusal("seat_change")
         return JSONResponse(lobby_json(table.state))
@@ -123,14 +121,14 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
         table = await room(request)
         bearer(request, "seat")
         body = await read_object(request)
-        await table.sync.change(
+        await table.change(
             as_creator(request, lambda data: move(data, body.get("from"), body.get("to")))
         )
         return JSONResponse(lobby_json(table.state))
 
     async def start_room(request: Request) -> Response:
         table = await room(request)
-        await table.sync.change(as_creator(request, start))
+        await table.change(as_creator(request, start))
         room_event(table.id, "started")
         return JSONResponse(lobby_json(table.state))
 
@@ -139,7 +137,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
         token = bearer(request, "seat")
         # The seat is looked up in the copy the change is made on: a move in between must not
         # make another person leave.
-        seat = await table.sync.change(lambda data: _left(data, token))
+        seat = await table.change(lambda data: _left(data, token))
         room_event(table.id, "left", seat=seat)
         return JSONResponse(lobby_json(table.state))
 

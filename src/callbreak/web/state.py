@@ -18,7 +18,7 @@ from typing import Any
 
 from callbreak.bots.remote import NO_BOTS, BotAddresses
 from callbreak.errors import IllegalCallError, IllegalPlayError
-from callbreak.game import Call, Match, Play
+from callbreak.game import Call, ClaimRedeal, Match, Play
 from callbreak.refusals import Refusal
 from callbreak.seating import PlayerSpec, Seating
 from callbreak.web.actions import Stop, TableAction, decode, encode, take
@@ -36,7 +36,7 @@ from callbreak.web.model import (
     duty_json,
 )
 
-__all__ = ["TableState", "Taken", "next_deadline", "replay"]
+__all__ = ["TableState", "Taken", "event_json", "next_deadline", "replay"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,6 +47,21 @@ class Taken(Step):
     action: TableAction
     deal: int
     """The index of the deal it was taken in (its faults go with that deal's record)."""
+    seat: int | None
+    """The seat that took it (None: the table's :class:`Stop`)."""
+
+
+def event_json(version: int, seat: int | None, action: TableAction) -> dict[str, Any]:
+    """What happened, as every seat and a spectator are told it: the action taken on
+    ``version`` (the table's state before it) and by whom, in the shape of the socket message
+    that asks for it (``{"action": "play", "card": "TH"}``); only what is public (a call, a
+    card played face up, a redeal claim, the table's stop)."""
+    event: dict[str, Any] = {"version": version, "seat": seat}
+    if isinstance(action, Call):
+        return event | {"action": "call", "value": action.value}
+    if isinstance(action, Play):
+        return event | {"action": "play", "card": str(action.card)}
+    return event | {"action": "redeal" if isinstance(action, ClaimRedeal) else "stop"}
 
 
 class TableState:
@@ -79,6 +94,8 @@ class TableState:
         )
         self.faults_by_deal: dict[int, list[dict[str, Any]]] = {}
         self.pending: Taken | None = None
+        self.event: dict[str, Any] | None = None
+        """What the last stored action was (``event_json``): what led to this version."""
         self._take(data, 0)
 
     def extend(self, fresh: TableData) -> bool:
@@ -97,7 +114,10 @@ class TableState:
     def _take(self, data: TableData, start: int) -> None:
         for index in range(start, len(data.actions)):
             deal = len(self.match.deals) - 1
-            take(self.seating, decode(data.actions[index]))
+            action = decode(data.actions[index])
+            seat = None if isinstance(action, Stop) else self.match.deal.turn
+            take(self.seating, action)
+            self.event = event_json(index, seat, action)
             if data.faults.get(index):
                 self.faults_by_deal.setdefault(deal, []).extend(data.faults[index])
 
@@ -160,6 +180,7 @@ class TableState:
             raise StaleAction("stale", version=version, now=self.version)
         self._may(seat, action)
         deal = len(self.match.deals) - 1
+        taker = None if isinstance(action, Stop) else self.match.deal.turn
         try:
             take(self.seating, action)
         except IllegalPlayError:
@@ -183,7 +204,8 @@ class TableState:
         over = STOPPED if self.match.stopped else FINISHED
         status = over if self.match.is_over else PLAYING
         deadline = next_deadline(self.data, self.match, status)
-        self.pending = Taken(version, encode(action), faults, status, deadline, action, deal)
+        code = encode(action)
+        self.pending = Taken(version, code, faults, status, deadline, action, deal, taker)
         return self.pending
 
     def _may(self, seat: int, action: TableAction) -> None:
@@ -215,6 +237,7 @@ class TableState:
             data.faults[step.version] = list(step.faults)
             self.faults_by_deal.setdefault(step.deal, []).extend(step.faults)
         data.status, data.deadline = step.status, step.deadline
+        self.event = event_json(step.version, step.seat, step.action)
         self.pending = None
 
 
