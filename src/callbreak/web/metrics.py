@@ -225,6 +225,21 @@ OPERATIONS = {
     "sheet": "sheet",
     "sheets": "sheet",
     "update_sheet": "sheet",
+    "create_profile": "profile",
+    "profile": "profile",
+    "profile_of": "profile",
+    "profiles": "profile",
+    "update_profile": "profile",
+    "wait": "pool",
+    "unwait": "pool",
+    "place": "pool",
+    "waiting": "pool",
+    "take": "pool",
+    "placed": "pool",
+    "settle": "rating",
+    "rating": "rating",
+    "leaderboard": "rating",
+    "rank": "rating",
 }
 """The backend's methods whose failures are counted, each under its operation's label
 (``callbreak_store_errors_total{operation}``, docs/deploy.md); any other passes through."""
