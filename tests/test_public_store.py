@@ -85,7 +85,7 @@ async def test_a_person_waits_once_in_one_pool(pair: tuple[Backend, Backend]) ->
 
 
 async def test_racing_waits_from_two_processes_make_one(pair: tuple[Backend, Backend]) -> None:
-    one, other = pair
+    _, other = pair
     places = await asyncio.gather(
         *(backend.wait("strict", "p1", 10.0 + n, 0.0) for n in range(10) for backend in pair)
     )
@@ -145,7 +145,7 @@ async def test_a_match_is_rated_once_whichever_process_sees_its_end(
 
 async def test_many_matches_rated_at_once_lose_no_rating(pair: tuple[Backend, Backend]) -> None:
     """Matches sharing a person rated by two processes at once: each counted exactly once."""
-    one, other = pair
+    one, _ = pair
     ends = [outcome(f"m{n}", ["ann", f"x{n}"]) for n in range(12)]
     await asyncio.gather(*(backend.settle(end) for end in ends for backend in pair))
     ann = await one.rating("strict", "ann")

@@ -315,7 +315,7 @@ def _rating_key(pool: str, part: str) -> str:
     return f"cb:{{rating:{pool}}}:{part}"
 
 
-def _rating_of(text: str | None) -> PoolRating | None:
+def _rating_of(text: str | bytes | None) -> PoolRating | None:
     if text is None:
         return None
     mu, sigma, matches, left = json.loads(text)
@@ -833,7 +833,7 @@ class RedisBackend:
         return None if held is None else dict(json.loads(held))
 
     async def waiting(self, pool: str) -> list[tuple[str, float]]:
-        found = await self.client.zrange(WAITING + pool, 0, -1, withscores=True)
+        found: list[Any] = await self.client.zrange(WAITING + pool, 0, -1, withscores=True)
         return [(str(profile), float(since)) for profile, since in found]
 
     async def take(self, pool: str, profiles: Sequence[str], at: float) -> bool:
@@ -871,7 +871,7 @@ class RedisBackend:
                         {p: _rating_of(text) or NEW for p, text in zip(people, held, strict=True)},
                     )
                     after = settle(book, outcome)
-                    pipe.multi()
+                    pipe.multi()  # type: ignore[no-untyped-call]
                     for profile in people:
                         now = after.rating(profile)
                         value = [now.mu, now.sigma, now.matches, now.left]
@@ -890,7 +890,7 @@ class RedisBackend:
     async def leaderboard(self, pool: str, count: int) -> list[tuple[str, PoolRating]]:
         # Best first, equal ordinals by profile id as SQLite orders them (ZREVRANGE orders them
         # by id backwards; ties of a float ordinal are all but never).
-        found = await self.client.zrevrange(
+        found: list[Any] = await self.client.zrevrange(
             _rating_key(pool, "board"), 0, max(0, count - 1), withscores=True
         )
         ordered = sorted(found, key=lambda item: (-float(item[1]), str(item[0])))[:count]

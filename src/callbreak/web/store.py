@@ -354,7 +354,7 @@ class Store:
         with self.transaction() as db:
             row = db.execute("SELECT * FROM places WHERE profile = ?", (profile,)).fetchone()
             if row is not None:
-                place = json.loads(row["data"])
+                place: dict[str, Any] = json.loads(row["data"])
                 if row["state"] == "waiting" and row["pool"] == pool:
                     return place
                 if row["state"] != "waiting" and not _replaceable(place, stale):
@@ -480,7 +480,10 @@ class Store:
                 (pool, PROVISIONAL_MATCHES, count),
             ).fetchall()
         return [
-            (row["profile"], PoolRating(row["mu"], row["sigma"], row["matches"], row["left_matches"]))
+            (
+                row["profile"],
+                PoolRating(row["mu"], row["sigma"], row["matches"], row["left_matches"]),
+            )
             for row in rows
         ]
 
