@@ -1,0 +1,326 @@
+"""Public play through the HTTP API (``web.profiles``, ``web.pools``, ``web.standings``):
+profiles made, read and changed by their token and shown by their public id; bad names and
+avatars refused with nothing stored; people joining pools seated exactly once, at most four a
+table, on one process and on two processes sharing a real redis-server; a finished pool's
+table rated once whichever process sees its end. The pools' clock is a number the test moves:
+no test waits on the pools' real wait."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from callbreak.game import Match
+from callbreak.seating import play_match
+from callbreak.web.actions import encode
+from callbreak.web.app import create_app
+from callbreak.web.model import FINISHED, PERSON, PLAYING, TableData, join, new_room, start
+from callbreak.web.pools import Pool
+from callbreak.web.standings import match_id, outcome_of, rate_finished
+from tests.helpers import FAST
+
+WAIT = 60.0
+POOLS = (
+    Pool("strict", "strict(deals=1)", 20, "random", WAIT),
+    Pool("bhoos", "bhoos", 20, "random", WAIT),
+)
+
+
+class Clock:
+    """The pools' clock (wall-clock seconds), moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def served(app: Any, clock: Clock) -> TestClient:
+    app.state.pools.clock = clock
+    return TestClient(app)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[tuple[TestClient, Clock]]:
+    clock = Clock()
+    with served(create_app(tmp_path / "db.sqlite", None, FAST, pools=POOLS), clock) as web:
+        yield web, clock
+
+
+def call(web: TestClient, work: Any, *args: Any) -> Any:
+    """``work(*args)`` on the served app's event loop (where its backend lives)."""
+    assert web.portal is not None
+    return web.portal.call(work, *args)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def make(web: TestClient, name: str, avatar: str = "sun") -> dict[str, Any]:
+    answer = web.post("/api/players", json={"name": name, "avatar": avatar})
+    assert answer.status_code == 201, answer.text
+    return dict(answer.json())
+
+
+def place(web: TestClient, token: str, pool: str = "strict") -> dict[str, Any]:
+    answer = web.get(f"/api/pools/{pool}/place", headers=bearer(token))
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+def seated(webs: list[TestClient], token: str, tries: int = 400) -> dict[str, Any]:
+    """The person's place once they are seated (the deciding process looks every half
+    second; each of ``webs`` is asked in turn)."""
+    for attempt in range(tries):
+        found = place(webs[attempt % len(webs)], token)
+        if found["state"] == "seated":
+            return found
+        time.sleep(0.025)
+    raise AssertionError(f"not seated: {found}")
+
+
+def test_a_profile_is_made_read_and_changed_by_its_token(client: Any) -> None:
+    web, _ = client
+    made = make(web, "  Asha  ", "moon")
+    assert made["name"] == "Asha" and made["avatar"] == "moon" and len(made["token"]) >= 43
+    mine = web.get("/api/players/me", headers=bearer(made["token"])).json()
+    assert mine["id"] == made["id"] and mine["ratings"] == {}
+    changed = web.post("/api/players/me", json={"name": "Bina"}, headers=bearer(made["token"]))
+    assert changed.status_code == 200 and changed.json()["name"] == "Bina"
+    page = web.get(f"/api/players/{made['id']}").json()
+    assert page == {"id": made["id"], "name": "Bina", "avatar": "moon",
+                    "created": made["created"], "ratings": {}}  # fmt: skip
+    # Nothing of the token, nor of its hash, is ever shown.
+    stored = web.app.state.store.profile(made["id"])
+    assert made["token"] not in str(page) and stored["token"] not in str(page)
+    assert stored["token"] != made["token"]
+    assert web.get("/api/players/me").json()["code"] == "token_needed"
+    wrong = web.get("/api/players/me", headers=bearer("x" * 43))
+    assert (wrong.status_code, wrong.json()["code"]) == (401, "not_a_player")
+    assert web.get("/api/players/nobody").json()["code"] == "no_such_player"
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("Ann\u0007", "name_control"),
+        ("An\u200bn", "name_control"),
+        ("Ann\u202e", "name_control"),
+        ("\u200b", "name_empty"),
+        ("x" * 10_000, "name_long"),
+        (7, "name_not_text"),
+        (None, "name_not_text"),
+    ],
+)
+def test_bad_names_are_refused_and_nothing_is_stored(client: Any, name: Any, code: str) -> None:
+    web, _ = client
+    answer = web.post("/api/players", json={"name": name, "avatar": "sun"})
+    assert (answer.status_code, answer.json()["code"]) == (400, code)
+    good = make(web, "Asha")
+    changed = web.post("/api/players/me", json={"name": name}, headers=bearer(good["token"]))
+    assert (changed.status_code, changed.json()["code"]) == (400, code)
+    store = web.app.state.store
+    with store.transaction() as db:
+        assert db.execute("SELECT COUNT(*) FROM profiles").fetchone()[0] == 1
+    assert store.profile(good["id"])["name"] == "Asha"
+
+
+def test_a_bad_avatar_is_refused_and_changes_nothing(client: Any) -> None:
+    web, _ = client
+    answer = web.post("/api/players", json={"name": "Asha", "avatar": "../x"})
+    assert answer.json()["code"] == "avatar" and "sun" in answer.json()["args"]["avatars"]
+    good = make(web, "Asha")
+    both = {"name": "Bina", "avatar": "nope"}
+    assert web.post("/api/players/me", json=both, headers=bearer(good["token"])).status_code == 400
+    assert web.get(f"/api/players/{good['id']}").json()["name"] == "Asha"  # the name neither
+
+
+def test_every_avatar_is_drawn_and_served(client: Any) -> None:
+    from callbreak.web.app import STATIC
+    from callbreak.web.profiles import AVATARS
+
+    web, _ = client
+    assert {p.stem.removeprefix("avatar-") for p in STATIC.glob("avatar-*.svg")} == set(AVATARS)
+    for avatar in AVATARS:
+        answer = web.get(f"/static/avatar-{avatar}.svg")
+        assert answer.status_code == 200 and answer.text.startswith("<svg")
+
+
+def test_joins_seat_four_at_once_and_fewer_after_the_wait(client: Any) -> None:
+    web, clock = client
+    people = [make(web, f"P{n}") for n in range(6)]
+    for person in people:
+        clock.now += 0.1
+        answer = web.post("/api/pools/strict/join", headers=bearer(person["token"]))
+        assert answer.status_code == 200 and answer.json()["state"] in ("waiting", "seated")
+    first = [seated([web], p["token"]) for p in people[:4]]
+    assert len({p["room"] for p in first}) == 1 and sorted(p["seat"] for p in first) == [0, 1, 2, 3]
+    assert [place(web, p["token"])["state"] for p in people[4:]] == ["waiting", "waiting"]
+    clock.now += WAIT
+    rest = [seated([web], p["token"]) for p in people[4:]]
+    assert rest[0]["room"] == rest[1]["room"] != first[0]["room"]
+    data = web.app.state.store.load(rest[0]["room"])
+    assert [seat.kind for seat in data.seats] == [PERSON, PERSON, "computer", "computer"]
+    assert data.status == PLAYING and data.rules.startswith("strict")
+    assert data.turn_seconds == 20
+    for person, spot in zip(people[4:], rest, strict=True):
+        assert data.seat_of(spot["token"]) == spot["seat"]
+        assert data.seats[spot["seat"]].name == person["name"]
+        assert data.settings["public"]["profiles"][spot["seat"]] == person["id"]
+
+
+def test_a_place_tells_a_person_only_their_own_seat(client: Any) -> None:
+    web, _ = client
+    people = [make(web, f"P{n}") for n in range(4)]
+    for person in people:
+        web.post("/api/pools/strict/join", headers=bearer(person["token"]))
+    places = [seated([web], p["token"]) for p in people]
+    for number, found in enumerate(places):
+        assert set(found) == {"state", "pool", "waited", "room", "seat", "token", "over"}
+        others = [p["token"] for n, p in enumerate(places) if n != number]
+        assert not any(token in str(found) for token in others)
+
+
+def test_joining_twice_or_from_two_tabs_is_one_wait_and_one_seat(client: Any) -> None:
+    web, clock = client
+    person = make(web, "Asha")
+    answers = [
+        web.post("/api/pools/strict/join", headers=bearer(person["token"])) for _ in range(3)
+    ]
+    assert len({a.json()["waited"] for a in answers}) <= 2  # the same wait, since its start
+    store = web.app.state.store
+    assert [p for p, _ in store.waiting("strict")] == [person["id"]]
+    # Another pool moves the wait; leaving ends it.
+    assert (
+        web.post("/api/pools/bhoos/join", headers=bearer(person["token"])).json()["pool"] == "bhoos"
+    )
+    assert store.waiting("strict") == [] and len(store.waiting("bhoos")) == 1
+    assert web.post("/api/pools/bhoos/leave", headers=bearer(person["token"])).json() == {
+        "state": "none"
+    }
+    web.post("/api/pools/strict/join", headers=bearer(person["token"]))
+    clock.now += WAIT
+    seat = seated([web], person["token"])
+    again = web.post("/api/pools/strict/join", headers=bearer(person["token"])).json()
+    assert (again["room"], again["seat"], again["token"]) == (
+        seat["room"],
+        seat["seat"],
+        seat["token"],
+    )
+    assert store.waiting("strict") == []
+
+
+def test_unknown_pools_and_missing_tokens_are_refused(client: Any) -> None:
+    web, _ = client
+    person = make(web, "Asha")
+    answer = web.post("/api/pools/snap/join", headers=bearer(person["token"]))
+    assert (answer.status_code, answer.json()["code"]) == (404, "no_such_pool")
+    answer = web.post("/api/pools/strict/join")
+    assert (answer.status_code, answer.json()["code"]) == (401, "token_needed")
+    assert [p["name"] for p in web.get("/api/pools").json()] == ["strict", "bhoos"]
+
+
+def test_a_flood_of_joins_from_one_profile_is_refused(tmp_path: Path) -> None:
+    app = create_app(tmp_path / "db.sqlite", None, FAST, pools=POOLS)
+    with served(app, Clock()) as web:
+        person = make(web, "Asha")
+        codes = [
+            web.post("/api/pools/strict/join", headers=bearer(person["token"])).status_code
+            for _ in range(20)
+        ]
+        assert codes.count(200) == FAST.pool_join_burst and set(codes) == {200, 429}
+        last = web.post("/api/pools/strict/join", headers=bearer(person["token"]))
+        assert last.json()["code"] == "joins_rate" and last.json()["args"]["seconds"] >= 1
+
+
+def test_forty_joins_through_two_processes_on_redis_seat_everyone_once(
+    tmp_path: Path, redis_url: str
+) -> None:
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    clock = Clock()
+    one = create_app(tmp_path / "one.sqlite", redis_url, FAST, pools=POOLS)
+    two = create_app(tmp_path / "two.sqlite", redis_url, FAST, pools=POOLS)
+    with served(one, clock) as first, served(two, clock) as second:
+        webs = [first, second]
+        people = [make(webs[n % 2], f"P{n}") for n in range(40)]
+        for n, person in enumerate(people):
+            pool = POOLS[n % 2].name
+            clock.now += 0.01
+            # Each joins through one process, and again through the other (a second tab).
+            for web in (webs[n % 2], webs[(n + 1) % 2]):
+                answer = web.post(f"/api/pools/{pool}/join", headers=bearer(person["token"]))
+                assert answer.status_code == 200, answer.text
+        places = [seated(webs, p["token"]) for p in people]
+        backend = one.state.backend
+        rooms: dict[str, list[int]] = {}
+        for found in places:
+            rooms.setdefault(found["room"], []).append(found["seat"])
+        assert len(rooms) == 10  # 20 a pool: five full tables each
+        for code, seats in rooms.items():
+            assert sorted(seats) == [0, 1, 2, 3]  # four people, each seat once
+            data = one.state.tables.live.get(code) or two.state.tables.live.get(code)
+            assert data is not None  # made by the process that decided
+        for person, found in zip(people, places, strict=True):
+            stored = call(first, backend.load, found["room"])
+            assert stored.seat_of(found["token"]) == found["seat"]
+            assert stored.settings["public"]["profiles"][found["seat"]] == person["id"]
+        # Asked again through either process, nobody is seated anew.
+        again = [place(webs[(n + 1) % 2], p["token"]) for n, p in enumerate(people)]
+        assert [(a["room"], a["seat"]) for a in again] == [(p["room"], p["seat"]) for p in places]
+
+
+def finished_table(rules: str = "strict(deals=1)") -> TableData:
+    data = new_room(rules, "Asha", [None, "random", "random"], seed="3")
+    join(data, "Bina")
+    start(data)
+    data.settings["public"] = {"pool": "strict", "profiles": ["ann", "bo", None, None]}
+    match = Match(data.rules, seed=data.seed)
+    play_match(match, ["random"] * 4)
+    data.actions = [encode(action) for deal in match.deals for action in deal.actions]
+    data.status = FINISHED
+    return data
+
+
+def test_a_finished_pool_table_is_its_outcome() -> None:
+    data = finished_table()
+    outcome = outcome_of(data)
+    assert outcome is not None and outcome.match_id == match_id(data)
+    assert [getattr(seat, "profile", None) for seat in outcome.seats] == ["ann", "bo", None, None]
+    assert outcome.left == frozenset()
+    data.seats[1].left = True
+    assert outcome_of(data).left == frozenset({1})  # type: ignore[union-attr]
+    data.status = PLAYING
+    assert outcome_of(data) is None
+    data.status = FINISHED
+    del data.settings["public"]
+    assert outcome_of(data) is None  # a room of friends is not rated
+
+
+def test_a_finished_match_is_rated_once_when_two_processes_see_its_end(
+    tmp_path: Path, redis_url: str
+) -> None:
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    one = create_app(tmp_path / "one.sqlite", redis_url, FAST, pools=POOLS)
+    two = create_app(tmp_path / "two.sqlite", redis_url, FAST, pools=POOLS)
+    data = finished_table()
+    with served(one, Clock()) as first, served(two, Clock()) as second:
+        rated = [
+            call(web, rate_finished, app.state.backend, data)
+            for web, app in ((first, one), (second, two), (first, one))
+        ]
+        assert rated == [True, False, False]
+        ann = call(first, one.state.backend.rating, "strict", "ann")
+        assert ann.matches == 1 and ann.provisional
+        board = second.get("/api/pools/strict/leaderboard").json()
+        assert board == {"pool": "strict", "ratings": []}  # provisional: hidden
