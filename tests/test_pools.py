@@ -324,3 +324,44 @@ def test_a_finished_match_is_rated_once_when_two_processes_see_its_end(
         assert ann.matches == 1 and ann.provisional
         board = second.get("/api/pools/strict/leaderboard").json()
         assert board == {"pool": "strict", "ratings": []}  # provisional: hidden
+
+
+def test_the_leaderboard_lists_the_settled_ratings_with_public_names(client: Any) -> None:
+    from callbreak.ratings import Computer, Outcome, Person
+
+    web, _ = client
+    ann, bo, cy = make(web, "Ann", "lotus"), make(web, "Bo"), make(web, "Cy")
+    store = web.app.state.store
+    for n in range(10):
+        seats = (Person(ann["id"]), Person(bo["id"]), Computer("random"), Computer("random"))
+        store.settle(Outcome(f"m{n}", "strict", seats, (1, 2, 3, 4)))
+    store.settle(
+        Outcome("c", "strict", (Person(cy["id"]), *[Computer("random")] * 3), (1, 2, 3, 4))
+    )
+    board = web.get("/api/pools/strict/leaderboard").json()
+    assert [row["name"] for row in board["ratings"]] == ["Ann", "Bo"]  # Cy is provisional
+    assert board["ratings"][0]["avatar"] == "lotus" and board["ratings"][0]["rank"] == 1
+    assert all("token" not in row for row in board["ratings"])
+    mine = web.get("/api/pools/strict/leaderboard", headers=bearer(cy["token"])).json()
+    assert mine["you"]["provisional"] and mine["you"]["rank"] is None
+    page = web.get(f"/api/players/{bo['id']}").json()
+    assert page["ratings"]["strict"]["matches"] == 10 and page["ratings"]["strict"]["rank"] == 2
+    assert web.get("/api/pools/snap/leaderboard").json()["code"] == "no_such_pool"
+
+
+def test_the_metrics_count_waiting_waits_and_tables(client: Any) -> None:
+    web, clock = client
+    people = [make(web, f"P{n}") for n in range(5)]
+    for person in people:
+        web.post("/api/pools/strict/join", headers=bearer(person["token"]))
+    for person in people[:4]:
+        seated([web], person["token"])
+    text = web.app.state.metrics.text().decode()
+    assert 'callbreak_pool_tables_started_total{people="4",pool="strict"} 1.0' in text
+    assert 'callbreak_pool_wait_seconds_count{pool="strict"} 4.0' in text
+    for _ in range(100):  # the gauge is set at each look of the pool
+        text = web.app.state.metrics.text().decode()
+        if 'callbreak_pool_waiting{pool="strict"} 1.0' in text:
+            break
+        time.sleep(0.02)
+    assert 'callbreak_pool_waiting{pool="strict"} 1.0' in text
