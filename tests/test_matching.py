@@ -15,7 +15,9 @@ def names(groups: list[list[Waiter]]) -> list[list[str]]:
 
 
 def test_four_sit_down_at_once_the_longest_waiting_first() -> None:
-    waiting = [Waiter(name, since) for name, since in zip("edcba", [5.0, 4.0, 3.0, 2.0, 1.0])]
+    waiting = [
+        Waiter(name, since) for name, since in zip("edcba", [5.0, 4.0, 3.0, 2.0, 1.0], strict=True)
+    ]
     assert names(tables(waiting, now=6.0, wait=8.0)) == [["a", "b", "c", "d"]]
 
 

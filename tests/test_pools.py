@@ -350,7 +350,7 @@ def test_the_leaderboard_lists_the_settled_ratings_with_public_names(client: Any
 
 
 def test_the_metrics_count_waiting_waits_and_tables(client: Any) -> None:
-    web, clock = client
+    web, _ = client
     people = [make(web, f"P{n}") for n in range(5)]
     for person in people:
         web.post("/api/pools/strict/join", headers=bearer(person["token"]))

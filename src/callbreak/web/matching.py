@@ -1,10 +1,14 @@
-"""Who sits down together: the pools' matching decision, a pure function of who waits since when
-and the time now (the caller's clock, so that a test moves it).
+"""The pools, and who sits down together: the matching decision, a pure function of who waits
+since when and the time now (the caller's clock, so that a test moves it).
 
 A table starts as soon as four people wait, the four who waited longest; fewer start together
 once the longest waiting of them has waited ``wait`` seconds, computers in the empty seats.
 Nothing else decides: no ratings (a pool of a few people must seat them within seconds, not
 look for equals), no addresses.
+
+A pool (:class:`Pool`) is named by the operator (``callbreak serve --pools``, read by
+:func:`parse_pools` without loading the web app): its rules, turn clock, the computers that
+fill its empty seats and its wait.
 
 >>> waiting = [Waiter("a", 0.0), Waiter("b", 1.0), Waiter("c", 2.0), Waiter("d", 3.0),
 ...            Waiter("e", 4.0)]
@@ -21,13 +25,61 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-__all__ = ["DEFAULT_WAIT", "SEATS", "Waiter", "next_look", "tables"]
+from callbreak.errors import CallbreakError
+from callbreak.rules import Rules
+
+__all__ = [
+    "DEFAULT_POOLS",
+    "DEFAULT_WAIT",
+    "SEATS",
+    "Pool",
+    "Waiter",
+    "next_look",
+    "parse_pools",
+    "tables",
+]
 
 SEATS = 4
 DEFAULT_WAIT = 8.0
 """Seconds a person waits for others before a table starts with computers in the empty seats:
 the few seconds every Call Break app's *Play now* takes, long enough for a second person who
 pressed at about the same time to be seated with them."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Pool:
+    """A pool: its name, its rules, the turn clock, the computers that fill empty seats and how
+    long a person waits for others before they do."""
+
+    name: str
+    rules: str
+    turn_seconds: int = 20
+    computers: str = "intermediate"
+    wait: float = DEFAULT_WAIT
+
+
+DEFAULT_POOLS = (Pool("strict", "strict"), Pool("bhoos", "bhoos"))
+
+
+def parse_pools(text: str) -> tuple[Pool, ...]:
+    """Pools from ``PROFILE[:SECONDS],...`` (``strict,bhoos:20``): each named by its rules
+    profile, 20 s a turn unless given; a ValueError saying what is accepted otherwise."""
+    pools = []
+    for part in text.split(","):
+        name, _, seconds = part.strip().partition(":")
+        try:
+            Rules.parse(name)
+            clock = int(seconds) if seconds else 20
+        except (CallbreakError, ValueError) as error:
+            raise ValueError(
+                f"a pool is PROFILE[:SECONDS], such as bhoos:20; not {part!r}"
+            ) from error
+        if not name.isidentifier() or not 5 <= clock <= 600:
+            raise ValueError(f"a pool is a profile's name and 5-600 s a turn; not {part!r}")
+        pools.append(Pool(name, name, clock))
+    if len({pool.name for pool in pools}) != len(pools):
+        raise ValueError(f"each pool once: {text!r}")
+    return tuple(pools)
 
 
 @dataclasses.dataclass(frozen=True, order=True)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -34,10 +33,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from callbreak.refusals import Refusal
-from callbreak.rules import Rules
 from callbreak.web.backend import OWNER, Backend, Place
 from callbreak.web.limits import DEFAULT, Limits, PerAddress
-from callbreak.web.matching import DEFAULT_WAIT, Waiter, tables
+from callbreak.web.matching import DEFAULT_POOLS, Pool, Waiter, parse_pools, tables
 from callbreak.web.metrics import DETACHED, Metrics
 from callbreak.web.model import DEFAULT_COVER, FINISHED, STOPPED, TableData, join, start
 from callbreak.web.profiles import signed_in
@@ -61,42 +59,6 @@ LEASE_SECONDS = 3.0
 """A pool's lease: another process makes the decisions this long after the holder stopped."""
 SEATING_SECONDS = 30.0
 """A seating not finished in this long (the process seating it died) gives way to a new join."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Pool:
-    """A pool: its name, its rules, the turn clock, the computers that fill empty seats and how
-    long a person waits for others before they do."""
-
-    name: str
-    rules: str
-    turn_seconds: int = 20
-    computers: str = "intermediate"
-    wait: float = DEFAULT_WAIT
-
-
-DEFAULT_POOLS = (Pool("strict", "strict"), Pool("bhoos", "bhoos"))
-
-
-def parse_pools(text: str) -> tuple[Pool, ...]:
-    """Pools from ``PROFILE[:SECONDS],...`` (``strict,bhoos:20``): each named by its rules
-    profile, 20 s a turn unless given; a ValueError saying what is accepted otherwise."""
-    pools = []
-    for part in text.split(","):
-        name, _, seconds = part.strip().partition(":")
-        try:
-            Rules.parse(name)
-            clock = int(seconds) if seconds else 20
-        except Exception as error:
-            raise ValueError(
-                f"a pool is PROFILE[:SECONDS], such as bhoos:20; not {part!r}"
-            ) from error
-        if not name.isidentifier() or not 5 <= clock <= 600:
-            raise ValueError(f"a pool is a profile's name and 5-600 s a turn; not {part!r}")
-        pools.append(Pool(name, name, clock))
-    if len({pool.name for pool in pools}) != len(pools):
-        raise ValueError(f"each pool once: {text!r}")
-    return tuple(pools)
 
 
 class Pools:
