@@ -136,7 +136,7 @@ class Backend(Protocol):
     async def expire_sheets(self, before: float) -> int:
         """Remove the scoresheets last changed before ``before``; how many."""
 
-    # Public play (``web.public``): profiles, the pools' waiting lists, ratings.
+    # Public play (docs/public.md): profiles, the pools' waiting lists, ratings.
 
     async def create_profile(self, profile: Profile) -> None:
         """Store a new profile: ``id`` (public), ``token`` (the hash of its token), ``name``,

@@ -15,7 +15,7 @@ last write to it, set by that write, and at least that long from the last time a
 someone is connected: Redis forgets what nobody touches any more, with no process running.
 The sweep (:meth:`RedisBackend.expire`) keeps the index to the tables that exist.
 
-Public play (``web.public``): a profile ``ID`` is the hash ``cb:profile:{ID}`` with
+Public play (docs/public.md): a profile ``ID`` is the hash ``cb:profile:{ID}`` with
 ``cb:profile-token:{HASH}`` naming it by its token's hash; the pools' waiting lists share the hash
 tag ``{pools}`` (``cb:{pools}:places``, a hash of each person's one place, and
 ``cb:{pools}:waiting:POOL``, a sorted set of who waits there since when), so that one script
@@ -788,7 +788,7 @@ class RedisBackend:
             return 0
         return await asyncio.to_thread(self.sheets_before.expire_sheets, before)
 
-    # --- profiles (web.public) ---------------------------------------------------------------
+    # --- profiles (web.profiles) -------------------------------------------------------------
     # Kept for ever, as a person's ratings are: docs/deploy.md, *Retention*.
 
     async def create_profile(self, profile: dict[str, Any]) -> None:
@@ -816,7 +816,7 @@ class RedisBackend:
         key = f"cb:profile:{{{profile_id}}}"
         return bool(await self._profile(keys=[key], args=[name, avatar, repr(time.time())]))
 
-    # --- pools' waiting lists (web.public) ---------------------------------------------------
+    # --- pools' waiting lists (web.pools) ----------------------------------------------------
 
     async def wait(self, pool: str, profile: str, since: float, stale: float) -> dict[str, Any]:
         place = json.dumps({"state": "waiting", "pool": pool, "since": since})

@@ -113,7 +113,7 @@ CREATE INDEX IF NOT EXISTS sheets_by_age ON sheets (updated);
 # The two indexes serve the retention's sweeps (``Store.expire``): rows past their time are
 # found without reading the others.
 # ``profiles.token`` is the hash of the profile's token, as ``sheets.token`` is; ``places`` holds
-# each person's one place (waiting in a pool, or seated at a public table: ``web.public``), so
+# each person's one place (waiting in a pool, or seated at a public table: docs/public.md), so
 # that a person waits in one pool at once by the table's key; ``rated`` is the ids of the
 # matches rated in a pool, whose key makes a second rating of a match fail.
 # ``sheets.token`` is the hash of the sheet's token (model.hash_token); NULL for a sheet made
@@ -303,7 +303,7 @@ class Store:
         with self.transaction() as db:
             return db.execute("DELETE FROM sheets WHERE updated < ?", (before,)).rowcount
 
-    # --- profiles (web.public) ---------------------------------------------------------------
+    # --- profiles (web.profiles) -------------------------------------------------------------
 
     def create_profile(self, profile: dict[str, Any]) -> None:
         """Store a new profile (``id``, ``token``: its token's hash, ``name``, ``avatar``,
@@ -343,13 +343,13 @@ class Store:
             ).rowcount
         return bool(changed)
 
-    # --- pools' waiting lists (web.public) ---------------------------------------------------
+    # --- pools' waiting lists (web.pools) ----------------------------------------------------
 
     def wait(self, pool: str, profile: str, since: float, stale: float) -> dict[str, Any]:
         """Put ``profile`` on ``pool``'s waiting list from ``since`` unless it has a place: a
         wait in the same pool stays as it is (a second tab, a second press), a wait in another
         pool moves here, a seat at a table is kept (the person's place is answered) unless it
-        is ``over`` (its table ended: ``Place.over``) or a seating begun before ``stale`` that
+        is ``over`` (its table ended: ``backend.Place``) or a seating begun before ``stale`` that
         never finished (the process seating it died). The person's place after it."""
         with self.transaction() as db:
             row = db.execute("SELECT * FROM places WHERE profile = ?", (profile,)).fetchone()
