@@ -7,6 +7,7 @@ no test waits on the pools' real wait."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -273,6 +274,19 @@ def test_forty_joins_through_two_processes_on_redis_seat_everyone_once(
             stored = call(first, backend.load, found["room"])
             assert stored.seat_of(found["token"]) == found["seat"]
             assert stored.settings["public"]["profiles"][found["seat"]] == person["id"]
+        # From the tables' side: every pool's table holds four of these people, and each
+        # person sits at one table only (a second table for the same people would show here,
+        # whatever the places say).
+        stored = call(first, backend.tables, "room")
+        sitting: list[str] = []
+        for data in stored:
+            public = data.settings.get("public")
+            assert public is not None and data.status == PLAYING
+            people_here = [p for p in public["profiles"] if p is not None]
+            assert len(people_here) == 4
+            sitting += people_here
+        assert sorted(sitting) == sorted(p["id"] for p in people)
+        assert {data.id for data in stored} == set(rooms)
         # Asked again through either process, nobody is seated anew.
         again = [place(webs[(n + 1) % 2], p["token"]) for n, p in enumerate(people)]
         assert [(a["room"], a["seat"]) for a in again] == [(p["room"], p["seat"]) for p in places]
@@ -365,3 +379,86 @@ def test_the_metrics_count_waiting_waits_and_tables(client: Any) -> None:
             break
         time.sleep(0.02)
     assert 'callbreak_pool_waiting{pool="strict"} 1.0' in text
+
+
+def test_a_seating_that_never_finished_puts_the_person_back_on_the_list(client: Any) -> None:
+    web, clock = client
+    person = make(web, "Asha")
+    store = web.app.state.store
+    store.wait("bhoos", person["id"], clock.now, 0.0)
+    assert store.take("bhoos", [person["id"]], clock.now)  # as a process that then died
+    assert place(web, person["token"], "bhoos")["state"] == "seating"
+    clock.now += 31
+    assert place(web, person["token"], "bhoos")["state"] == "waiting"
+    assert [p for p, _ in store.waiting("bhoos")] == [person["id"]]
+
+
+def test_nothing_public_play_answers_changes_with_the_tables_hidden_cards(client: Any) -> None:
+    """The places, the profiles and the leaderboard carry nothing of a table's cards: with
+    every hand of the table changed (another seed), every answer is the same."""
+    web, _ = client
+    people = [make(web, f"P{n}") for n in range(4)]
+    for person in people:
+        web.post("/api/pools/strict/join", headers=bearer(person["token"]))
+    places = [seated([web], p["token"]) for p in people]
+
+    def answers() -> list[Any]:
+        found: list[Any] = []
+        for person in people:
+            found.append(place(web, person["token"]))
+            found.append(web.get("/api/players/me", headers=bearer(person["token"])).json())
+            found.append(web.get(f"/api/players/{person['id']}").json())
+            found.append(web.get("/api/pools/strict/leaderboard").json())
+        return found
+
+    before = answers()
+    store = web.app.state.store
+    data = store.load(places[0]["room"])
+    hands = Match(data.rules, seed=data.seed).deal.hands
+    data.seed = "another seed"
+    assert store.save(data)
+    assert Match(data.rules, seed=data.seed).deal.hands != hands
+    assert answers() == before
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+async def test_two_deciders_racing_seat_each_person_once(
+    tmp_path: Path, backend: str, request: Any
+) -> None:
+    """Two processes deciding for one pool at once (here two ``Pools`` whose leases both hold:
+    one owner) read the same waiting list; the all-or-none take seats each person once."""
+    from callbreak.web.backend import LocalBackend
+    from callbreak.web.pools import Pools
+    from callbreak.web.store import Store
+    from callbreak.web.tables import Tables
+
+    if backend == "sqlite":
+        stores: list[Any] = [LocalBackend(Store(tmp_path / "db.sqlite"))] * 2
+    else:
+        import redis
+
+        from callbreak.web.redis_backend import RedisBackend
+
+        url = request.getfixturevalue("redis_url")
+        redis.Redis.from_url(url).flushdb()
+        stores = [RedisBackend(url), RedisBackend(url)]
+    clock = Clock()
+    deciders = [Pools(s, Tables(s, FAST), POOLS, FAST, clock=clock) for s in stores]
+    for n in range(12):
+        person = {"id": f"p{n}", "token": f"h{n}", "name": f"P{n}", "avatar": "sun"}
+        await stores[0].create_profile(person | {"created": 1.0, "updated": 1.0})
+        await stores[n % 2].wait("strict", f"p{n}", clock.now + n, 0.0)
+    started = await asyncio.gather(*(d.look(POOLS[0]) for d in deciders for _ in range(2)))
+    assert sum(started) == 3
+    sitting = [
+        profile
+        for data in await stores[0].tables("room")
+        for profile in data.settings["public"]["profiles"]
+        if profile is not None
+    ]
+    assert sorted(sitting) == sorted(f"p{n}" for n in range(12))
+    for n in range(12):
+        assert (await stores[1].place(f"p{n}"))["state"] == "seated"  # type: ignore[index]
+    for s in set(stores):
+        await s.close()

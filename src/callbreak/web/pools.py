@@ -108,8 +108,14 @@ class Pools:
 
     async def status(self, profile: str) -> Place | None:
         """The person's place; a seat at a table that is over (or that they left) is marked
-        ``over``, and the table rated if nobody has yet."""
+        ``over``, and the table rated if nobody has yet; a seating that never finished puts
+        them back on the list."""
         place = await self.backend.place(profile)
+        if place is not None and place["state"] == "seating":
+            stale = self.clock() - SEATING_SECONDS
+            if float(place["at"]) < stale:
+                # The process seating them died: back on the list, where they were.
+                return await self.backend.wait(place["pool"], profile, place["since"], stale)
         if place is None or place["state"] != "seated" or place.get("over"):
             return place
         data = await self.backend.load(place["room"])
