@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(params=["sqlite", "redis"])
-async def pair(request: Any, tmp_path: Path) -> AsyncIterator[tuple[Backend, Backend]]:
+async def backend(request: Any, tmp_path: Path) -> AsyncIterator[tuple[Backend, Backend]]:
     """Two backends on one store, as two processes see it (on SQLite: one process's backend
     twice, since one process owns the file)."""
     if request.param == "sqlite":
@@ -52,9 +52,9 @@ def profile(number: int) -> dict[str, Any]:
 
 
 async def test_profiles_are_found_by_id_and_by_their_tokens_hash(
-    pair: tuple[Backend, Backend],
+    backend: tuple[Backend, Backend],
 ) -> None:
-    one, other = pair
+    one, other = backend
     await one.create_profile(profile(1))
     assert await other.profile("p001") == profile(1)
     assert await other.profile_of("hash001") == profile(1)
@@ -67,8 +67,8 @@ async def test_profiles_are_found_by_id_and_by_their_tokens_hash(
     assert [p["id"] for p in await one.profiles(["p001", "nobody"])] == ["p001"]
 
 
-async def test_a_person_waits_once_in_one_pool(pair: tuple[Backend, Backend]) -> None:
-    one, other = pair
+async def test_a_person_waits_once_in_one_pool(backend: tuple[Backend, Backend]) -> None:
+    one, other = backend
     first = await one.wait("strict", "p1", 10.0, 0.0)
     assert first == {"state": "waiting", "pool": "strict", "since": 10.0}
     # Again, from another process (a second tab): the same wait, since when it began.
@@ -84,17 +84,17 @@ async def test_a_person_waits_once_in_one_pool(pair: tuple[Backend, Backend]) ->
     assert await one.waiting("bhoos") == []
 
 
-async def test_racing_waits_from_two_processes_make_one(pair: tuple[Backend, Backend]) -> None:
-    _, other = pair
+async def test_racing_waits_from_two_processes_make_one(backend: tuple[Backend, Backend]) -> None:
+    _, other = backend
     places = await asyncio.gather(
-        *(backend.wait("strict", "p1", 10.0 + n, 0.0) for n in range(10) for backend in pair)
+        *(side.wait("strict", "p1", 10.0 + n, 0.0) for n in range(10) for side in backend)
     )
     assert len({place["since"] for place in places}) == 1
     assert len(await other.waiting("strict")) == 1
 
 
-async def test_a_take_is_all_or_none_and_a_seat_is_kept(pair: tuple[Backend, Backend]) -> None:
-    one, other = pair
+async def test_a_take_is_all_or_none_and_a_seat_is_kept(backend: tuple[Backend, Backend]) -> None:
+    one, other = backend
     for number in range(3):
         await one.wait("strict", f"p{number}", 10.0 + number, 0.0)
     assert not await other.take("strict", ["p0", "p1", "nobody"], 20.0)
@@ -116,8 +116,8 @@ async def test_a_take_is_all_or_none_and_a_seat_is_kept(pair: tuple[Backend, Bac
     assert (await other.wait("bhoos", "p0", 31.0, 0.0))["state"] == "waiting"
 
 
-async def test_a_seating_that_never_finished_gives_way(pair: tuple[Backend, Backend]) -> None:
-    one, other = pair
+async def test_a_seating_that_never_finished_gives_way(backend: tuple[Backend, Backend]) -> None:
+    one, other = backend
     await one.wait("strict", "p0", 10.0, 0.0)
     assert await one.take("strict", ["p0"], 20.0)
     assert (await other.wait("strict", "p0", 25.0, 15.0))["state"] == "seating"  # not stale yet
@@ -131,9 +131,9 @@ def outcome(match_id: str, people: list[str], places: tuple[int, ...] = (1, 2, 3
 
 
 async def test_a_match_is_rated_once_whichever_process_sees_its_end(
-    pair: tuple[Backend, Backend],
+    backend: tuple[Backend, Backend],
 ) -> None:
-    one, other = pair
+    one, other = backend
     end = outcome("m1", ["ann", "bo"])
     rated = await asyncio.gather(one.settle(end), other.settle(end), one.settle(end))
     assert sorted(rated) == [False, False, True]
@@ -143,17 +143,17 @@ async def test_a_match_is_rated_once_whichever_process_sees_its_end(
     assert await one.rating("strict", "nobody") is None
 
 
-async def test_many_matches_rated_at_once_lose_no_rating(pair: tuple[Backend, Backend]) -> None:
+async def test_many_matches_rated_at_once_lose_no_rating(backend: tuple[Backend, Backend]) -> None:
     """Matches sharing a person rated by two processes at once: each counted exactly once."""
-    one, _ = pair
+    one, _ = backend
     ends = [outcome(f"m{n}", ["ann", f"x{n}"]) for n in range(12)]
-    await asyncio.gather(*(backend.settle(end) for end in ends for backend in pair))
+    await asyncio.gather(*(side.settle(end) for end in ends for side in backend))
     ann = await one.rating("strict", "ann")
     assert ann is not None and ann.matches == 12
 
 
-async def test_the_leaderboard_hides_provisional_ratings(pair: tuple[Backend, Backend]) -> None:
-    one, other = pair
+async def test_the_leaderboard_hides_provisional_ratings(backend: tuple[Backend, Backend]) -> None:
+    one, other = backend
     for n in range(10):
         await one.settle(outcome(f"m{n}", ["ann", "bo"]))
     await one.settle(outcome("new", ["cy"]))

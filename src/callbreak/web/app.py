@@ -105,6 +105,7 @@ def create_app(
     reviewing = reviews or Reviews(limits.reviews, limits.review_queue, limits.review_time)
     health = Health(backend, store, lambda: drain.draining, metrics)
     quick = Pools(backend, tables, pools, limits, metrics)
+    quick.paused = lambda: drain.draining
 
     async def index(_request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})

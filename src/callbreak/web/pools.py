@@ -83,6 +83,10 @@ class Pools:
         self.joins = PerAddress(limits.pool_joins_per_minute / 60, limits.pool_join_burst)
         """Joins per profile (per address they count with the creations: ``web.limits``)."""
         self.poked = asyncio.Event()
+        self.paused: Callable[[], bool] = lambda: False
+        """Whether to decide nothing now (a process draining hands its tables over: the lease
+        then passes to another process within LEASE_SECONDS)."""
+        self._failing = False
 
     def pool(self, name: str) -> Pool:
         """The pool of that name; a Refusal (404) when there is none."""
@@ -132,12 +136,19 @@ class Pools:
         while True:
             self.poked.clear()
             for pool in self.pools.values():
+                if self.paused():
+                    break
                 try:
                     await self.look(pool)
+                    self._failing = False
                 except asyncio.CancelledError:
                     raise
-                except Exception:  # a store out of reach: the next look tries again
-                    LOG.exception("the look at pool %s failed", pool.name)
+                except Exception:
+                    # A store out of reach: the next look tries again. Logged once a failing
+                    # spell, not twice a second for as long as Redis is away.
+                    if not self._failing:
+                        LOG.exception("the look at pool %s failed", pool.name)
+                    self._failing = True
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(LOOK_EVERY):
                     await self.poked.wait()
