@@ -208,6 +208,7 @@ class Pools:
                 "room": table.id,
                 "seat": seat,
                 "token": token,
+                "at": now,
             }
             self.metrics.pool_wait.labels(pool.name).observe(max(0.0, now - waiter.since))
         await self.backend.placed(places)
@@ -236,7 +237,9 @@ def place_json(place: Place | None, now: float) -> dict[str, Any]:
     if place is None:
         return {"state": "none"}
     answer: dict[str, Any] = {key: place[key] for key in ("state", "pool") if key in place}
-    answer["waited"] = round(max(0.0, now - float(place["since"])), 1)
+    # Seated, the wait ended when the seat was given (``at``); waiting, it goes on.
+    until = float(place["at"]) if place["state"] == "seated" and "at" in place else now
+    answer["waited"] = round(max(0.0, until - float(place["since"])), 1)
     if place["state"] == "seated":
         answer |= {"room": place["room"], "seat": place["seat"], "token": place["token"]}
         answer["over"] = bool(place.get("over"))
