@@ -809,7 +809,11 @@ class RedisBackend:
         return None if profile_id is None else await self.profile(str(profile_id))
 
     async def profiles(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        found = [await self.profile(profile_id) for profile_id in ids]
+        # One round trip for a leaderboard's hundred, not a hundred.
+        async with self.client.pipeline(transaction=False) as pipe:
+            for profile_id in ids:
+                pipe.hgetall(f"cb:profile:{{{profile_id}}}")
+            found = [_profile_of(fields) for fields in await pipe.execute()]
         return [profile for profile in found if profile is not None]
 
     async def update_profile(self, profile_id: str, name: str, avatar: str) -> bool:
