@@ -462,3 +462,36 @@ async def test_two_deciders_racing_seat_each_person_once(
         assert (await stores[1].place(f"p{n}"))["state"] == "seated"  # type: ignore[index]
     for s in set(stores):
         await s.close()
+
+
+def test_the_first_poll_after_the_end_rates_the_table_once(client: Any) -> None:
+    from callbreak.web.model import Step
+
+    web, _ = client
+    people = [make(web, f"P{n}") for n in range(4)]
+    for person in people:
+        web.post("/api/pools/strict/join", headers=bearer(person["token"]))
+    places = [seated([web], p["token"]) for p in people]
+    store = web.app.state.store
+    data = store.load(places[0]["room"])
+    match = Match(data.rules, seed=data.seed)
+    play_match(match, ["random"] * 4)
+    codes = [encode(action) for deal in match.deals for action in deal.actions]
+    for version, code in enumerate(codes):
+        status = FINISHED if version == len(codes) - 1 else PLAYING
+        assert store.append(data.id, data.rev, Step(version, code, [], status, None))
+    for _ in range(2):  # every poll, each person's: rated by the first alone
+        for person in people:
+            assert place(web, person["token"])["over"] is True
+    finish = match.places()
+    places_by_id = {p["id"]: finish[spot["seat"]] for p, spot in zip(people, places, strict=True)}
+    for person in people:
+        rating = store.rating("strict", person["id"])
+        assert rating is not None and rating.matches == 1 and rating.left == 0
+        page = web.get(f"/api/players/{person['id']}").json()
+        assert page["ratings"]["strict"]["provisional"] is True
+    best = max(people, key=lambda p: store.rating("strict", p["id"]).mu)
+    assert places_by_id[best["id"]] == 1
+    # Over: the next join waits anew, at another table.
+    again = web.post("/api/pools/strict/join", headers=bearer(people[0]["token"])).json()
+    assert again["state"] == "waiting"
