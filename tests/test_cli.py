@@ -529,3 +529,24 @@ def test_readme_and_deploy_agree_with_serve_on_the_first_start() -> None:
         assert "*The computer players are ready (N s)*" in text
         assert "the `advanced` level" in text and "in about a second" in text
         assert "about a minute once" not in text and "waits while the search" not in text
+
+
+def test_serve_takes_the_pools_or_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    from callbreak import cli
+    from callbreak.web.matching import DEFAULT_POOLS, Pool
+
+    given: list[Any] = []
+    monkeypatch.setattr(cli, "run_serve", lambda serving: given.append(serving.pools) or 0)
+    assert cli.main(["serve"]) == 0
+    assert cli.main(["serve", "--pools", "bhoos:30, classic"]) == 0
+    assert cli.main(["serve", "--no-pools"]) == 0
+    assert given == [DEFAULT_POOLS, (Pool("bhoos", "bhoos", 30), Pool("classic", "classic")), ()]
+    assert [(p.name, p.turn_seconds) for p in DEFAULT_POOLS] == [("strict", 20), ("bhoos", 20)]
+
+
+@pytest.mark.parametrize("value", ["snap", "strict:2", "strict:soon", "strict,strict"])
+def test_a_bad_pool_is_one_clear_line(value: str) -> None:
+    result = run("serve", "--port", "1", "--pools", value)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("callbreak serve: --pools: ")
+    assert len(result.stderr.strip().splitlines()) == 1

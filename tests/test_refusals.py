@@ -102,6 +102,8 @@ def test_every_code_words_its_arguments() -> None:
         "entries_list": {"field": "calls"},
         "call_not_whole": {"name": "Ann", "value": "2"},
         "tricks_range": {"name": "Ann", "value": 14},
+        "avatar": {"avatars": ["sun", "moon"]},
+        "no_such_pool": {"pools": ["strict", "bhoos"]},
     }
     assert str(Refusal("rate")).startswith("too many connections")
     assert str(Refusal("token_needed", held="sheet")).startswith("this needs the scoresheet's")

@@ -23,6 +23,7 @@ from callbreak.record import CheckResult, check, load
 from callbreak.rules import PROFILES, format_tenths
 from callbreak.web.limits import DEFAULT as DEFAULT_LIMITS
 from callbreak.web.limits import Limits
+from callbreak.web.matching import DEFAULT_POOLS, Pool, parse_pools
 from callbreak.web.retention import Retention, parse_duration
 
 if TYPE_CHECKING:  # rich is imported by the commands that draw, not at start
@@ -241,6 +242,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_LIMITS.review_time,
         metavar="S",
         help="seconds of search per decision reviewed, 0.01-600 (default %(default)g)",
+    )
+    serve.add_argument(
+        "--pools",
+        metavar="PROFILE[:SECONDS],...",
+        default=",".join(f"{pool.name}:{pool.turn_seconds}" for pool in DEFAULT_POOLS),
+        help="the pools of quick play: a table with strangers under each rules profile, with "
+        "its turn clock (default %(default)s; docs/public.md)",
+    )
+    serve.add_argument(
+        "--no-pools", action="store_true", help="no quick play: no pools, nobody waits"
     )
     serve.add_argument(
         "--bots",
@@ -528,6 +539,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if retention is None:
                 return EXIT_UNREADABLE
             metrics = [item.strip() for item in args.metrics.split(",") if item.strip()]
+            try:
+                pools = () if args.no_pools else parse_pools(args.pools)
+            except ValueError as error:
+                print(f"callbreak serve: --pools: {error}", file=sys.stderr)
+                return EXIT_UNREADABLE
             return run_serve(
                 Serving(
                     host=args.host,
@@ -541,6 +557,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     metrics_from=metrics,
                     log_json=args.log_json,
                     ping_seconds=args.ping_seconds,
+                    pools=pools,
                 )
             )
     except KeyboardInterrupt:
@@ -915,6 +932,8 @@ class Serving:
     log_json: bool = False
     ping_seconds: float = PING_SECONDS
     """Sockets hear a ping this often."""
+    pools: Sequence[Pool] = DEFAULT_POOLS
+    """Quick play's pools (none: ``--no-pools``)."""
 
 
 def run_serve(serving: Serving) -> int:
@@ -1009,6 +1028,7 @@ def run_serve(serving: Serving) -> int:
                 serving.retention or Retention(),
                 metrics_from=metrics_from,
                 ping_seconds=ping_seconds,
+                pools=serving.pools,
             )
         except (OSError, sqlite3.Error) as error:
             print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)

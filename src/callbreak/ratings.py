@@ -117,6 +117,12 @@ class PoolRating:
     """Of those, the matches the person left for good (rated as last place)."""
 
     @property
+    def ordinal(self) -> float:
+        """The rating a leaderboard ranks by: OpenSkill's ordinal, mean less three deviations,
+        so that a person ranks by what they have shown for sure, not by a lucky first run."""
+        return self.mu - 3 * self.sigma
+
+    @property
     def provisional(self) -> bool:
         """Whether the rating rests on too few matches to rank (fewer than 10)."""
         return self.matches < PROVISIONAL_MATCHES

@@ -34,6 +34,7 @@ __all__ = [
     "LOBBY",
     "MATCH",
     "MAX_BODY_BYTES",
+    "PUBLIC",
     "REVIEW",
     "SHEET",
     "TABLE",
@@ -55,6 +56,7 @@ TOKENS = {
     "seat": "your seat token",
     "match": "the match's token",
     "sheet": "the scoresheet's token",
+    "player": "your player's token",
 }
 """What each kind of token a request may need is called (``token_needed``'s ``held``)."""
 
@@ -284,7 +286,15 @@ REVIEW: dict[str, tuple[int, Words]] = {  # The review of a match or a room (web
     ),
 }
 
-WORDS = GENERAL | MATCH | LOBBY | TABLE | HELD | SHEET | BOT | REVIEW
+PUBLIC: dict[str, tuple[int, Words]] = {  # Public play: profiles and pools (web.profiles, pools).
+    "no_such_player": (404, "no such player"),
+    "not_a_player": (401, "that token is no player's: make a player first"),
+    "avatar": (400, lambda a: f"the avatar is one of {', '.join(a['avatars'])}"),
+    "no_such_pool": (404, lambda a: f"no such pool: the pools are {', '.join(a['pools'])}"),
+    "joins_rate": (429, "too many joins of a pool: try again in {seconds} s"),
+}
+
+WORDS = GENERAL | MATCH | LOBBY | TABLE | HELD | SHEET | BOT | REVIEW | PUBLIC
 """Every code, with its HTTP status and English words."""
 
 

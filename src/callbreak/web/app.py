@@ -30,7 +30,8 @@ from callbreak.names import check_name
 from callbreak.players import DESCRIPTIONS, MENU
 from callbreak.refusals import HANDLERS, Refusal, read_json, read_object
 from callbreak.rules import PROFILES, Rules, format_tenths
-from callbreak.web import messages, rooms, sheets
+from callbreak.web import messages, rooms, sheets, standings
+from callbreak.web import profiles as players
 from callbreak.web.accesslog import Logged
 from callbreak.web.backend import Backend, LocalBackend
 from callbreak.web.drain import Drain, Draining
@@ -42,6 +43,8 @@ from callbreak.web.messages import PING_SECONDS
 from callbreak.web.metrics import Metered, Metrics, Networks, endpoint
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
 from callbreak.web.owners import held_matches, held_rooms, read_held
+from callbreak.web.pools import DEFAULT_POOLS, Pool, Pools
+from callbreak.web.pools import routes as pool_routes
 from callbreak.web.retention import DEFAULT_RETENTION, Retention, upkeep
 from callbreak.web.reviews import Reviews
 from callbreak.web.state import TableState, replay
@@ -71,6 +74,7 @@ def create_app(
     metrics_from: Sequence[str] = (),
     ping_seconds: float = PING_SECONDS,
     reviews: Reviews | None = None,
+    pools: Sequence[Pool] = DEFAULT_POOLS,
 ) -> Starlette:
     """The ASGI app. Matches, rooms and scoresheets are kept in the SQLite file ``db_path``;
     with ``redis_url`` they are kept in Redis, shared with every server process that uses the
@@ -79,7 +83,9 @@ def create_app(
     headers of ``web.http``. ``/metrics`` answers only the addresses of the networks
     ``metrics_from`` (``web.metrics``); every socket hears a ping every ``ping_seconds``
     (``web.messages``). Finished matches and rooms are reviewed by ``reviews`` (by default a
-    pool of processes as ``limits`` say, ``web.reviews``).
+    pool of processes as ``limits`` say, ``web.reviews``). People with a profile
+    (``web.profiles``) join ``pools`` for a table with strangers (``web.pools``; none: no quick
+    play), rated when it is finished (``web.standings``).
     ``app.state.drain`` hands the tables over at shutdown (``web.drain``). While it runs, idle
     tables leave memory and data past ``retention`` leaves the store (``web.retention``)."""
     allowed = Networks(metrics_from)  # a bad network raises ValueError before anything opens
@@ -98,6 +104,8 @@ def create_app(
     drain = Drain(tables)
     reviewing = reviews or Reviews(limits.reviews, limits.review_queue, limits.review_time)
     health = Health(backend, store, lambda: drain.draining, metrics)
+    quick = Pools(backend, tables, pools, limits, metrics)
+    quick.paused = lambda: drain.draining
 
     async def index(_request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -248,9 +256,13 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # Kept on the app: the task (and through it the loop the tables live on) for whoever
         # looks in from outside the loop, as the tests do.
-        app.state.upkeep = asyncio.get_running_loop().create_task(upkeep(tables, retention))
+        loop = asyncio.get_running_loop()
+        app.state.upkeep = loop.create_task(upkeep(tables, retention))
+        deciding = loop.create_task(quick.run()) if quick.pools else None
         yield
         app.state.upkeep.cancel()
+        if deciding is not None:
+            deciding.cancel()
         tables.work.close()
         tables.searches.close()
         reviewing.close()
@@ -277,6 +289,9 @@ def create_app(
         *rooms.routes(tables, limits, reviewing),
         WebSocketRoute("/ws/rooms/{code}", room_socket),
         *sheets.routes(backend, tables.work),
+        *players.routes(backend, list(quick.pools)),
+        *pool_routes(quick),
+        *standings.routes(backend, list(quick.pools)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     # Outermost first: every answer is counted and logged, a refusal of the limits or of a
@@ -300,6 +315,7 @@ def create_app(
     app.state.drain = drain
     app.state.reviews = reviewing
     app.state.retention = retention
+    app.state.pools = quick
     return app
 
 

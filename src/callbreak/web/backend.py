@@ -19,9 +19,10 @@ import os
 import secrets
 import socket
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+from callbreak.ratings import Outcome, PoolRating
 from callbreak.web.model import Step, TableData
 from callbreak.web.store import Store
 
@@ -32,6 +33,8 @@ __all__ = [
     "STORE_RETRY",
     "Backend",
     "LocalBackend",
+    "Place",
+    "Profile",
     "Sheet",
     "forget",
     "retried",
@@ -44,6 +47,12 @@ OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 Event = dict[str, Any]
 """``{"type": "action" | "lobby" | "thinking" | "presence", ...}``: a table changed."""
+Profile = dict[str, Any]
+"""A stored profile: ``id``, ``token`` (its hash), ``name``, ``avatar``, ``created``,
+``updated``."""
+Place = dict[str, Any]
+"""Where a person is in public play: ``state`` (waiting, seating, seated), ``pool``, ``since``
+(when they joined); seated: ``room``, ``seat``, ``token``; ``over`` once that table ended."""
 Sheet = dict[str, Any]
 """A stored scoresheet: ``id``, ``created``, ``updated``, ``data``, ``token`` (its hash),
 ``rev``."""
@@ -127,6 +136,58 @@ class Backend(Protocol):
     async def expire_sheets(self, before: float) -> int:
         """Remove the scoresheets last changed before ``before``; how many."""
 
+    # Public play (docs/public.md): profiles, the pools' waiting lists, ratings.
+
+    async def create_profile(self, profile: Profile) -> None:
+        """Store a new profile: ``id`` (public), ``token`` (the hash of its token), ``name``,
+        ``avatar``, ``created``, ``updated``."""
+
+    async def profile(self, profile_id: str) -> Profile | None:
+        """A profile by its public id, or None."""
+
+    async def profile_of(self, token: str) -> Profile | None:
+        """The profile whose token's hash is ``token``, or None."""
+
+    async def profiles(self, ids: Sequence[str]) -> list[Profile]:
+        """The profiles of ``ids`` that exist."""
+
+    async def update_profile(self, profile_id: str, name: str, avatar: str) -> bool:
+        """Change a profile's name and avatar; False when there is no such profile."""
+
+    async def wait(self, pool: str, profile: str, since: float, stale: float) -> Place:
+        """Atomically, put ``profile`` on ``pool``'s waiting list from ``since`` unless it has a
+        place already: a wait in this pool stays as it is, a wait in another pool moves here,
+        a seat is kept unless it is ``over`` or a seating begun before ``stale``. Its place."""
+
+    async def unwait(self, profile: str) -> Place | None:
+        """Take ``profile`` off its waiting list; its place after it (a seat stays)."""
+
+    async def place(self, profile: str) -> Place | None:
+        """Where ``profile`` is (``state``: waiting, seating or seated), or None."""
+
+    async def waiting(self, pool: str) -> list[tuple[str, float]]:
+        """Who waits in ``pool`` and since when, the longest waiting first."""
+
+    async def take(self, pool: str, profiles: Sequence[str], at: float) -> bool:
+        """Atomically take ``profiles`` off ``pool``'s list to seat them together, all or none
+        (False unless every one waits there now); each is then "seating" from ``at``."""
+
+    async def placed(self, places: Mapping[str, Place | None]) -> None:
+        """Set each profile's place (None: none any more)."""
+
+    async def settle(self, outcome: Outcome) -> bool:
+        """Rate a finished public match once (``ratings.settle`` in one transaction); whether
+        it was rated now (False: some process rated it already)."""
+
+    async def rating(self, pool: str, profile: str) -> PoolRating | None:
+        """A person's rating in ``pool``, or None before their first rated match there."""
+
+    async def leaderboard(self, pool: str, count: int) -> list[tuple[str, PoolRating]]:
+        """The ``count`` best ratings of ``pool`` that are not provisional, best first."""
+
+    async def rank(self, pool: str, profile: str) -> int | None:
+        """A person's place on ``pool``'s leaderboard (1 the best), None while provisional."""
+
     async def close(self) -> None:
         """Let go of connections and files."""
 
@@ -176,6 +237,21 @@ STORED = frozenset(
         "sheets",
         "update_sheet",
         "expire_sheets",
+        "create_profile",
+        "profile",
+        "profile_of",
+        "profiles",
+        "update_profile",
+        "wait",
+        "unwait",
+        "place",
+        "waiting",
+        "take",
+        "placed",
+        "settle",
+        "rating",
+        "leaderboard",
+        "rank",
     ]
 )
 """The interface's methods that :class:`LocalBackend` answers with the SQLite store's method of

@@ -6,7 +6,8 @@ Every request and every socket is counted against the address it comes from, in 
 
 - **lookups**: anything that names a room, a match or a scoresheet by its code or id (a room's
   lobby, record and replay, a socket opened to a table): slows anyone trying codes;
-- **creations**: matches, rooms and scoresheets created, and joins of rooms;
+- **creations**: matches, rooms, scoresheets and profiles created, joins of rooms and of pools
+  (a pool's joins are limited per profile too: ``web.pools``);
 - **requests**: everything else (the page, static files, lists, figures);
 - **probes**: ``/healthz``, ``/readyz`` and ``/metrics``, which a load balancer and Prometheus
   poll: a class of their own, so that polling never uses up the requests of the people behind
@@ -99,6 +100,11 @@ class Limits:
     """Health, readiness and metrics requests per address: a load balancer polling every
     second, with a second one and Prometheus behind the same address, stays under it."""
     probe_burst: float = 60.0
+    pool_joins_per_minute: float = 12.0
+    """Joins of a pool per profile (``web.pools``), on top of the address's creations: a
+    person presses *Play now* a few times an hour; a script joining and leaving to look at the
+    waiting lists is slowed."""
+    pool_join_burst: float = 6.0
     sockets: int = 20
     """Sockets open at once per address."""
     messages_per_second: float = 20.0
@@ -112,7 +118,7 @@ DEFAULT = Limits()
 
 LOOKUP, CREATION, REQUEST, PROBE = "lookup", "creation", "request", "probe"
 PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
-CREATIONS = re.compile(r"/api/(matches|rooms|sheets)|/api/rooms/[^/]+/join")
+CREATIONS = re.compile(r"/api/(matches|rooms|sheets|players)|/api/(rooms|pools)/[^/]+/join")
 LOOKUPS = re.compile(r"/(api|ws)/(rooms|matches|sheets)/[^/]+(/.*)?")
 CLOSED = 4429
 """The close code of a socket over the limits (also used for a flood of messages)."""

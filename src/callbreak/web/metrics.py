@@ -57,6 +57,9 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 DECISION_BUCKETS = (0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
 """A computer's decision: the casual levels in milliseconds, the expert up to its 2 s."""
 
+WAIT_BUCKETS = (0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 9.0, 10.0, 12.0, 15.0, 20.0, 30.0, 60.0)
+"""A pool's wait to a seat: at once when four wait, about the pool's wait (8 s) otherwise."""
+
 
 class Metrics:
     """The app's figures, in a registry of their own."""
@@ -102,6 +105,25 @@ class Metrics:
             "callbreak_cover_decisions",
             "Decisions the cover made for a person, by reason (away, timeout)",
             ["reason"],
+            registry=r,
+        )
+        self.pool_waiting = Gauge(
+            "callbreak_pool_waiting",
+            "People waiting in a pool, at the last look of the process deciding for it",
+            ["pool"],
+            registry=r,
+        )
+        self.pool_wait = Histogram(
+            "callbreak_pool_wait_seconds",
+            "From joining a pool to a seat at a table",
+            ["pool"],
+            buckets=WAIT_BUCKETS,
+            registry=r,
+        )
+        self.pool_tables = Counter(
+            "callbreak_pool_tables_started",
+            "Tables a pool started, by the people seated at the start (1-4)",
+            ["pool", "people"],
             registry=r,
         )
         self.requests = Counter(
@@ -225,6 +247,21 @@ OPERATIONS = {
     "sheet": "sheet",
     "sheets": "sheet",
     "update_sheet": "sheet",
+    "create_profile": "profile",
+    "profile": "profile",
+    "profile_of": "profile",
+    "profiles": "profile",
+    "update_profile": "profile",
+    "wait": "pool",
+    "unwait": "pool",
+    "place": "pool",
+    "waiting": "pool",
+    "take": "pool",
+    "placed": "pool",
+    "settle": "rating",
+    "rating": "rating",
+    "leaderboard": "rating",
+    "rank": "rating",
 }
 """The backend's methods whose failures are counted, each under its operation's label
 (``callbreak_store_errors_total{operation}``, docs/deploy.md); any other passes through."""

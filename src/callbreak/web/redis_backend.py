@@ -15,6 +15,14 @@ last write to it, set by that write, and at least that long from the last time a
 someone is connected: Redis forgets what nobody touches any more, with no process running.
 The sweep (:meth:`RedisBackend.expire`) keeps the index to the tables that exist.
 
+Public play (docs/public.md): a profile ``ID`` is the hash ``cb:profile:{ID}`` with
+``cb:profile-token:{HASH}`` naming it by its token's hash; the pools' waiting lists share the hash
+tag ``{pools}`` (``cb:{pools}:places``, a hash of each person's one place, and
+``cb:{pools}:waiting:POOL``, a sorted set of who waits there since when), so that one script
+moves a person between them atomically; a pool's ratings share ``{rating:POOL}``
+(``:ratings``, a hash of each person's rating; ``:rated``, the set of the matches rated;
+``:board``, the ratings that are not provisional by their ordinal).
+
 An action is appended by a Lua script that checks the version first, so exactly one of two
 processes racing for a turn wins, whatever process or machine they run on. Events go over
 pub/sub (``cb:{ID}:events``); pub/sub may drop a message, so a process that hears anything
@@ -35,6 +43,7 @@ from typing import Any
 import redis.asyncio as redis
 from redis.asyncio.connection import AbstractConnection
 
+from callbreak.ratings import NEW, Book, Outcome, Person, PoolRating, settle
 from callbreak.web.backend import EXPIRE_BATCH, Event, Sheet, forget
 from callbreak.web.http import LOG
 from callbreak.web.model import FINISHED, STATUSES, Step, TableData
@@ -229,6 +238,90 @@ return 0
 """
 
 
+# A person's wait in a pool (KEYS[1]: the places; ARGV: profile, pool, since, stale, the waiting
+# lists' prefix, the new place as JSON): the place kept as it is when it is a wait in this pool
+# or a seat at a table that goes on, a wait elsewhere moved here. The waiting lists are named
+# from the prefix inside the script: they share the places' hash tag, hence its slot.
+_WAIT = """
+local held = redis.call('HGET', KEYS[1], ARGV[1])
+if held then
+  local place = cjson.decode(held)
+  if place.state == 'waiting' then
+    if place.pool == ARGV[2] then return held end
+    redis.call('ZREM', ARGV[5] .. place.pool, ARGV[1])
+  elseif not (place.over or (place.state == 'seating' and tonumber(place.at) < tonumber(ARGV[4])))
+  then
+    return held
+  end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[6])
+redis.call('ZADD', ARGV[5] .. ARGV[2], ARGV[3], ARGV[1])
+return ARGV[6]
+"""
+
+# Off the waiting list (ARGV: profile, prefix); the place left (a seat), or nil.
+_UNWAIT = """
+local held = redis.call('HGET', KEYS[1], ARGV[1])
+if not held then return false end
+local place = cjson.decode(held)
+if place.state ~= 'waiting' then return held end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', ARGV[2] .. place.pool, ARGV[1])
+return false
+"""
+
+# People taken off a pool's waiting list for one table, all or none (KEYS: places, the pool's
+# waiting list; ARGV: pool, at, profiles...): 0 unless every one waits there now.
+_TAKE = """
+local since = {}
+for i = 3, #ARGV do
+  local score = redis.call('ZSCORE', KEYS[2], ARGV[i])
+  if not score then return 0 end
+  since[i] = score
+end
+for i = 3, #ARGV do
+  redis.call('ZREM', KEYS[2], ARGV[i])
+  redis.call('HSET', KEYS[1], ARGV[i], '{"state": "seating", "pool": ' .. cjson.encode(ARGV[1])
+             .. ', "since": ' .. since[i] .. ', "at": ' .. ARGV[2] .. '}')
+end
+return 1
+"""
+
+# A profile's name and avatar changed, if it exists (ARGV: name, avatar, updated).
+_PROFILE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'name', ARGV[1], 'avatar', ARGV[2], 'updated', ARGV[3])
+return 1
+"""
+
+PLACES = "cb:{pools}:places"
+WAITING = "cb:{pools}:waiting:"
+
+
+def _profile_of(fields: Mapping[Any, Any]) -> dict[str, Any] | None:
+    if not fields:
+        return None
+    return {
+        "id": fields["id"],
+        "token": fields["token"],
+        "name": fields["name"],
+        "avatar": fields["avatar"],
+        "created": float(fields["created"]),
+        "updated": float(fields["updated"]),
+    }
+
+
+def _rating_key(pool: str, part: str) -> str:
+    return f"cb:{{rating:{pool}}}:{part}"
+
+
+def _rating_of(text: str | bytes | None) -> PoolRating | None:
+    if text is None:
+        return None
+    mu, sigma, matches, left = json.loads(text)
+    return PoolRating(float(mu), float(sigma), int(matches), int(left))
+
+
 def _key(table_id: str, part: str) -> str:
     return f"cb:{{{table_id}}}:{part}"
 
@@ -327,6 +420,10 @@ class RedisBackend:
         self._expire = self.client.register_script(_EXPIRE)
         self._sheet = self.client.register_script(_SHEET)
         self._adopt_sheet = self.client.register_script(_ADOPT_SHEET)
+        self._wait = self.client.register_script(_WAIT)
+        self._unwait = self.client.register_script(_UNWAIT)
+        self._take = self.client.register_script(_TAKE)
+        self._profile = self.client.register_script(_PROFILE)
         self.retention = retention
         self.sheets_before = sheets_before
         """This process's SQLite file, where it kept its own scoresheets before they moved to
@@ -690,6 +787,133 @@ class RedisBackend:
         if self.sheets_before is None:
             return 0
         return await asyncio.to_thread(self.sheets_before.expire_sheets, before)
+
+    # --- profiles (web.profiles) -------------------------------------------------------------
+    # Kept for ever, as a person's ratings are: docs/deploy.md, *Retention*.
+
+    async def create_profile(self, profile: dict[str, Any]) -> None:
+        fields: dict[str | bytes | bytearray | memoryview[int] | int | float, Any] = {
+            key: profile[key] if isinstance(profile[key], str) else repr(profile[key])
+            for key in ("id", "token", "name", "avatar", "created", "updated")
+        }
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hset(f"cb:profile:{{{profile['id']}}}", mapping=fields)
+            pipe.set(f"cb:profile-token:{{{profile['token']}}}", profile["id"])
+            await pipe.execute()
+
+    async def profile(self, profile_id: str) -> dict[str, Any] | None:
+        return _profile_of(await self.client.hgetall(f"cb:profile:{{{profile_id}}}"))
+
+    async def profile_of(self, token: str) -> dict[str, Any] | None:
+        profile_id = await self.client.get(f"cb:profile-token:{{{token}}}")
+        return None if profile_id is None else await self.profile(str(profile_id))
+
+    async def profiles(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        # One round trip for a leaderboard's hundred, not a hundred.
+        async with self.client.pipeline(transaction=False) as pipe:
+            for profile_id in ids:
+                pipe.hgetall(f"cb:profile:{{{profile_id}}}")
+            found = [_profile_of(fields) for fields in await pipe.execute()]
+        return [profile for profile in found if profile is not None]
+
+    async def update_profile(self, profile_id: str, name: str, avatar: str) -> bool:
+        key = f"cb:profile:{{{profile_id}}}"
+        return bool(await self._profile(keys=[key], args=[name, avatar, repr(time.time())]))
+
+    # --- pools' waiting lists (web.pools) ----------------------------------------------------
+
+    async def wait(self, pool: str, profile: str, since: float, stale: float) -> dict[str, Any]:
+        place = json.dumps({"state": "waiting", "pool": pool, "since": since})
+        args = [profile, pool, repr(since), repr(stale), WAITING, place]
+        held = await self._wait(keys=[PLACES], args=args)
+        return dict(json.loads(held))
+
+    async def unwait(self, profile: str) -> dict[str, Any] | None:
+        held = await self._unwait(keys=[PLACES], args=[profile, WAITING])
+        return None if held is None else dict(json.loads(held))
+
+    async def place(self, profile: str) -> dict[str, Any] | None:
+        held = await self.client.hget(PLACES, profile)
+        return None if held is None else dict(json.loads(held))
+
+    async def waiting(self, pool: str) -> list[tuple[str, float]]:
+        found: list[Any] = await self.client.zrange(WAITING + pool, 0, -1, withscores=True)
+        return [(str(profile), float(since)) for profile, since in found]
+
+    async def take(self, pool: str, profiles: Sequence[str], at: float) -> bool:
+        args = [pool, repr(at), *profiles]
+        return bool(await self._take(keys=[PLACES, WAITING + pool], args=args))
+
+    async def placed(self, places: Mapping[str, dict[str, Any] | None]) -> None:
+        async with self.client.pipeline(transaction=True) as pipe:
+            for profile, place in places.items():
+                if place is None:
+                    pipe.hdel(PLACES, profile)
+                else:
+                    pipe.hset(PLACES, profile, json.dumps(place))
+            await pipe.execute()
+
+    # --- ratings (callbreak.ratings) ---------------------------------------------------------
+
+    async def settle(self, outcome: Outcome) -> bool:
+        ratings = _rating_key(outcome.pool, "ratings")
+        rated = _rating_key(outcome.pool, "rated")
+        board = _rating_key(outcome.pool, "board")
+        people = [seat.profile for seat in outcome.seats if isinstance(seat, Person)]
+        async with self.client.pipeline(transaction=True) as pipe:
+            while True:
+                # WATCH: a rating of another match with one of these people (or of this match,
+                # by another process) written between the read and the write fails the write,
+                # which is then made again from what was written.
+                try:
+                    await pipe.watch(ratings, rated)
+                    if await pipe.sismember(rated, outcome.match_id):
+                        return False
+                    held = await pipe.hmget(ratings, people) if people else []
+                    book = Book(
+                        outcome.pool,
+                        {p: _rating_of(text) or NEW for p, text in zip(people, held, strict=True)},
+                    )
+                    after = settle(book, outcome)
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    for profile in people:
+                        now = after.rating(profile)
+                        value = [now.mu, now.sigma, now.matches, now.left]
+                        pipe.hset(ratings, profile, json.dumps(value))
+                        if not now.provisional:
+                            pipe.zadd(board, {profile: now.ordinal})
+                    pipe.sadd(rated, outcome.match_id)
+                    await pipe.execute()
+                    return True
+                except redis.WatchError:
+                    continue
+
+    async def rating(self, pool: str, profile: str) -> PoolRating | None:
+        return _rating_of(await self.client.hget(_rating_key(pool, "ratings"), profile))
+
+    async def leaderboard(self, pool: str, count: int) -> list[tuple[str, PoolRating]]:
+        # Best first, equal ordinals by profile id as SQLite orders them (ZREVRANGE orders them
+        # by id backwards; ties of a float ordinal are all but never).
+        found: list[Any] = await self.client.zrevrange(
+            _rating_key(pool, "board"), 0, max(0, count - 1), withscores=True
+        )
+        ordered = sorted(found, key=lambda item: (-float(item[1]), str(item[0])))[:count]
+        ids = [str(profile) for profile, _ in ordered]
+        held = await self.client.hmget(_rating_key(pool, "ratings"), ids) if ids else []
+        return [
+            (profile, rating)
+            for profile, text in zip(ids, held, strict=True)
+            if (rating := _rating_of(text)) is not None
+        ]
+
+    async def rank(self, pool: str, profile: str) -> int | None:
+        held = await self.rating(pool, profile)
+        if held is None or held.provisional:
+            return None
+        board = _rating_key(pool, "board")
+        above = await self.client.zcount(board, f"({held.ordinal!r}", "+inf")
+        equal = await self.client.zrangebyscore(board, held.ordinal, held.ordinal)
+        return int(above) + sum(1 for other in equal if str(other) < profile) + 1
 
     async def close(self) -> None:
         if self._reader is not None:

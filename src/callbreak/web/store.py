@@ -28,6 +28,15 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from callbreak.ratings import (
+    NEW,
+    PROVISIONAL_MATCHES,
+    Book,
+    Outcome,
+    Person,
+    PoolRating,
+    settle,
+)
 from callbreak.web.model import (
     COMPUTER,
     MATCH,
@@ -66,11 +75,47 @@ CREATE TABLE IF NOT EXISTS sheets (
     token TEXT,
     rev INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS profiles (
+    id TEXT PRIMARY KEY,
+    token TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    avatar TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS places (
+    profile TEXT PRIMARY KEY,
+    pool TEXT NOT NULL,
+    state TEXT NOT NULL,
+    since REAL NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    pool TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    matches INTEGER NOT NULL,
+    left_matches INTEGER NOT NULL,
+    ordinal REAL NOT NULL,
+    PRIMARY KEY (pool, profile)
+);
+CREATE TABLE IF NOT EXISTS rated (
+    pool TEXT NOT NULL,
+    match_id TEXT NOT NULL,
+    PRIMARY KEY (pool, match_id)
+);
 CREATE INDEX IF NOT EXISTS tables_by_age ON tables (status, updated);
+CREATE INDEX IF NOT EXISTS places_by_pool ON places (pool, state, since);
+CREATE INDEX IF NOT EXISTS ratings_by_ordinal ON ratings (pool, matches, ordinal);
 CREATE INDEX IF NOT EXISTS sheets_by_age ON sheets (updated);
 """
 # The two indexes serve the retention's sweeps (``Store.expire``): rows past their time are
 # found without reading the others.
+# ``profiles.token`` is the hash of the profile's token, as ``sheets.token`` is; ``places`` holds
+# each person's one place (waiting in a pool, or seated at a public table: docs/public.md), so
+# that a person waits in one pool at once by the table's key; ``rated`` is the ids of the
+# matches rated in a pool, whose key makes a second rating of a match fail.
 # ``sheets.token`` is the hash of the sheet's token (model.hash_token); NULL for a sheet made
 # before sheets had owners, which only ``callbreak adopt`` opens again.
 
@@ -258,6 +303,203 @@ class Store:
         with self.transaction() as db:
             return db.execute("DELETE FROM sheets WHERE updated < ?", (before,)).rowcount
 
+    # --- profiles (web.profiles) -------------------------------------------------------------
+
+    def create_profile(self, profile: dict[str, Any]) -> None:
+        """Store a new profile (``id``, ``token``: its token's hash, ``name``, ``avatar``,
+        ``created``, ``updated``)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO profiles (id, token, name, avatar, created, updated) "
+                "VALUES (:id, :token, :name, :avatar, :created, :updated)",
+                profile,
+            )
+
+    def profile(self, profile_id: str) -> dict[str, Any] | None:
+        """One profile by its public id, or None."""
+        with self.transaction() as db:
+            row = db.execute("SELECT * FROM profiles WHERE id = ?", (profile_id,)).fetchone()
+        return None if row is None else dict(row)
+
+    def profile_of(self, token: str) -> dict[str, Any] | None:
+        """The profile whose token's hash is ``token``, or None."""
+        with self.transaction() as db:
+            row = db.execute("SELECT * FROM profiles WHERE token = ?", (token,)).fetchone()
+        return None if row is None else dict(row)
+
+    def profiles(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The profiles of ``ids`` that exist."""
+        marks = ", ".join("?" * len(ids))
+        with self.transaction() as db:
+            rows = db.execute(f"SELECT * FROM profiles WHERE id IN ({marks})", tuple(ids))
+            return [dict(row) for row in rows.fetchall()]
+
+    def update_profile(self, profile_id: str, name: str, avatar: str) -> bool:
+        """Change a profile's name and avatar; False when there is no such profile."""
+        with self.transaction() as db:
+            changed = db.execute(
+                "UPDATE profiles SET name = ?, avatar = ?, updated = ? WHERE id = ?",
+                (name, avatar, time.time(), profile_id),
+            ).rowcount
+        return bool(changed)
+
+    # --- pools' waiting lists (web.pools) ----------------------------------------------------
+
+    def wait(self, pool: str, profile: str, since: float, stale: float) -> dict[str, Any]:
+        """Put ``profile`` on ``pool``'s waiting list from ``since`` unless it has a place: a
+        wait in the same pool stays as it is (a second tab, a second press), a wait in another
+        pool moves here, a seat at a table is kept (the person's place is answered) unless it
+        is ``over`` (its table ended: ``backend.Place``) or a seating begun before ``stale`` that
+        never finished (the process seating it died). The person's place after it."""
+        with self.transaction() as db:
+            row = db.execute("SELECT * FROM places WHERE profile = ?", (profile,)).fetchone()
+            if row is not None:
+                place: dict[str, Any] = json.loads(row["data"])
+                if row["state"] == "waiting" and row["pool"] == pool:
+                    return place
+                if row["state"] != "waiting" and not _replaceable(place, stale):
+                    return place
+            place = {"state": "waiting", "pool": pool, "since": since}
+            db.execute(
+                "INSERT OR REPLACE INTO places VALUES (?, ?, ?, ?, ?)",
+                (profile, pool, "waiting", since, json.dumps(place)),
+            )
+            return place
+
+    def unwait(self, profile: str) -> dict[str, Any] | None:
+        """Take ``profile`` off the waiting list it is on; its place after it (None: nowhere,
+        or a seat, which only the table's leave gives up)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM places WHERE profile = ? AND state = 'waiting'", (profile,))
+            row = db.execute("SELECT data FROM places WHERE profile = ?", (profile,)).fetchone()
+        return None if row is None else dict(json.loads(row["data"]))
+
+    def place(self, profile: str) -> dict[str, Any] | None:
+        """Where ``profile`` is: waiting in a pool, being seated, seated at a table, or None."""
+        with self.transaction() as db:
+            row = db.execute("SELECT data FROM places WHERE profile = ?", (profile,)).fetchone()
+        return None if row is None else dict(json.loads(row["data"]))
+
+    def waiting(self, pool: str) -> list[tuple[str, float]]:
+        """The people waiting in ``pool`` and since when, the longest waiting first."""
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT profile, since FROM places WHERE pool = ? AND state = 'waiting' "
+                "ORDER BY since, profile",
+                (pool,),
+            ).fetchall()
+        return [(row["profile"], row["since"]) for row in rows]
+
+    def take(self, pool: str, profiles: Sequence[str], at: float) -> bool:
+        """Take ``profiles`` off ``pool``'s waiting list to seat them at one table, all or
+        none: False, changing nothing, unless every one of them waits there now. Each is then
+        being seated (``state`` "seating", from ``at``) until :meth:`placed`."""
+        with self.transaction() as db:
+            rows = db.execute(
+                f"SELECT profile, since FROM places WHERE pool = ? AND state = 'waiting' "
+                f"AND profile IN ({', '.join('?' * len(profiles))})",
+                (pool, *profiles),
+            ).fetchall()
+            if len(rows) != len(set(profiles)):
+                return False
+            for row in rows:
+                place = {"state": "seating", "pool": pool, "since": row["since"], "at": at}
+                db.execute(
+                    "UPDATE places SET state = 'seating', data = ? WHERE profile = ?",
+                    (json.dumps(place), row["profile"]),
+                )
+        return True
+
+    def placed(self, places: Mapping[str, dict[str, Any] | None]) -> None:
+        """Set each profile's place (None: it has none any more)."""
+        with self.transaction() as db:
+            for profile, place in places.items():
+                if place is None:
+                    db.execute("DELETE FROM places WHERE profile = ?", (profile,))
+                else:
+                    db.execute(
+                        "INSERT OR REPLACE INTO places VALUES (?, ?, ?, ?, ?)",
+                        (profile, place["pool"], place["state"], place["since"], json.dumps(place)),
+                    )
+
+    # --- ratings (callbreak.ratings) ---------------------------------------------------------
+
+    def settle(self, outcome: Outcome) -> bool:
+        """Rate a finished public match in its pool once: read its people's ratings, rate, and
+        write them with the match's id, in one transaction (the ``rated`` key refuses a second
+        rating of the match even so). Whether it was rated now (False: it was already)."""
+        with self.transaction() as db:
+            db.execute("BEGIN IMMEDIATE")
+            seen = db.execute(
+                "SELECT 1 FROM rated WHERE pool = ? AND match_id = ?",
+                (outcome.pool, outcome.match_id),
+            ).fetchone()
+            if seen is not None:
+                return False
+            people = [seat.profile for seat in outcome.seats if isinstance(seat, Person)]
+            book = Book(outcome.pool, {p: self._rating(db, outcome.pool, p) for p in people})
+            after = settle(book, outcome)
+            for profile in people:
+                held = after.rating(profile)
+                db.execute(
+                    "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        outcome.pool,
+                        profile,
+                        held.mu,
+                        held.sigma,
+                        held.matches,
+                        held.left,
+                        held.ordinal,
+                    ),
+                )
+            db.execute("INSERT INTO rated VALUES (?, ?)", (outcome.pool, outcome.match_id))
+        return True
+
+    @staticmethod
+    def _rating(db: sqlite3.Connection, pool: str, profile: str) -> PoolRating:
+        row = db.execute(
+            "SELECT * FROM ratings WHERE pool = ? AND profile = ?", (pool, profile)
+        ).fetchone()
+        if row is None:
+            return NEW
+        return PoolRating(row["mu"], row["sigma"], row["matches"], row["left_matches"])
+
+    def rating(self, pool: str, profile: str) -> PoolRating | None:
+        """A person's rating in ``pool``, or None when they have no rated match there."""
+        with self.transaction() as db:
+            held = self._rating(db, pool, profile)
+        return None if held is NEW else held
+
+    def leaderboard(self, pool: str, count: int) -> list[tuple[str, PoolRating]]:
+        """The ``count`` best ratings of ``pool`` that are not provisional, best first."""
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT * FROM ratings WHERE pool = ? AND matches >= ? "
+                "ORDER BY ordinal DESC, profile LIMIT ?",
+                (pool, PROVISIONAL_MATCHES, count),
+            ).fetchall()
+        return [
+            (
+                row["profile"],
+                PoolRating(row["mu"], row["sigma"], row["matches"], row["left_matches"]),
+            )
+            for row in rows
+        ]
+
+    def rank(self, pool: str, profile: str) -> int | None:
+        """A person's place on ``pool``'s leaderboard (1 the best), None while provisional."""
+        with self.transaction() as db:
+            held = self._rating(db, pool, profile)
+            if held.provisional:
+                return None
+            (above,) = db.execute(
+                "SELECT COUNT(*) FROM ratings WHERE pool = ? AND matches >= ? AND "
+                "(ordinal > ? OR (ordinal = ? AND profile < ?))",
+                (pool, PROVISIONAL_MATCHES, held.ordinal, held.ordinal, profile),
+            ).fetchone()
+        return int(above) + 1
+
     # --- owners ----------------------------------------------------------------------------
 
     def adopt(self) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float]]]:
@@ -291,6 +533,14 @@ class Store:
                 if changed:
                     sheets.append((row["id"], token, row["created"]))
         return matches, sheets
+
+
+def _replaceable(place: Mapping[str, Any], stale: float) -> bool:
+    """Whether a person's seat may give way to a new wait: its table is over, or its seating
+    began before ``stale`` and never finished."""
+    if place.get("over"):
+        return True
+    return place.get("state") == "seating" and float(place.get("at", 0.0)) < stale
 
 
 def _insert(db: sqlite3.Connection, data: TableData) -> None:

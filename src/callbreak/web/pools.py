@@ -1,0 +1,282 @@
+"""Quick play: the pools, their waiting lists, and the tables they start (docs/public.md, *Pools*).
+
+A pool (:class:`Pool`) is a rules profile with a turn clock, named by the operator (by default
+``strict`` and ``bhoos`` at 20 s a turn: :data:`DEFAULT_POOLS`). A person with a profile
+(``web.profiles``) joins one; the waiting lists live in the backend, so that people joining
+through any process meet: a person waits in one pool at once, and joining again (a second tab,
+a second press) is the same wait (``Backend.wait``, atomic in SQLite and in Redis).
+
+Each process runs :meth:`Pools.run`; the one that holds a pool's lease (``Backend.lease``,
+renewed each look) makes the pool's decisions (``web.matching``: four who wait, or fewer with
+computers after the wait), takes the people off the list all or none (``Backend.take``), and
+starts their table: a room made by ``Tables.create_room`` whose lobby change seats them and
+starts it (:func:`_seat_people`, the one call into a live table). Each person's place then
+holds the room's code, their seat and its token, which their status poll answers (to them
+alone: it needs their profile's token).
+
+Not here: a person who joins later taking a computer's seat at the next deal (it needs the
+live table being rewritten, issue 40), and rating the match at its end, which
+``web.standings`` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from callbreak.refusals import Refusal
+from callbreak.web.backend import OWNER, Backend, Place
+from callbreak.web.limits import DEFAULT, Limits, PerAddress
+from callbreak.web.matching import DEFAULT_POOLS, Pool, Waiter, parse_pools, tables
+from callbreak.web.metrics import DETACHED, Metrics
+from callbreak.web.model import DEFAULT_COVER, FINISHED, STOPPED, TableData, join, start
+from callbreak.web.profiles import signed_in
+from callbreak.web.standings import rate_finished
+from callbreak.web.tables import LiveTable, Tables
+
+__all__ = [
+    "DEFAULT_POOLS",
+    "LOOK_EVERY",
+    "Pool",
+    "Pools",
+    "parse_pools",
+    "routes",
+]
+
+LOG = logging.getLogger("callbreak.web")
+LOOK_EVERY = 0.5
+"""Seconds between two looks at the waiting lists by the process holding a pool's lease: a
+person who joins through another process waits at most this long past the decision."""
+LEASE_SECONDS = 3.0
+"""A pool's lease: another process makes the decisions this long after the holder stopped."""
+SEATING_SECONDS = 30.0
+"""A seating not finished in this long (the process seating it died) gives way to a new join."""
+
+
+class Pools:
+    """One process's part in quick play: joins, leaves and places, and the decisions of the
+    pools whose lease it holds."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        tables: Tables,
+        pools: Sequence[Pool] = DEFAULT_POOLS,
+        limits: Limits = DEFAULT,
+        metrics: Metrics = DETACHED,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.backend = backend
+        self.tables = tables
+        self.pools = {pool.name: pool for pool in pools}
+        self.metrics = metrics
+        self.clock = clock or time.time
+        """Wall-clock seconds: the waiting lists' times, compared across processes."""
+        self.joins = PerAddress(limits.pool_joins_per_minute / 60, limits.pool_join_burst)
+        """Joins per profile (per address they count with the creations: ``web.limits``)."""
+        self.poked = asyncio.Event()
+        self.paused: Callable[[], bool] = lambda: False
+        """Whether to decide nothing now (a process draining hands its tables over: the lease
+        then passes to another process within LEASE_SECONDS)."""
+        self._failing = False
+
+    def pool(self, name: str) -> Pool:
+        """The pool of that name; a Refusal (404) when there is none."""
+        found = self.pools.get(name)
+        if found is None:
+            raise Refusal("no_such_pool", pools=list(self.pools))
+        return found
+
+    async def join(self, pool: Pool, profile: str) -> Place:
+        """Wait in ``pool`` (once however often asked); the person's place."""
+        wait = self.joins.take(profile)
+        if wait:
+            raise Refusal("joins_rate", seconds=max(1, round(wait + 0.5)))
+        await self.status(profile)  # a seat at a table that ended gives way
+        now = self.clock()
+        place = await self.backend.wait(pool.name, profile, now, now - SEATING_SECONDS)
+        self.poked.set()  # four may wait now: decide at once here, not at the next look
+        return place
+
+    async def leave(self, profile: str) -> Place | None:
+        """Stop waiting; the place left (a seat at a table stays: leave the table for that)."""
+        return await self.backend.unwait(profile)
+
+    async def status(self, profile: str) -> Place | None:
+        """The person's place; a seat at a table that is over (or that they left) is marked
+        ``over``, and the table rated if nobody has yet; a seating that never finished puts
+        them back on the list."""
+        place = await self.backend.place(profile)
+        if place is not None and place["state"] == "seating":
+            stale = self.clock() - SEATING_SECONDS
+            if float(place["at"]) < stale:
+                # The process seating them died: back on the list, where they were.
+                return await self.backend.wait(place["pool"], profile, place["since"], stale)
+        if place is None or place["state"] != "seated" or place.get("over"):
+            return place
+        data = await self.backend.load(place["room"])
+        if data is None or data.status in (FINISHED, STOPPED) or data.seats[place["seat"]].left:
+            if data is not None and data.status == FINISHED:
+                await rate_finished(self.backend, data)
+            place = place | {"over": True}
+            await self.backend.placed({profile: place})
+        return place
+
+    async def run(self) -> None:
+        """Look at the pools every :data:`LOOK_EVERY` seconds (at once after a join here),
+        deciding for those whose lease this process holds; until cancelled."""
+        while True:
+            self.poked.clear()
+            for pool in self.pools.values():
+                if self.paused():
+                    break
+                try:
+                    await self.look(pool)
+                    self._failing = False
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    # A store out of reach: the next look tries again. Logged once a failing
+                    # spell, not twice a second for as long as Redis is away.
+                    if not self._failing:
+                        LOG.exception("the look at pool %s failed", pool.name)
+                    self._failing = True
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(LOOK_EVERY):
+                    await self.poked.wait()
+
+    async def look(self, pool: Pool) -> int:
+        """One decision for ``pool`` if this process holds its lease: the tables it starts,
+        each seated; how many started."""
+        if not await self.backend.lease(f"pool:{pool.name}", OWNER, LEASE_SECONDS):
+            return 0
+        now = self.clock()
+        waiting = [
+            Waiter(profile, since) for profile, since in await self.backend.waiting(pool.name)
+        ]
+        self.metrics.pool_waiting.labels(pool.name).set(len(waiting))
+        started = 0
+        for group in tables(waiting, now, pool.wait):
+            profiles = [waiter.profile for waiter in group]
+            if not await self.backend.take(pool.name, profiles, now):
+                continue  # someone left (or was seated) meanwhile: decided again next look
+            try:
+                await self._start(pool, group)
+            except Exception:
+                # Back on the list where they were: nobody loses their turn to our failure.
+                await self.backend.placed({profile: None for profile in profiles})
+                for waiter in group:
+                    await self.backend.wait(pool.name, waiter.profile, waiter.since, 0.0)
+                raise
+            started += 1
+        return started
+
+    async def _start(self, pool: Pool, group: Sequence[Waiter]) -> None:
+        """Start the table of ``group`` (taken off the list): a room with computers in the
+        empty seats, the people seated and the match started; each person's place then says
+        where they sit."""
+        found = {p["id"]: p for p in await self.backend.profiles([w.profile for w in group])}
+        names = [found[w.profile]["name"] if w.profile in found else None for w in group]
+        computers = [pool.computers] * (4 - len(group))
+        table, first = await self.tables.create_room(
+            pool.rules,
+            names[0] or "?",
+            [None] * (len(group) - 1) + computers,
+            None,
+            turn_seconds=pool.turn_seconds,
+            cover=DEFAULT_COVER,
+            speed="normal",
+        )
+        profiles = [w.profile for w in group] + [None] * len(computers)
+        seats = await _seat_people(table, names[1:], {"pool": pool.name, "profiles": profiles})
+        seats.insert(0, (0, first))
+        now = self.clock()
+        places: dict[str, Place | None] = {}
+        for waiter, (seat, token) in zip(group, seats, strict=True):
+            places[waiter.profile] = {
+                "state": "seated",
+                "pool": pool.name,
+                "since": waiter.since,
+                "room": table.id,
+                "seat": seat,
+                "token": token,
+                "at": now,
+            }
+            self.metrics.pool_wait.labels(pool.name).observe(max(0.0, now - waiter.since))
+        await self.backend.placed(places)
+        self.metrics.pool_tables.labels(pool.name, str(len(group))).inc()
+
+
+async def _seat_people(
+    table: LiveTable, names: Sequence[str | None], public: dict[str, Any]
+) -> list[tuple[int, str]]:
+    """The one call into a live table: seat ``names`` in the room's open seats, mark it a
+    pool's table (``public``: its pool and each seat's profile) and start it, in one lobby
+    change; each seat and its token. (``table.sync.change`` becomes ``table.change`` with the
+    live table of issue 40: this is the line that changes.)"""
+
+    def sit(data: TableData) -> list[tuple[int, str]]:
+        seated = [join(data, name or "?") for name in names]
+        data.settings["public"] = public
+        start(data)
+        return seated
+
+    return await table.sync.change(sit)
+
+
+def place_json(place: Place | None, now: float) -> dict[str, Any]:
+    """A person's place as their status poll answers it."""
+    if place is None:
+        return {"state": "none"}
+    answer: dict[str, Any] = {key: place[key] for key in ("state", "pool") if key in place}
+    # Seated, the wait ended when the seat was given (``at``); waiting, it goes on.
+    until = float(place["at"]) if place["state"] == "seated" and "at" in place else now
+    answer["waited"] = round(max(0.0, until - float(place["since"])), 1)
+    if place["state"] == "seated":
+        answer |= {"room": place["room"], "seat": place["seat"], "token": place["token"]}
+        answer["over"] = bool(place.get("over"))
+    return answer
+
+
+def routes(pools: Pools) -> list[Route]:
+    """``/api/pools``: the pools, and a person's join, leave and place (their profile's token
+    as ``Authorization: Bearer``)."""
+    backend = pools.backend
+
+    async def listed(_request: Request) -> Response:
+        return JSONResponse(
+            [
+                {"name": p.name, "rules": p.rules, "turn_seconds": p.turn_seconds, "wait": p.wait}
+                for p in pools.pools.values()
+            ]
+        )
+
+    async def joined(request: Request) -> Response:
+        pool = pools.pool(request.path_params["pool"])
+        profile = await signed_in(backend, request)
+        return JSONResponse(place_json(await pools.join(pool, profile["id"]), pools.clock()))
+
+    async def left(request: Request) -> Response:
+        pools.pool(request.path_params["pool"])
+        profile = await signed_in(backend, request)
+        return JSONResponse(place_json(await pools.leave(profile["id"]), pools.clock()))
+
+    async def placed(request: Request) -> Response:
+        pools.pool(request.path_params["pool"])
+        profile = await signed_in(backend, request)
+        return JSONResponse(place_json(await pools.status(profile["id"]), pools.clock()))
+
+    return [
+        Route("/api/pools", listed, methods=["GET"]),
+        Route("/api/pools/{pool}/join", joined, methods=["POST"]),
+        Route("/api/pools/{pool}/leave", left, methods=["POST"]),
+        Route("/api/pools/{pool}/place", placed, methods=["GET"]),
+    ]

@@ -1,0 +1,97 @@
+"""Ratings of finished public matches, and the pools' leaderboards (docs/public.md, *Ratings*).
+
+A pool's table (``web.pools``) carries its pool and each seat's profile in its settings
+(``settings["public"]``). Once it is finished, :func:`rate_finished` reads who held each seat
+and the places from the stored table and has the backend rate it (``Backend.settle``: once per
+match, whichever process and however many see the end). A seat whose person left for good is
+rated last, whoever played it afterwards; a computer's seat counts at its level's fixed rating.
+
+The leaderboard of a pool (``GET /api/pools/{pool}/leaderboard``) lists the ratings that are not
+provisional, best first, with each profile's public name and avatar; a request carrying a
+profile's token is answered that person's place too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from callbreak.ratings import Computer, Outcome, Person
+from callbreak.refusals import Refusal
+from callbreak.seating import PlayerSpec
+from callbreak.web.backend import Backend
+from callbreak.web.model import FINISHED, PERSON, TableData
+from callbreak.web.profiles import public_json, rating_json, signed_in
+from callbreak.web.state import replay
+
+__all__ = ["BOARD_SIZE", "match_id", "outcome_of", "rate_finished", "routes"]
+
+BOARD_SIZE = 100
+"""Ratings a leaderboard lists at most."""
+
+
+def match_id(data: TableData) -> str:
+    """The id a table's match is rated under: its code with its creation, since a room's code
+    is free again once its room is gone."""
+    return f"{data.id}@{data.created!r}"
+
+
+def outcome_of(data: TableData) -> Outcome | None:
+    """A finished pool's table as the ratings see it; None for any other table (a room of
+    friends, a match against the computer, a table still being played or ended early)."""
+    public = data.settings.get("public")
+    if data.status != FINISHED or not isinstance(public, dict):
+        return None
+    profiles = public["profiles"]
+    seats: list[Person | Computer] = []
+    left: set[int] = set()
+    for number, seat in enumerate(data.seats):
+        profile = profiles[number]
+        if profile is not None:
+            seats.append(Person(profile))
+            # Left for good, or given to a computer since: the person is rated last.
+            if seat.left or seat.kind != PERSON:
+                left.add(number)
+        else:
+            seats.append(Computer(PlayerSpec.parse(seat.level or "").name))
+    places = tuple(replay(data).places())
+    return Outcome(match_id(data), str(public["pool"]), tuple(seats), places, frozenset(left))
+
+
+async def rate_finished(backend: Backend, data: TableData) -> bool:
+    """Rate ``data``'s match if it is a finished pool's table; whether this call rated it
+    (False: not a pool's finished table, or some process rated it already). The hook the live
+    table calls at a match's end; the pools' status poll calls it too, so that a match is
+    rated even where no table hears its end."""
+    outcome = outcome_of(data)
+    if outcome is None:
+        return False
+    return await backend.settle(outcome)
+
+
+def routes(backend: Backend, pools: Collection[str]) -> list[Route]:
+    """``GET /api/pools/{pool}/leaderboard`` for each pool of ``pools``."""
+
+    async def leaderboard(request: Request) -> Response:
+        pool = request.path_params["pool"]
+        if pool not in pools:
+            raise Refusal("no_such_pool", pools=list(pools))
+        board = await backend.leaderboard(pool, BOARD_SIZE)
+        found = {p["id"]: p for p in await backend.profiles([profile for profile, _ in board])}
+        rows = [
+            public_json(found[profile]) | rating_json(rating, place)
+            for place, (profile, rating) in enumerate(board, 1)
+            if profile in found
+        ]
+        answer: dict[str, object] = {"pool": pool, "ratings": rows}
+        if request.headers.get("authorization"):
+            me = await signed_in(backend, request)
+            mine = await backend.rating(pool, me["id"])
+            rank = await backend.rank(pool, me["id"])
+            answer["you"] = None if mine is None else public_json(me) | rating_json(mine, rank)
+        return JSONResponse(answer)
+
+    return [Route("/api/pools/{pool}/leaderboard", leaderboard, methods=["GET"])]
