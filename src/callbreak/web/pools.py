@@ -220,8 +220,7 @@ async def _seat_people(
 ) -> list[tuple[int, str]]:
     """The one call into a live table: seat ``names`` in the room's open seats, mark it a
     pool's table (``public``: its pool and each seat's profile) and start it, in one lobby
-    change; each seat and its token. (``table.sync.change`` becomes ``table.change`` with the
-    live table of issue 40: this is the line that changes.)"""
+    change (a letter in the table's inbox); each seat and its token."""
 
     def sit(data: TableData) -> list[tuple[int, str]]:
         seated = [join(data, name or "?") for name in names]
@@ -229,7 +228,7 @@ async def _seat_people(
         start(data)
         return seated
 
-    return await table.sync.change(sit)
+    return await table.change(sit)
 
 
 def place_json(place: Place | None, now: float) -> dict[str, Any]:
