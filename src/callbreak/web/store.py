@@ -12,15 +12,22 @@ computers) are read into the new form when the file is opened, and those written
 scoresheets had owners gain the sheets' token column; such matches and sheets have no token
 until :meth:`Store.adopt` gives them one (``callbreak adopt``).
 
+The appends of a server's tables are grouped (:class:`Appends`): one writer thread stores
+whatever has queued up since its last transaction in one transaction, off the event loop, and
+each action's caller hears only once that transaction is committed.
+
 Rows past their retention are deleted by :meth:`Store.expire` and :meth:`Store.expire_sheets`
 (:mod:`~callbreak.web.retention`), found through indexes on their status and last change.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
+import queue
 import sqlite3
 import threading
 import time
@@ -39,7 +46,7 @@ from callbreak.web.model import (
     new_token,
 )
 
-__all__ = ["Store", "default_path"]
+__all__ = ["GROUP_MOST", "Appends", "Store", "default_path"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -157,27 +164,38 @@ class Store:
         on lobby revision ``rev``, and set the status and the clock's next deadline; False,
         storing nothing, when the match or the lobby (whose seat is whose) has moved on."""
         with self.transaction() as db:
-            row = db.execute("SELECT data, rev FROM tables WHERE id = ?", (table_id,)).fetchone()
-            if row is None or row["rev"] != rev:
-                return False
-            (count,) = db.execute(
-                "SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)
-            ).fetchone()
-            if count != step.version:
-                return False
-            faults = json.dumps(step.faults) if step.faults else None
-            db.execute(
-                "INSERT INTO actions VALUES (?, ?, ?, ?)",
-                (table_id, step.version, step.code, faults),
-            )
-            data = json.loads(row["data"])
-            now = time.time()
-            data.update(status=step.status, deadline=step.deadline, updated=now)
-            db.execute(
-                "UPDATE tables SET data = ?, status = ?, updated = ? WHERE id = ?",
-                (json.dumps(data), step.status, now, table_id),
-            )
-        return True
+            return _append(db, table_id, rev, step)
+
+    def append_group(self, appends: Sequence[tuple[str, int, Step]]) -> list[bool | sqlite3.Error]:
+        """Several appends (``(table_id, rev, step)``, of any tables) in one transaction, in
+        their order: for each, what :meth:`append` would have answered had they been made one
+        after the other (a later action of a table sees the earlier ones), or the error that
+        failed it alone (its own changes taken back, the others kept). When the commit fails,
+        nothing is stored and every one gets its error."""
+        answers: list[bool | sqlite3.Error] = []
+        with self._lock:
+            db = self._connection
+            try:
+                db.execute("BEGIN")
+                for table_id, rev, step in appends:
+                    # A savepoint each: a failure takes back its own append, not the group's.
+                    db.execute("SAVEPOINT one")
+                    try:
+                        answers.append(_append(db, table_id, rev, step))
+                    except sqlite3.Error as error:
+                        db.execute("ROLLBACK TO one")
+                        answers.append(error)
+                    db.execute("RELEASE one")
+                self._commit(db)
+            except sqlite3.Error as error:
+                with contextlib.suppress(sqlite3.Error):
+                    db.rollback()
+                return [error] * len(appends)
+        return answers
+
+    def _commit(self, db: sqlite3.Connection) -> None:
+        """Commit the group's transaction (its own method, for a test to fail or hold it)."""
+        db.commit()
 
     def tables(self, kind: str | None = None) -> list[TableData]:
         """Every stored match (or room, or both), the most recently played first."""
@@ -291,6 +309,114 @@ class Store:
                 if changed:
                     sheets.append((row["id"], token, row["created"]))
         return matches, sheets
+
+
+def _append(db: sqlite3.Connection, table_id: str, rev: int, step: Step) -> bool:
+    """:meth:`Store.append` inside a transaction the caller holds."""
+    row = db.execute("SELECT data, rev FROM tables WHERE id = ?", (table_id,)).fetchone()
+    if row is None or row["rev"] != rev:
+        return False
+    (count,) = db.execute("SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)).fetchone()
+    if count != step.version:
+        return False
+    faults = json.dumps(step.faults) if step.faults else None
+    db.execute(
+        "INSERT INTO actions VALUES (?, ?, ?, ?)",
+        (table_id, step.version, step.code, faults),
+    )
+    data = json.loads(row["data"])
+    now = time.time()
+    data.update(status=step.status, deadline=step.deadline, updated=now)
+    db.execute(
+        "UPDATE tables SET data = ?, status = ?, updated = ? WHERE id = ?",
+        (json.dumps(data), step.status, now, table_id),
+    )
+    return True
+
+
+GROUP_MOST = 256
+"""Appends stored in one transaction at most: a group is committed within a few milliseconds,
+however many tables are waiting."""
+
+_CLOSE = None  # what :meth:`Appends.close` queues for the writer to stop at
+
+
+class Appends:
+    """The appends of a process's tables, grouped: a writer thread takes every append queued
+    while the store was busy (its last transaction, or another caller) and stores them in one
+    transaction (:meth:`Store.append_group`), off the event loop. An append's caller resumes
+    only once its transaction is committed, with what :meth:`Store.append` would have
+    answered: the version and revision are checked in the transaction as ever, so a stale
+    action is refused exactly as before; a failure fails only the appends it concerns. The
+    appends of one table are stored in the order they were made (one queue, one writer)."""
+
+    def __init__(self, store: Store, most: int = GROUP_MOST) -> None:
+        self.store, self.most = store, most
+        self.groups = 0
+        """Transactions committed or tried so far (a group's size is appends / groups)."""
+        self._queue: queue.SimpleQueue[
+            tuple[str, int, Step, concurrent.futures.Future[bool]] | None
+        ] = queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
+        self._closed = False
+        self._start = threading.Lock()
+
+    def submit(self, table_id: str, rev: int, step: Step) -> concurrent.futures.Future[bool]:
+        """Queue an append; its future is done once the append's transaction is committed (or
+        failed). A future cancelled before the writer takes it is not stored."""
+        future: concurrent.futures.Future[bool] = concurrent.futures.Future()
+        with self._start:
+            if self._closed:
+                future.set_exception(sqlite3.ProgrammingError("the store is closed"))
+                return future
+            if self._writer is None:  # started at the first append: most stores never have one
+                self._writer = threading.Thread(target=self._write, name="appends", daemon=True)
+                self._writer.start()
+            self._queue.put((table_id, rev, step, future))
+        return future
+
+    async def append(self, table_id: str, rev: int, step: Step) -> bool:
+        """:meth:`Store.append`, grouped with the other tables' and awaited."""
+        return await asyncio.wrap_future(self.submit(table_id, rev, step))
+
+    def _write(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is _CLOSE:
+                return
+            taken, stop = [first], False
+            # Under the store's lock, so that whatever queued while it was held (this thread's
+            # last transaction, or another caller's) joins this group.
+            with self.store._lock:
+                while len(taken) < self.most:
+                    try:
+                        more = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is _CLOSE:
+                        stop = True
+                        break
+                    taken.append(more)
+            group = [item for item in taken if item[3].set_running_or_notify_cancel()]
+            if group:
+                answers = self.store.append_group([(t, r, s) for t, r, s, _ in group])
+                self.groups += 1
+                for (_, _, _, future), answer in zip(group, answers, strict=True):
+                    if isinstance(answer, bool):
+                        future.set_result(answer)
+                    else:
+                        future.set_exception(answer)
+            if stop:
+                return
+
+    def close(self) -> None:
+        """Store what is queued, then stop the writer; later appends fail (the store closed)."""
+        with self._start:
+            self._closed = True
+            writer = self._writer
+            self._queue.put(_CLOSE)
+        if writer is not None:
+            writer.join()
 
 
 def _insert(db: sqlite3.Connection, data: TableData) -> None:
