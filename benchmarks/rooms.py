@@ -16,6 +16,18 @@ twice, to see whether memory keeps growing; ``--warm N`` plays N rooms first, so
 first rooms load once (modules, buffers, caches) is not counted per room. People wait
 ``--think`` seconds before each of their actions (a person takes seconds; 0 plays at machine
 speed and finds where the server saturates).
+
+The scripted people share one machine with the servers, so the report also says what they
+spent while the rooms played, to tell whose figure a latency is: the clients' CPU per action
+and share of a core, how late their timers fired (each think, and a ticker every 0.1 s: an
+event loop that is behind fires them late and delays every message it reads), the bytes they
+read from their sockets per action (as on the wire, compressed or not) and the messages' size
+once decoded; the servers' share of a core and the whole machine's busy share. Its last line
+names the bottleneck: the clients (a client process near a whole core, or timers late by a
+quarter of the 95th percentile), the server (a server process near a whole core), the machine
+(its cores busy with other work while neither was), or neither. ``--clients N`` shares the
+rooms among N client processes, started together, when one saturates first; ``--serve
+"OPTIONS"`` passes more options to `callbreak serve` (``--serve "--deflate off"``).
 """
 
 from __future__ import annotations
@@ -96,7 +108,11 @@ def traced_kb(process: subprocess.Popen[bytes], folder: Path, name: str) -> int:
 
 
 def start_server(
-    folder: Path, name: str, redis_url: str | None, traced: bool = False
+    folder: Path,
+    name: str,
+    redis_url: str | None,
+    traced: bool = False,
+    extra: tuple[str, ...] = (),
 ) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     launch = ["-X", "tracemalloc=1", "-c", TRACED_SERVE] if traced else ["-m", "callbreak"]
@@ -120,6 +136,7 @@ def start_server(
     ]
     if redis_url:
         command += ["--redis", redis_url]
+    command += extra
     log = open(folder / f"{name}.log", "wb")  # noqa: SIM115  # kept for a failing run
     environment = os.environ | {"CALLBREAK_TRACED": str(folder / f"{name}.traced")}
     process = subprocess.Popen(command, stdout=log, stderr=log, env=environment)
@@ -608,6 +625,13 @@ def main() -> None:
         default=1,
         help="client processes the rooms are shared among (when one saturates before the server)",
     )
+    parser.add_argument(
+        "--serve",
+        action="append",
+        default=[],
+        metavar="OPTIONS",
+        help="more options for `callbreak serve` (split at spaces), to compare its settings",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         folder = Path(args.keep or name)
@@ -618,7 +642,10 @@ def main() -> None:
         if args.mode == "redis":
             redis_process, redis_url = start_redis(folder)
         count = 2 if args.mode == "redis" else 1
-        servers = [start_server(folder, f"s{i}", redis_url, args.tracemalloc) for i in range(count)]
+        extra = tuple(word for words in args.serve for word in words.split())
+        servers = [
+            start_server(folder, f"s{i}", redis_url, args.tracemalloc, extra) for i in range(count)
+        ]
         processes = [process for process, _ in servers]
         bases = [base for _, base in servers]
         memory = Memory(processes, folder, args.tracemalloc)
