@@ -195,3 +195,16 @@ async def test_the_local_backend_groups_its_appends(store: Store) -> None:
     assert await backend.append(a.id, a.rev, step(0)) is False  # stale: version 0 is taken
     assert backend.appends.groups >= 1
     await backend.close()
+
+
+def test_an_append_stores_the_status_and_the_deadline_to_the_last_digit(store: Store) -> None:
+    (a,) = rooms(store, 1)
+    deadline = 1_765_000_000.1234567
+    assert store.append(a.id, a.rev, Step(0, "x0", [], PLAYING, deadline))
+    loaded = store.load(a.id)
+    assert loaded is not None
+    assert (loaded.status, loaded.deadline) == (PLAYING, deadline)
+    assert store.append(a.id, a.rev, Step(1, "x1", [], PLAYING, None))
+    loaded = store.load(a.id)
+    assert loaded is not None and loaded.deadline is None
+    assert loaded.updated >= a.updated

@@ -313,7 +313,7 @@ class Store:
 
 def _append(db: sqlite3.Connection, table_id: str, rev: int, step: Step) -> bool:
     """:meth:`Store.append` inside a transaction the caller holds."""
-    row = db.execute("SELECT data, rev FROM tables WHERE id = ?", (table_id,)).fetchone()
+    row = db.execute("SELECT rev FROM tables WHERE id = ?", (table_id,)).fetchone()
     if row is None or row["rev"] != rev:
         return False
     (count,) = db.execute("SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)).fetchone()
@@ -324,12 +324,15 @@ def _append(db: sqlite3.Connection, table_id: str, rev: int, step: Step) -> bool
         "INSERT INTO actions VALUES (?, ?, ?, ?)",
         (table_id, step.version, step.code, faults),
     )
-    data = json.loads(row["data"])
     now = time.time()
-    data.update(status=step.status, deadline=step.deadline, updated=now)
+    # The three fields set inside SQLite (json_set), not by decoding and encoding the table's
+    # whole data here: that work holds the interpreter's lock, SQLite's does not. The numbers
+    # go as JSON text (json(?)) so that they are stored to the last digit, as json.dumps
+    # writes them, not rounded to SQLite's 15.
     db.execute(
-        "UPDATE tables SET data = ?, status = ?, updated = ? WHERE id = ?",
-        (json.dumps(data), step.status, now, table_id),
+        "UPDATE tables SET data = json_set(data, '$.status', ?, '$.deadline', json(?), "
+        "'$.updated', json(?)), status = ?, updated = ? WHERE id = ?",
+        (step.status, json.dumps(step.deadline), json.dumps(now), step.status, now, table_id),
     )
     return True
 
