@@ -39,6 +39,9 @@ PROTOCOL_PING_SECONDS = 20.0
 long after it is dropped. Not shorter: uvicorn reads no frame (a pong included) while the app
 is still handling a socket's last message (a hint waiting for the busy pool, a slow store), and
 a client that is merely slow must not be dropped for it."""
+DEFLATE = True
+"""Whether ``callbreak serve`` compresses socket messages unless told (``--deflate``): measured
+in docs/benchmarks.md (issue 40)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -209,6 +212,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=20.0,
         metavar="N",
         help="socket messages allowed per connection per second (default 20)",
+    )
+    serve.add_argument(
+        "--deflate",
+        choices=["on", "off"],
+        default="on" if DEFLATE else "off",
+        help="compress the socket messages (per-message deflate, when the browser offers it): "
+        "fewer bytes for more CPU; docs/benchmarks.md (default %(default)s)",
     )
     serve.add_argument(
         "--searches",
@@ -541,6 +551,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     metrics_from=metrics,
                     log_json=args.log_json,
                     ping_seconds=args.ping_seconds,
+                    deflate=args.deflate == "on",
                 )
             )
     except KeyboardInterrupt:
@@ -915,6 +926,8 @@ class Serving:
     log_json: bool = False
     ping_seconds: float = PING_SECONDS
     """Sockets hear a ping this often."""
+    deflate: bool = DEFLATE
+    """Whether socket messages are compressed (per-message deflate)."""
 
 
 def run_serve(serving: Serving) -> int:
@@ -1013,7 +1026,9 @@ def run_serve(serving: Serving) -> int:
         except (OSError, sqlite3.Error) as error:
             print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)
             return EXIT_UNREADABLE
-        served = _Served(host, port, path, redis_url, trusted, drain_seconds, serving.log_json)
+        served = _Served(
+            host, port, path, redis_url, trusted, drain_seconds, serving.log_json, serving.deflate
+        )
         return _serve_on(listener, app, served)
 
 
@@ -1028,6 +1043,7 @@ class _Served:
     trusted: list[str]
     drain_seconds: float
     log_json: bool
+    deflate: bool
 
 
 def _serve_on(
@@ -1086,6 +1102,7 @@ def _serve_on(
         ws_max_size=MAX_FRAME_BYTES,
         # ... and a peer that pings without reading its pongs is dropped (web.transport).
         ws=BoundedWebSocket,
+        ws_per_message_deflate=served.deflate,
         # X-Forwarded-For names the client only when a proxy we were told of sent it;
         # from anyone else it would let a client pick the address its limits count.
         proxy_headers=bool(trusted),
