@@ -39,9 +39,12 @@ PROTOCOL_PING_SECONDS = 20.0
 long after it is dropped. Not shorter: uvicorn reads no frame (a pong included) while the app
 is still handling a socket's last message (a hint waiting for the busy pool, a slow store), and
 a client that is merely slow must not be dropped for it."""
-DEFLATE = True
-"""Whether ``callbreak serve`` compresses socket messages unless told (``--deflate``): measured
-in docs/benchmarks.md (issue 40)."""
+DEFLATE = False
+"""Whether ``callbreak serve`` compresses socket messages unless told (``--deflate``). Off: in
+docs/benchmarks.md (issue 40) per-message deflate cost the server about a sixth of its CPU per
+action and about 200 kB of memory per room (a compressor kept for each socket), for messages
+about 30 times smaller on the wire (a state differs little from the last); a server that pays
+for its bandwidth more than its cores turns it on."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -218,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["on", "off"],
         default="on" if DEFLATE else "off",
         help="compress the socket messages (per-message deflate, when the browser offers it): "
-        "fewer bytes for more CPU; docs/benchmarks.md (default %(default)s)",
+        "about 30 times fewer bytes for a sixth more CPU per action and about 200 kB more "
+        "memory per room; docs/benchmarks.md (default %(default)s)",
     )
     serve.add_argument(
         "--searches",
