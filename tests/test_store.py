@@ -46,9 +46,7 @@ async def grouped(
     them all in one group once it is let go."""
     with store._lock:
         futures = [appends.submit(*item) for item in items]
-    return list(
-        await asyncio.gather(*(asyncio.wrap_future(f) for f in futures), return_exceptions=True)
-    )
+    return list(await asyncio.gather(*futures, return_exceptions=True))
 
 
 @pytest.fixture
@@ -208,3 +206,15 @@ def test_an_append_stores_the_status_and_the_deadline_to_the_last_digit(store: S
     loaded = store.load(a.id)
     assert loaded is not None and loaded.deadline is None
     assert loaded.updated >= a.updated
+
+
+async def test_an_append_given_up_before_the_writer_takes_it_is_not_stored(store: Store) -> None:
+    appends = Appends(store)
+    (a,) = rooms(store, 1)
+    with store._lock:
+        given_up = appends.submit(a.id, a.rev, step(0, "gone"))
+        given_up.cancel()
+        kept = appends.submit(a.id, a.rev, step(0))
+    assert await kept is True
+    assert actions(store, a) == ["x0"]
+    appends.close()

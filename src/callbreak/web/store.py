@@ -23,7 +23,6 @@ Rows past their retention are deleted by :meth:`Store.expire` and :meth:`Store.e
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import json
 import os
@@ -341,8 +340,6 @@ GROUP_MOST = 256
 """Appends stored in one transaction at most: a group is committed within a few milliseconds,
 however many tables are waiting."""
 
-_CLOSE = None  # what :meth:`Appends.close` queues for the writer to stop at
-
 
 class Appends:
     """The appends of a process's tables, grouped: a writer thread takes every append queued
@@ -357,17 +354,20 @@ class Appends:
         self.store, self.most = store, most
         self.groups = 0
         """Transactions committed or tried so far (a group's size is appends / groups)."""
-        self._queue: queue.SimpleQueue[
-            tuple[str, int, Step, concurrent.futures.Future[bool]] | None
-        ] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Queued | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self._closed = False
         self._start = threading.Lock()
 
-    def submit(self, table_id: str, rev: int, step: Step) -> concurrent.futures.Future[bool]:
-        """Queue an append; its future is done once the append's transaction is committed (or
-        failed). A future cancelled before the writer takes it is not stored."""
-        future: concurrent.futures.Future[bool] = concurrent.futures.Future()
+    def submit(self, table_id: str, rev: int, step: Step) -> asyncio.Future[bool]:
+        """Queue an append (on the running event loop); its future is done once the append's
+        transaction is committed (or failed). One cancelled before the writer takes it is not
+        stored."""
+        # An asyncio future, answered by one call into the loop per group: a
+        # concurrent.futures.Future each (a Condition made, then chained to the loop) cost the
+        # loop more than the append it took off it.
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bool] = loop.create_future()
         with self._start:
             if self._closed:
                 future.set_exception(sqlite3.ProgrammingError("the store is closed"))
@@ -375,17 +375,17 @@ class Appends:
             if self._writer is None:  # started at the first append: most stores never have one
                 self._writer = threading.Thread(target=self._write, name="appends", daemon=True)
                 self._writer.start()
-            self._queue.put((table_id, rev, step, future))
+            self._queue.put((table_id, rev, step, loop, future))
         return future
 
     async def append(self, table_id: str, rev: int, step: Step) -> bool:
         """:meth:`Store.append`, grouped with the other tables' and awaited."""
-        return await asyncio.wrap_future(self.submit(table_id, rev, step))
+        return await self.submit(table_id, rev, step)
 
     def _write(self) -> None:
         while True:
             first = self._queue.get()
-            if first is _CLOSE:
+            if first is None:
                 return
             taken, stop = [first], False
             # Under the store's lock, so that whatever queued while it was held (this thread's
@@ -396,19 +396,23 @@ class Appends:
                         more = self._queue.get_nowait()
                     except queue.Empty:
                         break
-                    if more is _CLOSE:
+                    if more is None:
                         stop = True
                         break
                     taken.append(more)
-            group = [item for item in taken if item[3].set_running_or_notify_cancel()]
+            # Read across threads, and at worst late: one cancelled just after is stored, as
+            # one cancelled once taken is.
+            group = [item for item in taken if not item[4].cancelled()]
             if group:
-                answers = self.store.append_group([(t, r, s) for t, r, s, _ in group])
+                answers = self.store.append_group([item[:3] for item in group])
                 self.groups += 1
-                for (_, _, _, future), answer in zip(group, answers, strict=True):
-                    if isinstance(answer, bool):
-                        future.set_result(answer)
-                    else:
-                        future.set_exception(answer)
+                loops: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[bool], Any]]]
+                loops = {}
+                for item, answer in zip(group, answers, strict=True):
+                    loops.setdefault(item[3], []).append((item[4], answer))
+                for loop, answered in loops.items():
+                    with contextlib.suppress(RuntimeError):  # a loop closed meanwhile
+                        loop.call_soon_threadsafe(_answer, answered)
             if stop:
                 return
 
@@ -417,9 +421,25 @@ class Appends:
         with self._start:
             self._closed = True
             writer = self._writer
-            self._queue.put(_CLOSE)
+            self._queue.put(None)
         if writer is not None:
             writer.join()
+
+
+_Queued = tuple[str, int, Step, asyncio.AbstractEventLoop, "asyncio.Future[bool]"]
+"""An append waiting for the writer: its table, revision and step, and the loop and future
+of the caller who waits for it."""
+
+
+def _answer(answered: list[tuple[asyncio.Future[bool], bool | sqlite3.Error]]) -> None:
+    """On the callers' loop: resume each caller of a committed (or failed) group."""
+    for future, answer in answered:
+        if future.done():  # cancelled meanwhile
+            continue
+        if isinstance(answer, bool):
+            future.set_result(answer)
+        else:
+            future.set_exception(answer)
 
 
 def _insert(db: sqlite3.Connection, data: TableData) -> None:
