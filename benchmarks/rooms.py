@@ -24,8 +24,9 @@ event loop that is behind fires them late and delays every message it reads), th
 read from their sockets per action (as on the wire, compressed or not) and the messages' size
 once decoded; the servers' share of a core and the whole machine's busy share. Its last line
 names the bottleneck: the clients (a client process near a whole core, or timers late by a
-quarter of the 95th percentile), the server (a server process near a whole core), the machine
-(its cores busy with other work while neither was), or neither. ``--clients N`` shares the
+quarter of the 95th percentile while the machine had cores to spare), the server (a server
+process near a whole core), the machine (its cores busy with other work while neither was), or
+neither. ``--clients N`` shares the
 rooms among N client processes, started together, when one saturates first; ``--serve
 "OPTIONS"`` passes more options to `callbreak serve` (``--serve "--deflate off"``).
 """
@@ -533,10 +534,13 @@ def bottleneck(timing: Timing, p95: float) -> None:
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     # The clients saturate when one of their processes is as busy as a Python process can be,
-    # or when their timers fire late by a good part of the latency they measure.
-    client_bound = max(clients, default=0) >= SATURATED or lag >= max(0.010, 0.25 * p95)
-    server_bound = max(servers, default=0) >= SATURATED
+    # or when their timers fire late by a good part of the latency they measure while the
+    # machine had cores to spare (on full cores a timer is late for want of a core: the
+    # machine's doing, not the clients').
     machine_full = total > 0 and busy / total >= 0.9
+    late = lag >= max(0.010, 0.25 * p95)
+    client_bound = max(clients, default=0) >= SATURATED or (late and not machine_full)
+    server_bound = max(servers, default=0) >= SATURATED
     if client_bound and server_bound:
         verdict = (
             "both the clients and the server saturated: the latencies are partly the "
