@@ -207,7 +207,12 @@ def test_serve_compresses_socket_messages_unless_told_not_to(
     from callbreak import cli
 
     given: list[bool] = []
-    monkeypatch.setattr(cli, "run_serve", lambda serving: given.append(serving.deflate) or 0)
+
+    def serve(serving: cli.Serving) -> int:
+        given.append(serving.deflate)
+        return 0
+
+    monkeypatch.setattr(cli, "run_serve", serve)
     assert cli.main(["serve"]) == 0
     assert cli.main(["serve", "--deflate", "off"]) == 0
     assert cli.main(["serve", "--deflate", "on"]) == 0
