@@ -16,6 +16,19 @@ twice, to see whether memory keeps growing; ``--warm N`` plays N rooms first, so
 first rooms load once (modules, buffers, caches) is not counted per room. People wait
 ``--think`` seconds before each of their actions (a person takes seconds; 0 plays at machine
 speed and finds where the server saturates).
+
+The scripted people share one machine with the servers, so the report also says what they
+spent while the rooms played, to tell whose figure a latency is: the clients' CPU per action
+and share of a core, how late their timers fired (each think, and a ticker every 0.1 s: an
+event loop that is behind fires them late and delays every message it reads), the bytes they
+read from their sockets per action (as on the wire, compressed or not) and the messages' size
+once decoded; the servers' share of a core and the whole machine's busy share. Its last line
+names the bottleneck: the clients (a client process near a whole core, or timers late by a
+quarter of the 95th percentile while the machine had cores to spare), the server (a server
+process near a whole core), the machine (its cores busy with other work while neither was), or
+neither. ``--clients N`` shares the
+rooms among N client processes, started together, when one saturates first; ``--serve
+"OPTIONS"`` passes more options to `callbreak serve` (``--serve "--deflate off"``).
 """
 
 from __future__ import annotations
@@ -23,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import shutil
@@ -32,8 +46,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+from websockets.asyncio.client import ClientConnection
 
 from callbreak.web.client import Client, http
 from callbreak.web.retention import EVICT_EVERY
@@ -92,7 +109,11 @@ def traced_kb(process: subprocess.Popen[bytes], folder: Path, name: str) -> int:
 
 
 def start_server(
-    folder: Path, name: str, redis_url: str | None, traced: bool = False
+    folder: Path,
+    name: str,
+    redis_url: str | None,
+    traced: bool = False,
+    extra: tuple[str, ...] = (),
 ) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     launch = ["-X", "tracemalloc=1", "-c", TRACED_SERVE] if traced else ["-m", "callbreak"]
@@ -116,6 +137,7 @@ def start_server(
     ]
     if redis_url:
         command += ["--redis", redis_url]
+    command += extra
     log = open(folder / f"{name}.log", "wb")  # noqa: SIM115  # kept for a failing run
     environment = os.environ | {"CALLBREAK_TRACED": str(folder / f"{name}.traced")}
     process = subprocess.Popen(command, stdout=log, stderr=log, env=environment)
@@ -169,7 +191,9 @@ def settled(processes: list[subprocess.Popen[bytes]]) -> int:
 
 
 class Timing:
-    """When each version of each table was sent, and when each person saw it."""
+    """When each version of each table was sent, and when each person saw it; and what the
+    clients themselves spent doing it (their CPU, their timers' lateness, the bytes they read),
+    so that the report can say whether a figure is the server's or the clients'."""
 
     def __init__(self) -> None:
         self.sent: dict[tuple[str, int], float] = {}
@@ -179,11 +203,102 @@ class Timing:
         self.finished: set[str] = set()
         """The tables whose match a person saw end: only those are let go of after
         IDLE_FINISHED; one cut off by --seconds stays for IDLE_UNFINISHED."""
+        self.lags: list[float] = []
+        """How late the clients' timers fired (a think, or the ticker's tenth of a second):
+        a client process whose event loop is full fires them late, and its latencies with
+        them."""
+        self.elapsed = 0.0
+        self.client_cpu: list[float] = []
+        """Each client process's CPU seconds while the rooms played."""
+        self.read_bytes = 0
+        """Bytes the clients read from their sockets while the rooms played (the wire's,
+        compressed or not)."""
+        self.text_bytes = 0
+        """Bytes of the messages' text as the clients decoded it (after any inflating)."""
+        self.server_cpu: list[float] = []
+        """Each server process's CPU seconds while the rooms played."""
+        self.machine: tuple[float, float] = (0.0, 0.0)
+        """The whole machine's busy and total CPU seconds (all cores) while the rooms played."""
 
     def saw(self, table: str, version: int) -> None:
         started = self.sent.get((table, version))
         if started is not None:
             self.samples.append(time.perf_counter() - started)
+
+    def merge(self, other: Timing) -> None:
+        """Add the figures of another client process's rooms (played at the same time)."""
+        self.samples += other.samples
+        self.actions += other.actions
+        self.tables |= other.tables
+        self.finished |= other.finished
+        self.lags += other.lags
+        self.elapsed = max(self.elapsed, other.elapsed)
+        self.client_cpu += other.client_cpu
+        self.read_bytes += other.read_bytes
+        self.text_bytes += other.text_bytes
+        self.server_cpu = self.server_cpu or other.server_cpu
+        self.machine = self.machine if self.machine[1] else other.machine
+
+
+WIRE = [0]
+"""Bytes this process's sockets have received from the servers, as they came on the wire
+(compressed when per-message deflate is on)."""
+_received = ClientConnection.data_received
+
+
+def _counted(self: ClientConnection, data: bytes) -> None:
+    WIRE[0] += len(data)
+    _received(self, data)
+
+
+# Counted where the bytes arrive, for every client of this process (and of the --clients
+# processes, which import this module anew): the kernel's own count of reads misses recv().
+ClientConnection.data_received = _counted  # type: ignore[method-assign,assignment]
+
+
+def machine_cpu() -> tuple[float, float]:
+    """The machine's busy and total CPU seconds so far, all cores (Linux ``/proc/stat``)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]  # idle and waiting for I/O
+    total = sum(values[:8])  # guest time is counted in user already
+    tick = os.sysconf("SC_CLK_TCK")
+    return (total - idle) / tick, total / tick
+
+
+class Played:
+    """Measures what the clients and the servers spend from the rooms' start to their end."""
+
+    def __init__(self, timing: Timing, servers: list[int]) -> None:
+        self.timing, self.servers = timing, servers
+
+    def __enter__(self) -> Played:
+        self.started = time.perf_counter()
+        self.cpu = time.process_time()
+        self.read = WIRE[0]
+        self.server = [cpu_seconds(pid) for pid in self.servers]
+        self.machine = machine_cpu()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        timing = self.timing
+        timing.elapsed = time.perf_counter() - self.started
+        timing.client_cpu = [time.process_time() - self.cpu]
+        timing.read_bytes = WIRE[0] - self.read
+        timing.server_cpu = [
+            cpu_seconds(pid) - before for pid, before in zip(self.servers, self.server, strict=True)
+        ]
+        busy, total = machine_cpu()
+        timing.machine = (busy - self.machine[0], total - self.machine[1])
+
+
+async def ticker(timing: Timing, stop: float, every: float = 0.1) -> None:
+    """Note how late a timer of ``every`` seconds fires, until ``stop``: the client's event
+    loop lag even when nobody thinks (``--think 0``)."""
+    loop = asyncio.get_running_loop()
+    while loop.time() < stop:
+        before = loop.time()
+        await asyncio.sleep(every)
+        timing.lags.append(loop.time() - before - every)
 
 
 async def person(client: Client, table: str, timing: Timing, think: float, stop: float) -> None:
@@ -193,6 +308,7 @@ async def person(client: Client, table: str, timing: Timing, think: float, stop:
     timing.tables.add(table)
     while loop.time() < stop:
         text = await asyncio.wait_for(client.socket.recv(), 120)
+        timing.text_bytes += len(text)
         message = json.loads(text)
         if message["type"] != "state":
             continue
@@ -205,7 +321,10 @@ async def person(client: Client, table: str, timing: Timing, think: float, stop:
             continue
         acted.add(state["version"])
         if think:
-            await asyncio.sleep(random.uniform(0.5, 1.5) * think)
+            pause = random.uniform(0.5, 1.5) * think
+            before = loop.time()
+            await asyncio.sleep(pause)
+            timing.lags.append(loop.time() - before - pause)
         if state["legal_calls"]:
             action: dict[str, Any] = {"type": "call", "value": state["legal_calls"][0]}
         else:
@@ -216,13 +335,22 @@ async def person(client: Client, table: str, timing: Timing, think: float, stop:
 
 
 async def rooms_load(
-    bases: list[str], rooms: int, think: float, deals: int, seconds: float
-) -> tuple[Timing, float]:
-    """``rooms`` rooms of four people, each person on one of ``bases`` in turn."""
+    bases: list[str],
+    rooms: int,
+    think: float,
+    deals: int,
+    seconds: float,
+    servers: list[int],
+    first: int = 0,
+    go: Callable[[], Awaitable[None]] | None = None,
+) -> Timing:
+    """``rooms`` rooms of four people, each person on one of ``bases`` in turn (numbered from
+    ``first``, when several client processes share the rooms); ``go`` is awaited once every
+    socket is open, before the first action (the other client processes' rooms ready too)."""
     timing = Timing()
     tasks = []
     clients = []
-    for number in range(rooms):
+    for number in range(first, first + rooms):
         creator = bases[number % len(bases)]
         status, room = http(
             "POST",
@@ -248,20 +376,23 @@ async def rooms_load(
         for seat, token in enumerate(tokens):
             client = await Client.open(bases[(number + seat) % len(bases)], room["room"], token)
             clients.append((client, room["room"]))
-    started = time.perf_counter()
+    if go is not None:
+        await go()
     stop = asyncio.get_running_loop().time() + seconds
-    for client, code in clients:
-        tasks.append(asyncio.create_task(person(client, code, timing, think, stop)))
-    await asyncio.gather(*tasks, return_exceptions=True)
-    elapsed = time.perf_counter() - started
+    with Played(timing, servers):
+        for client, code in clients:
+            tasks.append(asyncio.create_task(person(client, code, timing, think, stop)))
+        tick = asyncio.create_task(ticker(timing, stop))
+        await asyncio.gather(*tasks, return_exceptions=True)
+        tick.cancel()
     for client, _ in clients:
         await client.close()
-    return timing, elapsed
+    return timing
 
 
 async def computers_load(
-    base: str, tables: int, think: float, seconds: float
-) -> tuple[Timing, float]:
+    base: str, tables: int, think: float, seconds: float, servers: list[int]
+) -> Timing:
     """``tables`` people, each against three computers at instant speed."""
 
     timing = Timing()
@@ -275,24 +406,92 @@ async def computers_load(
         assert status == 201, created
         client = await Client.open(base, created["id"], created["token"], kind="matches")
         sockets.append((client, created["id"]))
-    started = time.perf_counter()
     stop = asyncio.get_running_loop().time() + seconds
-    await asyncio.gather(
-        *(person(client, code, timing, think, stop) for client, code in sockets),
-        return_exceptions=True,
-    )
-    elapsed = time.perf_counter() - started
+    with Played(timing, servers):
+        tick = asyncio.create_task(ticker(timing, stop))
+        await asyncio.gather(
+            *(person(client, code, timing, think, stop) for client, code in sockets),
+            return_exceptions=True,
+        )
+        tick.cancel()
     for client, _ in sockets:
         await client.close()
-    return timing, elapsed
+    return timing
 
 
-def report(title: str, timing: Timing, elapsed: float) -> None:
+def client_process(
+    bases: list[str],
+    rooms: int,
+    first: int,
+    think: float,
+    deals: int,
+    seconds: float,
+    servers: list[int],
+    barrier: Any,
+    results: Any,
+) -> None:
+    """One of ``--clients`` processes: its share of the rooms, started with the others'."""
+
+    async def go() -> None:
+        await asyncio.to_thread(barrier.wait)
+
+    timing = asyncio.run(rooms_load(bases, rooms, think, deals, seconds, servers, first, go))
+    timing.sent.clear()  # not needed by the report, and large to send
+    results.put(timing)
+
+
+def play_rooms(
+    bases: list[str],
+    rooms: int,
+    think: float,
+    deals: int,
+    seconds: float,
+    servers: list[int],
+    processes: int,
+) -> Timing:
+    """The rooms on ``processes`` client processes (in this one when 1): one event loop and one
+    interpreter lock for 800 sockets may be the first to saturate, not the server."""
+    if processes <= 1:
+        return asyncio.run(rooms_load(bases, rooms, think, deals, seconds, servers))
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(processes), context.Queue()
+    shares = [rooms // processes + (i < rooms % processes) for i in range(processes)]
+    starts = [sum(shares[:i]) for i in range(processes)]
+    workers = [
+        context.Process(
+            target=client_process,
+            args=(bases, share, start, think, deals, seconds, servers, barrier, results),
+        )
+        for share, start in zip(shares, starts, strict=True)
+    ]
+    for worker in workers:
+        worker.start()
+    timing = Timing()
+    for _ in workers:
+        timing.merge(results.get(timeout=seconds + 600))
+    for worker in workers:
+        worker.join(30)
+    return timing
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The value at ``share`` (0 to 1) of the sorted values; 0 for none."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
+
+
+SATURATED = 0.8
+"""A process busy this share of one core is taken as saturated: one Python process does its
+work on one core at a time (the interpreter's lock), whatever the machine has."""
+
+
+def report(title: str, timing: Timing) -> None:
     samples = sorted(timing.samples)
+    elapsed = max(timing.elapsed, 1e-9)
     if not samples:
         print(f"{title}: no samples")
         return
-    p95 = samples[min(len(samples) - 1, int(0.95 * len(samples)))]
+    p95 = percentile(samples, 0.95)
     print(
         f"{title}: {timing.actions} actions in {elapsed:.1f} s ({timing.actions / elapsed:.0f}/s); "
         f"action to each person's state: median {statistics.median(samples) * 1000:.1f} ms, "
@@ -306,6 +505,65 @@ def report(title: str, timing: Timing, elapsed: float) -> None:
             f"{IDLE_UNFINISHED:.0f} s after their last socket, so the memory after eviction "
             "counts them (raise --seconds)"
         )
+    bottleneck(timing, p95)
+
+
+def bottleneck(timing: Timing, p95: float) -> None:
+    """Say what the clients and the servers spent while the rooms played, and which of them (or
+    the machine) set the figures: a latency measured by clients whose own event loop was late
+    is partly theirs, not the server's."""
+    elapsed, actions = max(timing.elapsed, 1e-9), max(timing.actions, 1)
+    clients = [cpu / elapsed for cpu in timing.client_cpu]
+    servers = [cpu / elapsed for cpu in timing.server_cpu]
+    lag = percentile(timing.lags, 0.95)
+    busy, total = timing.machine
+    cores = os.cpu_count() or 1
+    print(
+        f"  clients ({len(clients)} process{'es' if len(clients) > 1 else ''}): CPU "
+        f"{1000 * sum(timing.client_cpu) / actions:.2f} ms per action, "
+        f"{' + '.join(f'{share:.2f}' for share in clients)} of a core; their timers fired late "
+        f"by {1000 * percentile(timing.lags, 0.5):.1f} ms (median), {1000 * lag:.1f} ms (95th), "
+        f"{1000 * max(timing.lags, default=0):.0f} ms (max); they read "
+        f"{timing.read_bytes / actions:.0f} bytes per action from their sockets "
+        f"({timing.text_bytes / actions:.0f} bytes of messages once decoded)"
+    )
+    print(
+        f"  servers while playing: {' + '.join(f'{share:.2f}' for share in servers)} of a core "
+        f"({1000 * sum(timing.server_cpu) / actions:.2f} ms CPU per action); the machine: "
+        f"{100 * busy / max(total, 1e-9):.0f}% of its {cores} cores busy, load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+    # The clients saturate when one of their processes is as busy as a Python process can be,
+    # or when their timers fire late by a good part of the latency they measure while the
+    # machine had cores to spare (on full cores a timer is late for want of a core: the
+    # machine's doing, not the clients').
+    machine_full = total > 0 and busy / total >= 0.9
+    late = lag >= max(0.010, 0.25 * p95)
+    client_bound = max(clients, default=0) >= SATURATED or (late and not machine_full)
+    server_bound = max(servers, default=0) >= SATURATED
+    if client_bound and server_bound:
+        verdict = (
+            "both the clients and the server saturated: the latencies are partly the "
+            "clients' (try more --clients processes)"
+        )
+    elif client_bound:
+        verdict = (
+            "the clients: their event loop was late, so the latencies are partly theirs and "
+            "the server had room left (try more --clients processes)"
+        )
+    elif server_bound:
+        verdict = "the server: the clients had room to spare, the figures are the server's"
+    elif machine_full:
+        verdict = (
+            "the machine: neither the server nor the clients used a whole core, but the cores "
+            "were busy (other work on the machine); the latencies are the machine's load"
+        )
+    else:
+        verdict = (
+            "neither: the server and the clients had room to spare; the latencies are the "
+            "server's own, unloaded"
+        )
+    print(f"  bottleneck: {verdict}")
 
 
 class Memory:
@@ -365,6 +623,19 @@ def main() -> None:
         action="store_true",
         help="run the servers under tracemalloc and report their Python heap (slower)",
     )
+    parser.add_argument(
+        "--clients",
+        type=int,
+        default=1,
+        help="client processes the rooms are shared among (when one saturates before the server)",
+    )
+    parser.add_argument(
+        "--serve",
+        action="append",
+        default=[],
+        metavar="OPTIONS",
+        help="more options for `callbreak serve` (split at spaces), to compare its settings",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         folder = Path(args.keep or name)
@@ -375,7 +646,10 @@ def main() -> None:
         if args.mode == "redis":
             redis_process, redis_url = start_redis(folder)
         count = 2 if args.mode == "redis" else 1
-        servers = [start_server(folder, f"s{i}", redis_url, args.tracemalloc) for i in range(count)]
+        extra = tuple(word for words in args.serve for word in words.split())
+        servers = [
+            start_server(folder, f"s{i}", redis_url, args.tracemalloc, extra) for i in range(count)
+        ]
         processes = [process for process, _ in servers]
         bases = [base for _, base in servers]
         memory = Memory(processes, folder, args.tracemalloc)
@@ -384,24 +658,27 @@ def main() -> None:
         for number in range(count):
             ready(folder / f"s{number}.log")
         memory.measure("at start", 0)
+        pids = [process.pid for process in processes]
         try:
             if args.warm:
-                asyncio.run(rooms_load(bases, args.warm, args.think, args.deals, args.seconds))
+                play_rooms(
+                    bases, args.warm, args.think, args.deals, args.seconds, pids, args.clients
+                )
                 if args.evict:
                     time.sleep(IDLE_FINISHED + 2 * EVICT_EVERY)
                 memory.first = None
                 memory.measure(f"after {args.warm} rooms to warm up (before)", 0)
             for round_ in range(1, args.rounds + 1):
-                cpu = sum(cpu_seconds(process.pid) for process in processes)
+                cpu = sum(cpu_seconds(pid) for pid in pids)
                 if args.mode == "computers":
-                    timing, elapsed = asyncio.run(
-                        computers_load(bases[0], args.rooms, args.think, args.seconds)
+                    timing = asyncio.run(
+                        computers_load(bases[0], args.rooms, args.think, args.seconds, pids)
                     )
                 else:
-                    timing, elapsed = asyncio.run(
-                        rooms_load(bases, args.rooms, args.think, args.deals, args.seconds)
+                    timing = play_rooms(
+                        bases, args.rooms, args.think, args.deals, args.seconds, pids, args.clients
                     )
-                cpu = sum(cpu_seconds(process.pid) for process in processes) - cpu
+                cpu = sum(cpu_seconds(pid) for pid in pids) - cpu
                 played = round_ * args.rooms
                 memory.measure(f"after {played} rooms, every socket closed", played)
                 if args.evict:
@@ -423,7 +700,6 @@ def main() -> None:
                     f"{args.rooms} {'tables' if args.mode == 'computers' else 'rooms'}, "
                     f"{what[args.mode]}, think {args.think} s",
                     timing,
-                    elapsed,
                 )
                 per = 1000 * cpu / max(timing.actions, 1)
                 print(f"servers' CPU: {cpu:.1f} s for {timing.actions} actions ({per:.2f} ms each)")

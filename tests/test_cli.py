@@ -201,6 +201,24 @@ def test_a_bad_bots_allowance_is_one_clear_line(value: str, words: str) -> None:
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+def test_serve_compresses_socket_messages_unless_told_not_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from callbreak import cli
+
+    given: list[bool] = []
+
+    def serve(serving: cli.Serving) -> int:
+        given.append(serving.deflate)
+        return 0
+
+    monkeypatch.setattr(cli, "run_serve", serve)
+    assert cli.main(["serve"]) == 0
+    assert cli.main(["serve", "--deflate", "off"]) == 0
+    assert cli.main(["serve", "--deflate", "on"]) == 0
+    assert given == [cli.DEFLATE, False, True]
+
+
 def test_serve_takes_the_bots_it_may_call(monkeypatch: pytest.MonkeyPatch) -> None:
     from callbreak import cli
     from callbreak.web.limits import Limits

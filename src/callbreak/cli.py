@@ -40,6 +40,12 @@ PROTOCOL_PING_SECONDS = 20.0
 long after it is dropped. Not shorter: uvicorn reads no frame (a pong included) while the app
 is still handling a socket's last message (a hint waiting for the busy pool, a slow store), and
 a client that is merely slow must not be dropped for it."""
+DEFLATE = False
+"""Whether ``callbreak serve`` compresses socket messages unless told (``--deflate``). Off: in
+docs/benchmarks.md (issue 40) per-message deflate cost the server about a sixth of its CPU per
+action and about 200 kB of memory per room (a compressor kept for each socket), for messages
+about 30 times smaller on the wire (a state differs little from the last); a server that pays
+for its bandwidth more than its cores turns it on."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -210,6 +216,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=20.0,
         metavar="N",
         help="socket messages allowed per connection per second (default 20)",
+    )
+    serve.add_argument(
+        "--deflate",
+        choices=["on", "off"],
+        default="on" if DEFLATE else "off",
+        help="compress the socket messages (per-message deflate, when the browser offers it): "
+        "about 30 times fewer bytes for a sixth more CPU per action and about 200 kB more "
+        "memory per room; docs/benchmarks.md (default %(default)s)",
     )
     serve.add_argument(
         "--searches",
@@ -558,6 +572,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     log_json=args.log_json,
                     ping_seconds=args.ping_seconds,
                     pools=pools,
+                    deflate=args.deflate == "on",
                 )
             )
     except KeyboardInterrupt:
@@ -934,6 +949,8 @@ class Serving:
     """Sockets hear a ping this often."""
     pools: Sequence[Pool] = DEFAULT_POOLS
     """Quick play's pools (none: ``--no-pools``)."""
+    deflate: bool = DEFLATE
+    """Whether socket messages are compressed (per-message deflate)."""
 
 
 def run_serve(serving: Serving) -> int:
@@ -1033,7 +1050,9 @@ def run_serve(serving: Serving) -> int:
         except (OSError, sqlite3.Error) as error:
             print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)
             return EXIT_UNREADABLE
-        served = _Served(host, port, path, redis_url, trusted, drain_seconds, serving.log_json)
+        served = _Served(
+            host, port, path, redis_url, trusted, drain_seconds, serving.log_json, serving.deflate
+        )
         return _serve_on(listener, app, served)
 
 
@@ -1048,6 +1067,7 @@ class _Served:
     trusted: list[str]
     drain_seconds: float
     log_json: bool
+    deflate: bool
 
 
 def _serve_on(
@@ -1106,6 +1126,7 @@ def _serve_on(
         ws_max_size=MAX_FRAME_BYTES,
         # ... and a peer that pings without reading its pongs is dropped (web.transport).
         ws=BoundedWebSocket,
+        ws_per_message_deflate=served.deflate,
         # X-Forwarded-For names the client only when a proxy we were told of sent it;
         # from anyone else it would let a client pick the address its limits count.
         proxy_headers=bool(trusted),

@@ -24,7 +24,7 @@ from typing import Any, Protocol, TypeVar
 
 from callbreak.ratings import Outcome, PoolRating
 from callbreak.web.model import Step, TableData
-from callbreak.web.store import Store
+from callbreak.web.store import Appends, Store
 
 __all__ = [
     "EXPIRE_BATCH",
@@ -230,7 +230,6 @@ STORED = frozenset(
     [
         "create",
         "save",
-        "append",
         "tables",
         "create_sheet",
         "sheet",
@@ -256,7 +255,8 @@ STORED = frozenset(
 )
 """The interface's methods that :class:`LocalBackend` answers with the SQLite store's method of
 the same name and arguments (``web.store.Store``: on the event loop, as SQLite answers at
-once), rather than spelling each again."""
+once), rather than spelling each again. The appends are not among them: they are grouped off
+the event loop (``web.store.Appends``)."""
 
 
 class LocalBackend:
@@ -268,6 +268,7 @@ class LocalBackend:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.appends = Appends(store)
         self._listeners: dict[str, set[asyncio.Queue[Event]]] = {}
         self._presence: dict[str, dict[int, int]] = {}
 
@@ -284,6 +285,11 @@ class LocalBackend:
 
         setattr(self, name, stored)
         return stored
+
+    async def append(self, table_id: str, rev: int, step: Step) -> bool:
+        # On the writer thread, with the other tables' appends of the moment in one
+        # transaction; answered once it is committed.
+        return await self.appends.append(table_id, rev, step)
 
     async def load(self, table_id: str, known: TableData | None = None) -> TableData | None:
         return self.store.load(table_id)  # one process: no copy can be behind its own file
@@ -336,4 +342,5 @@ class LocalBackend:
         await asyncio.to_thread(self.store.ping)
 
     async def close(self) -> None:
+        await asyncio.to_thread(self.appends.close)  # what is queued is stored first
         self.store.close()

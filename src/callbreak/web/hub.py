@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from typing import Any, Final, Literal
 
 from starlette.websockets import WebSocket
 
+from callbreak.web import wire
 from callbreak.web.model import LOBBY
 from callbreak.web.state import TableState
 from callbreak.web.view import lobby_json, private_view, public_view
@@ -101,7 +101,7 @@ class Hub:
         seat = self.state.data.seat_of(token)
         connection = Connection(websocket, seat, token if seat is not None else None)
         self.connections[websocket] = connection
-        connection.put(json.dumps({"type": "welcome", "seat": seat}))
+        connection.put(wire.dumps({"type": "welcome", "seat": seat}))
         return seat
 
     def remove(self, websocket: WebSocket) -> Connection | None:
@@ -123,7 +123,7 @@ class Hub:
             if seat != connection.seat:
                 moved.update(s for s in (connection.seat, seat) if s is not None)
                 connection.seat = seat
-                connection.put(json.dumps({"type": "welcome", "seat": seat}))
+                connection.put(wire.dumps({"type": "welcome", "seat": seat}))
         return moved
 
     def seat_of(self, websocket: WebSocket) -> int | None:
@@ -177,7 +177,7 @@ class Hub:
                 await self.send({"type": "room", "room": lobby_json(self.state)}, to)
             return
         assert isinstance(what, dict)
-        text = json.dumps(what)
+        text = wire.dumps(what)
         if to is not None and to not in self.connections:  # not joined yet: say it directly
             with contextlib.suppress(Exception):
                 await to.send_text(text)
@@ -202,8 +202,8 @@ class Hub:
         # What happened (the action that led to this version), the same for every seat and a
         # spectator: the page animates from it when it is the next of what it has shown, and
         # takes the state as it is otherwise (a gap, a reconnection).
-        head = '{"type": "state", "event": ' + json.dumps(state.event) + ', "state": '
-        public = json.dumps(public_view(state))[:-1]  # without its closing brace
+        head = '{"type": "state", "event": ' + wire.dumps(state.event) + ', "state": '
+        public = wire.dumps(public_view(state))[:-1]  # without its closing brace
         texts: dict[int | None, str] = {}
         for connection in targets:
             seat = connection.seat
@@ -212,7 +212,7 @@ class Hub:
                 key = (state.version, state.data.rev, seat)
                 private = self._private.get(key)
                 if private is None:
-                    private = json.dumps(private_view(state, seat))[1:]  # without its "{"
+                    private = wire.dumps(private_view(state, seat))[1:]  # without its "{"
                     self._private = {k: v for k, v in self._private.items() if k[:2] == key[:2]}
                     self._private[key] = private
                 texts[seat] = head + public + ", " + private + "}"

@@ -12,15 +12,21 @@ computers) are read into the new form when the file is opened, and those written
 scoresheets had owners gain the sheets' token column; such matches and sheets have no token
 until :meth:`Store.adopt` gives them one (``callbreak adopt``).
 
+The appends of a server's tables are grouped (:class:`Appends`): one writer thread stores
+whatever has queued up since its last transaction in one transaction, off the event loop, and
+each action's caller hears only once that transaction is committed.
+
 Rows past their retention are deleted by :meth:`Store.expire` and :meth:`Store.expire_sheets`
 (:mod:`~callbreak.web.retention`), found through indexes on their status and last change.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
+import queue
 import sqlite3
 import threading
 import time
@@ -48,7 +54,7 @@ from callbreak.web.model import (
     new_token,
 )
 
-__all__ = ["Store", "default_path"]
+__all__ = ["GROUP_MOST", "Appends", "Store", "default_path"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -202,27 +208,38 @@ class Store:
         on lobby revision ``rev``, and set the status and the clock's next deadline; False,
         storing nothing, when the match or the lobby (whose seat is whose) has moved on."""
         with self.transaction() as db:
-            row = db.execute("SELECT data, rev FROM tables WHERE id = ?", (table_id,)).fetchone()
-            if row is None or row["rev"] != rev:
-                return False
-            (count,) = db.execute(
-                "SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)
-            ).fetchone()
-            if count != step.version:
-                return False
-            faults = json.dumps(step.faults) if step.faults else None
-            db.execute(
-                "INSERT INTO actions VALUES (?, ?, ?, ?)",
-                (table_id, step.version, step.code, faults),
-            )
-            data = json.loads(row["data"])
-            now = time.time()
-            data.update(status=step.status, deadline=step.deadline, updated=now)
-            db.execute(
-                "UPDATE tables SET data = ?, status = ?, updated = ? WHERE id = ?",
-                (json.dumps(data), step.status, now, table_id),
-            )
-        return True
+            return _append(db, table_id, rev, step)
+
+    def append_group(self, appends: Sequence[tuple[str, int, Step]]) -> list[bool | sqlite3.Error]:
+        """Several appends (``(table_id, rev, step)``, of any tables) in one transaction, in
+        their order: for each, what :meth:`append` would have answered had they been made one
+        after the other (a later action of a table sees the earlier ones), or the error that
+        failed it alone (its own changes taken back, the others kept). When the commit fails,
+        nothing is stored and every one gets its error."""
+        answers: list[bool | sqlite3.Error] = []
+        with self._lock:
+            db = self._connection
+            try:
+                db.execute("BEGIN")
+                for table_id, rev, step in appends:
+                    # A savepoint each: a failure takes back its own append, not the group's.
+                    db.execute("SAVEPOINT one")
+                    try:
+                        answers.append(_append(db, table_id, rev, step))
+                    except sqlite3.Error as error:
+                        db.execute("ROLLBACK TO one")
+                        answers.append(error)
+                    db.execute("RELEASE one")
+                self._commit(db)
+            except sqlite3.Error as error:
+                with contextlib.suppress(sqlite3.Error):
+                    db.rollback()
+                return [error] * len(appends)
+        return answers
+
+    def _commit(self, db: sqlite3.Connection) -> None:
+        """Commit the group's transaction (its own method, for a test to fail or hold it)."""
+        db.commit()
 
     def tables(self, kind: str | None = None) -> list[TableData]:
         """Every stored match (or room, or both), the most recently played first."""
@@ -541,6 +558,138 @@ def _replaceable(place: Mapping[str, Any], stale: float) -> bool:
     if place.get("over"):
         return True
     return place.get("state") == "seating" and float(place.get("at", 0.0)) < stale
+
+
+def _append(db: sqlite3.Connection, table_id: str, rev: int, step: Step) -> bool:
+    """:meth:`Store.append` inside a transaction the caller holds."""
+    row = db.execute("SELECT rev FROM tables WHERE id = ?", (table_id,)).fetchone()
+    if row is None or row["rev"] != rev:
+        return False
+    (count,) = db.execute("SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)).fetchone()
+    if count != step.version:
+        return False
+    faults = json.dumps(step.faults) if step.faults else None
+    db.execute(
+        "INSERT INTO actions VALUES (?, ?, ?, ?)",
+        (table_id, step.version, step.code, faults),
+    )
+    now = time.time()
+    # The three fields set inside SQLite (json_set), not by decoding and encoding the table's
+    # whole data here: that work holds the interpreter's lock, SQLite's does not. The numbers
+    # go as JSON text (json(?)) so that they are stored to the last digit, as json.dumps
+    # writes them, not rounded to SQLite's 15.
+    db.execute(
+        "UPDATE tables SET data = json_set(data, '$.status', ?, '$.deadline', json(?), "
+        "'$.updated', json(?)), status = ?, updated = ? WHERE id = ?",
+        (step.status, json.dumps(step.deadline), json.dumps(now), step.status, now, table_id),
+    )
+    return True
+
+
+GROUP_MOST = 256
+"""Appends stored in one transaction at most: a group is committed within a few milliseconds,
+however many tables are waiting."""
+
+
+class Appends:
+    """The appends of a process's tables, grouped: a writer thread takes every append queued
+    while the store was busy (its last transaction, or another caller) and stores them in one
+    transaction (:meth:`Store.append_group`), off the event loop. An append's caller resumes
+    only once its transaction is committed, with what :meth:`Store.append` would have
+    answered: the version and revision are checked in the transaction as ever, so a stale
+    action is refused exactly as before; a failure fails only the appends it concerns. The
+    appends of one table are stored in the order they were made (one queue, one writer)."""
+
+    def __init__(self, store: Store, most: int = GROUP_MOST) -> None:
+        self.store, self.most = store, most
+        self.groups = 0
+        """Transactions committed or tried so far (a group's size is appends / groups)."""
+        self._queue: queue.SimpleQueue[_Queued | None] = queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
+        self._closed = False
+        self._start = threading.Lock()
+
+    def submit(self, table_id: str, rev: int, step: Step) -> asyncio.Future[bool]:
+        """Queue an append (on the running event loop); its future is done once the append's
+        transaction is committed (or failed). One cancelled before the writer takes it is not
+        stored."""
+        # An asyncio future, answered by one call into the loop per group: a
+        # concurrent.futures.Future each (a Condition made, then chained to the loop) cost the
+        # loop more than the append it took off it.
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bool] = loop.create_future()
+        with self._start:
+            if self._closed:
+                future.set_exception(sqlite3.ProgrammingError("the store is closed"))
+                return future
+            if self._writer is None:  # started at the first append: most stores never have one
+                self._writer = threading.Thread(target=self._write, name="appends", daemon=True)
+                self._writer.start()
+            self._queue.put((table_id, rev, step, loop, future))
+        return future
+
+    async def append(self, table_id: str, rev: int, step: Step) -> bool:
+        """:meth:`Store.append`, grouped with the other tables' and awaited."""
+        return await self.submit(table_id, rev, step)
+
+    def _write(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            taken, stop = [first], False
+            # Under the store's lock, so that whatever queued while it was held (this thread's
+            # last transaction, or another caller's) joins this group.
+            with self.store._lock:
+                while len(taken) < self.most:
+                    try:
+                        more = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is None:
+                        stop = True
+                        break
+                    taken.append(more)
+            # Read across threads, and at worst late: one cancelled just after is stored, as
+            # one cancelled once taken is.
+            group = [item for item in taken if not item[4].cancelled()]
+            if group:
+                answers = self.store.append_group([item[:3] for item in group])
+                self.groups += 1
+                loops: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[bool], Any]]]
+                loops = {}
+                for item, answer in zip(group, answers, strict=True):
+                    loops.setdefault(item[3], []).append((item[4], answer))
+                for loop, answered in loops.items():
+                    with contextlib.suppress(RuntimeError):  # a loop closed meanwhile
+                        loop.call_soon_threadsafe(_answer, answered)
+            if stop:
+                return
+
+    def close(self) -> None:
+        """Store what is queued, then stop the writer; later appends fail (the store closed)."""
+        with self._start:
+            self._closed = True
+            writer = self._writer
+            self._queue.put(None)
+        if writer is not None:
+            writer.join()
+
+
+_Queued = tuple[str, int, Step, asyncio.AbstractEventLoop, "asyncio.Future[bool]"]
+"""An append waiting for the writer: its table, revision and step, and the loop and future
+of the caller who waits for it."""
+
+
+def _answer(answered: list[tuple[asyncio.Future[bool], bool | sqlite3.Error]]) -> None:
+    """On the callers' loop: resume each caller of a committed (or failed) group."""
+    for future, answer in answered:
+        if future.done():  # cancelled meanwhile
+            continue
+        if isinstance(answer, bool):
+            future.set_result(answer)
+        else:
+            future.set_exception(answer)
 
 
 def _insert(db: sqlite3.Connection, data: TableData) -> None:
