@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from callbreak.web import wire
 
 
@@ -24,3 +26,9 @@ def test_number_keys_are_written_as_json_writes_them() -> None:
 def test_the_text_can_be_cut_and_joined_as_the_hub_joins_views() -> None:
     public, private = wire.dumps({"version": 3})[:-1], wire.dumps({"hand": ["AS"]})[1:]
     assert json.loads(public + ", " + private) == {"version": 3, "hand": ["AS"]}
+
+
+def test_numpy_numbers_are_written_as_numbers() -> None:
+    # A hint's counts come out of NumPy (issue 40's switch to orjson once refused them).
+    value = {"expected": np.float64(3.25), "count": np.int64(4), "share": np.float32(0.5)}
+    assert json.loads(wire.dumps(value)) == {"expected": 3.25, "count": 4, "share": 0.5}

@@ -15,7 +15,9 @@ import orjson
 
 __all__ = ["dumps"]
 
-_OPTIONS = orjson.OPT_NON_STR_KEYS
+# NumPy's numbers as JSON numbers: the searches and the hint's counts are NumPy floats and
+# ints, which ``json.dumps`` took (a float64 is a float) and orjson refuses without this.
+_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 
 
 def dumps(value: Any) -> str:
