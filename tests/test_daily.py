@@ -237,6 +237,10 @@ def test_hints_are_refused_in_a_challenge(served: Any) -> None:
     with web.websocket_connect(f"/ws/matches/{attempt['match']}") as socket:
         socket.send_json({"type": "hello", "token": attempt["token"]})
         assert socket.receive_json()["type"] == "welcome"
+        state = socket.receive_json()
+        while state["type"] != "state":
+            state = socket.receive_json()
+        assert state["state"]["settings"]["challenge"] is True  # the page shows no hint button
         socket.send_json({"type": "hint"})
         message = socket.receive_json()
         while message["type"] != "error":

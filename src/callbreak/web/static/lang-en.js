@@ -687,6 +687,8 @@ export default {
   "challenge.accuracy": "accuracy",
   "challenge.reviewing": "accuracy: being reviewed",
   "challenge.made": { one: "calls made in {count} deal", other: "calls made in {count} deals" },
+  "challenge.totalShort": "Total",
+  "challenge.accuracyShort": "Accuracy",
   "challenge.madeShort": "Calls made",
   "challenge.madeOf": (v, h) => `${h.num(v.made)}/${h.num(v.deals)}`,
   "challenge.done": "Played: your place is in the standings below.",
@@ -730,5 +732,6 @@ export default {
   "player.provisional": { one: "provisional: {count} match", other: "provisional: {count} matches" },
   "player.rank": (v, h) => `place ${h.num(v.rank)}`,
   "player.pool": "Rating: {pool}",
+  "player.chartCaption": "The rating after each rated match, the oldest on the left.",
   "player.chart": "Rating after each match: {pool}",
 };

@@ -688,6 +688,8 @@ export default {
   "challenge.accuracy": "सटीकता",
   "challenge.reviewing": "सटीकता: समीक्षा हो रही है",
   "challenge.made": { one: "{count} डील में पूरी हुई कॉल", other: "{count} डील में पूरी हुई कॉल" },
+  "challenge.totalShort": "कुल",
+  "challenge.accuracyShort": "सटीकता",
   "challenge.madeShort": "पूरी कॉल",
   "challenge.madeOf": (v, h) => `${h.num(v.made)}/${h.num(v.deals)}`,
   "challenge.done": "खेल लिया: आपका स्थान नीचे की तालिका में है।",
@@ -731,5 +733,6 @@ export default {
   "player.provisional": { one: "अस्थायी: {count} मैच", other: "अस्थायी: {count} मैच" },
   "player.rank": (v, h) => `स्थान ${h.num(v.rank)}`,
   "player.pool": "रेटिंग: {pool}",
+  "player.chartCaption": "हर रेटिंग वाले मैच के बाद की रेटिंग, सबसे पुरानी बाईं ओर।",
   "player.chart": "हर मैच के बाद की रेटिंग: {pool}",
 };

@@ -688,6 +688,8 @@ export default {
   "challenge.accuracy": "शुद्धता",
   "challenge.reviewing": "शुद्धता: समीक्षा हुँदैछ",
   "challenge.made": { one: "{count} डिलमा पूरा भएका कल", other: "{count} डिलमा पूरा भएका कल" },
+  "challenge.totalShort": "जम्मा",
+  "challenge.accuracyShort": "शुद्धता",
   "challenge.madeShort": "पूरा कल",
   "challenge.madeOf": (v, h) => `${h.num(v.made)}/${h.num(v.deals)}`,
   "challenge.done": "खेलियो: तपाईंको स्थान तलको तालिकामा छ।",
@@ -731,5 +733,6 @@ export default {
   "player.provisional": { one: "अस्थायी: {count} खेल", other: "अस्थायी: {count} खेल" },
   "player.rank": (v, h) => `स्थान ${h.num(v.rank)}`,
   "player.pool": "रेटिङ: {pool}",
+  "player.chartCaption": "हरेक रेटिङ भएको खेलपछिको रेटिङ, पुरानो देब्रेतिर।",
   "player.chart": "हरेक खेलपछिको रेटिङ: {pool}",
 };
