@@ -517,3 +517,40 @@ def test_a_rated_public_match_counts_on_the_profile_once(served: Any) -> None:
                        "challenges": 0}  # fmt: skip
     history = web.get(f"/api/players/{bina['id']}/career").json()["ratings"]["strict"]["history"]
     assert len(history) == 1 and history[0]["matches"] == 1
+
+
+def test_one_attempt_a_profile_across_two_serve_processes(tmp_path: Path, redis_url: str) -> None:
+    """Two real ``callbreak serve`` processes on one redis-server, the same secret: each
+    profile asking both at once for its attempt gets one match, and both publish one
+    commitment, the operator's secret's."""
+    import redis
+
+    from callbreak.web.client import http
+    from tests.helpers import callbreak_serve
+
+    redis.Redis.from_url(redis_url).flushdb()
+    secret = tmp_path / "secret"
+    secret.write_bytes(SECRET + b"\n")
+    options = ("--redis", redis_url, "--challenge-secret", str(secret), "--create-rate", "6000")
+    with (
+        callbreak_serve(tmp_path / "one", *options) as (_, one),
+        callbreak_serve(tmp_path / "two", *options) as (_, two),
+    ):
+        people = [http("POST", f"{one}/api/players", {"name": f"P{n}"})[1] for n in range(8)]
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            asked = {
+                (n, base): pool.submit(http, "POST", f"{base}/api/challenge/play", {}, p["token"])
+                for n, p in enumerate(people)
+                for base in (one, two)
+            }
+            answers = {key: future.result() for key, future in asked.items()}
+        for n in range(8):
+            (first, a), (second, b) = answers[n, one], answers[n, two]
+            assert sorted([first, second]) == [200, 201], (a, b)
+            assert (a["match"], a["token"]) == (b["match"], b["token"])
+        again = http("POST", f"{two}/api/challenge/play", {}, people[0]["token"])
+        assert again[0] == 200 and again[1]["match"] == answers[0, one][1]["match"]
+        today = http("GET", f"{one}/api/challenge")[1]
+        assert today == http("GET", f"{two}/api/challenge")[1]
+        seed = challenge.day_seed(SECRET, challenge.parse_day(today["day"]))
+        assert today["commitment"] == challenge.commitment(seed)
