@@ -554,3 +554,23 @@ def test_one_attempt_a_profile_across_two_serve_processes(tmp_path: Path, redis_
         assert today == http("GET", f"{two}/api/challenge")[1]
         seed = challenge.day_seed(SECRET, challenge.parse_day(today["day"]))
         assert today["commitment"] == challenge.commitment(seed)
+
+
+def test_a_review_that_keeps_failing_is_given_up_after_three_tries(tmp_path: Path) -> None:
+    def failing(data: dict[str, Any], seat: int, time: float, slot: int) -> dict[str, Any]:
+        raise RuntimeError("a review that cannot be made")
+
+    clock = Clock()
+    reviews = Reviews(pool=concurrent.futures.ThreadPoolExecutor(1), job=failing)
+    app = create_app(tmp_path / "db.sqlite", None, FAST, reviews=reviews, ping_seconds=3600)
+    app.state.challenge.use(SECRET)
+    app.state.challenge.clock = clock
+    app.state.challenge.opponents = "random"
+    with TestClient(app) as web:
+        finish(web, begin(web, make(web, "Asha")))
+        for _ in range(40):
+            call(web, web.app.state.challenge.look)
+            web.portal.call(asyncio.sleep, 0.01)  # type: ignore[union-attr]
+        assert reviews.started == 3
+        attempt = call(web, web.app.state.backend.attempts, DAY.isoformat())[0]
+        assert attempt["state"] == "finished" and attempt["accuracy"] is None

@@ -85,6 +85,9 @@ and an attempt finished after the close (when the seed is out) does not rank."""
 LOOK_EVERY = 10.0
 """Seconds between two looks at the attempts by the process holding the challenge's lease."""
 LEASE_SECONDS = 30.0
+REVIEW_TRIES = 3
+"""Reviews of an attempt made before it is left without an accuracy (a review that fails
+three times would fail again: it must not take a review process every look)."""
 SEASONED = PROVISIONAL_MATCHES
 """Rated public matches (in any pool) a profile needs behind it for its attempt to rank: a
 fresh profile costs hours of play, not a click."""
@@ -125,6 +128,8 @@ class Challenge:
         self.per_address = PER_ADDRESS
         self._secret: bytes | None = None
         self._failing = False
+        self._failures: dict[str, int] = {}
+        """Reviews that failed, by attempt's match (this process's own: a review runs here)."""
 
     def use(self, secret: bytes) -> None:
         """Deal from the operator's ``secret`` (``callbreak serve --challenge-secret``), not
@@ -291,17 +296,24 @@ class Challenge:
 
     async def review(self, attempt: dict[str, Any]) -> bool:
         """Ask for the review of a finished attempt that has no accuracy yet (queued, never
-        waited for); when it is done, its accuracy is written. Whether it is done."""
+        waited for); when it is done, its accuracy is written. Whether this attempt is done
+        with (reviewed, or given up on after :data:`REVIEW_TRIES` failures)."""
         if attempt["state"] != DONE or attempt["accuracy"] is not None:
             return True
+        if self._failures.get(attempt["match"], 0) >= REVIEW_TRIES:
+            return True  # its standings show no accuracy
         data = await self.backend.load(attempt["match"])
         if data is None:
             return True  # gone with its retention: never reviewed
         key = (f"{data.id}@{data.created}", 0)  # as the match's own review (web.app)
         try:
-            status = self.reviews.start(key, record_of(TableState(data)), 0)
-        except Refusal:
-            return False  # the reviews are full, or this one failed: tried again later
+            status = self.reviews.status(key)
+            if status["state"] == "none":
+                status = self.reviews.start(key, record_of(TableState(data)), 0)
+        except Refusal as refused:
+            if refused.code == "review_failed":  # said once: counted, then made again
+                self._failures[attempt["match"]] = self._failures.get(attempt["match"], 0) + 1
+            return False  # failed, or the reviews are full: tried again at the next look
         if status["state"] != "done":
             return False
         summary = status["review"]["summary"]
@@ -341,7 +353,7 @@ class Challenge:
                 for a in attempts
                 if a["ranked"] and a["state"] == DONE and float(a["ended"]) < closes
             ),
-            key=lambda a: (-a["total"], -(a["accuracy"] or -1.0), a["ended"], a["profile"]),
+            key=lambda a: (-a["total"], -_accuracy(a), a["ended"], a["profile"]),
         )
         shown = ranking[:STANDINGS_SIZE]
         found = {p["id"]: p for p in await self.backend.profiles([a["profile"] for a in shown])}
@@ -400,6 +412,12 @@ class Challenge:
 def datetime_of(seconds: float) -> datetime.datetime:
     """Wall-clock seconds as an aware time (UTC)."""
     return datetime.datetime.fromtimestamp(seconds, datetime.UTC)
+
+
+def _accuracy(attempt: dict[str, Any]) -> float:
+    """An attempt's accuracy as its standings order it: one not reviewed (yet) after any."""
+    accuracy = attempt["accuracy"]
+    return -1.0 if accuracy is None else float(accuracy)
 
 
 def _result(attempt: dict[str, Any]) -> dict[str, Any]:
