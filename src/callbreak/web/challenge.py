@@ -75,10 +75,10 @@ LOG = logging.getLogger("callbreak.web")
 OPPONENTS = "expert(time=0.1, threads=1)"
 """The three experts: a tenth of the default budget on one thread. The searches of every
 attempt go through the process's fair queue (``web.searches``), so their cost is the server's:
-at most some 20 s of one core an attempt (210 decisions, the forced and the last ones cheaper),
-well under the pace of the table (0.9 s a computer's card at the normal speed), and
-docs/strength.md measured the expert at a tenth of its budget all but level with its default
-(the default ahead by +0.41, -0.03 to +0.85, a match)."""
+at most 21 s of one core an attempt (210 decisions of 0.1 s, the forced and the last ones
+cheaper; ``benchmarks/challenge.py``), well under the pace of the table (0.9 s a computer's
+card at the normal speed), and docs/strength.md measured the expert at a tenth of its budget
+all but level with its default (the default ahead by +0.41, -0.03 to +0.85, a match)."""
 LAST_START = 30 * 60.0
 """No attempt starts in the last 30 minutes of a day: a match of five deals takes about ten,
 and an attempt finished after the close (when the seed is out) does not rank."""
