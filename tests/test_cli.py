@@ -272,6 +272,22 @@ def test_serve_keeps_data_as_long_as_told(monkeypatch: pytest.MonkeyPatch) -> No
     options = ["--keep-finished", "never", "--keep-lobbies", "12h", "--keep-unfinished", "2w"]
     assert cli.main(["serve", *options]) == 0
     assert given[1] == Retention(finished=None, lobbies=DAY / 2, unfinished=14 * DAY)
+    assert given[0].profiles == 364 * DAY and given[0].standings == 90 * DAY
+    assert cli.main(["serve", "--keep-profiles", "never", "--keep-standings", "1w"]) == 0
+    assert (given[2].profiles, given[2].standings) == (None, 7 * DAY)
+
+
+def test_serve_reads_the_challenges_secret(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from callbreak import cli
+
+    given: list[bytes | None] = []
+    monkeypatch.setattr(
+        cli, "run_serve", lambda serving: given.append(serving.challenge_secret) or 0
+    )
+    (tmp_path / "secret").write_bytes(b"f" * 64 + b"\n")
+    assert cli.main(["serve", "--challenge-secret", str(tmp_path / "secret")]) == 0
+    assert cli.main(["serve"]) == 0
+    assert given == [b"f" * 64, None]  # the line's end is not the secret's
 
 
 def test_rules_lists_profiles() -> None:
@@ -458,6 +474,8 @@ def test_a_client_that_pings_and_never_reads_is_dropped(tmp_path: Path) -> None:
         (["--keep-finished", "soon"], "--keep-finished: a duration is a number and a unit"),
         (["--keep-lobbies", "0d"], "such as 30d or 12h, or never; not '0d'"),
         (["--keep-unfinished", "7 days"], "--keep-unfinished"),
+        (["--keep-standings", "a while"], "--keep-standings"),
+        (["--challenge-secret", "/no/such/file"], "--challenge-secret: [Errno 2]"),
     ],
 )
 def test_serve_refuses_bad_limits_and_proxies_in_one_line(
@@ -568,3 +586,12 @@ def test_a_bad_pool_is_one_clear_line(value: str) -> None:
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith("callbreak serve: --pools: ")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_serve_refuses_a_short_challenge_secret_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "secret").write_text("short\n")
+    result = run(
+        "serve", "--db", str(tmp_path / "db.sqlite"), "--challenge-secret", str(tmp_path / "secret")
+    )
+    assert result.returncode == 2 and "holds 5 bytes; the secret needs at least 32" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr

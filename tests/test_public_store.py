@@ -165,3 +165,137 @@ async def test_the_leaderboard_hides_provisional_ratings(backend: tuple[Backend,
     assert await other.rank("strict", "cy") is None
     assert await other.leaderboard("strict", 1) == board[:1]
     assert await other.leaderboard("bhoos", 10) == []
+
+
+async def test_each_rating_change_is_kept_in_order(backend: tuple[Backend, Backend]) -> None:
+    one, other = backend
+    for n in range(5):
+        await one.settle(outcome(f"m{n}", ["ann", "bo"]))
+        await asyncio.sleep(0.001)  # the changes are ordered by when they were written
+    history = await other.rating_history("strict", "ann", 3)
+    assert [change["match"] for change in history] == ["m2", "m3", "m4"]
+    assert [change["matches"] for change in history] == [3, 4, 5]
+    ann = await other.rating("strict", "ann")
+    assert ann is not None and (history[-1]["mu"], history[-1]["sigma"]) == (ann.mu, ann.sigma)
+    assert await other.rating_history("strict", "cy", 3) == []
+
+
+async def test_a_play_is_kept_once_and_replaced(backend: tuple[Backend, Backend]) -> None:
+    one, other = backend
+    await one.create_profile(profile(1))
+    await one.tally("p001", "m1", 2000.0, {"deals": 5, "made": 3})
+    await other.tally("p001", "m1", 2000.0, {"deals": 5, "made": 3})
+    await one.tally("p001", "m2", 3000.0, {"deals": 5, "made": 4, "accuracy": None})
+    await other.tally("p001", "m2", 3000.0, {"deals": 5, "made": 4, "accuracy": 81.5})
+    plays = await other.plays("p001", 10)
+    assert [(p["match"], p["at"], p.get("accuracy")) for p in plays] == [
+        ("m2", 3000.0, 81.5),
+        ("m1", 2000.0, None),
+    ]
+    assert await one.plays("p001", 1) == plays[:1]
+
+
+def attempt(profile_id: str, address: str = "a", ranked: bool = True) -> dict[str, Any]:
+    return {
+        "day": "2026-12-04",
+        "profile": profile_id,
+        "address": address,
+        "ranked": ranked,
+        "why": None if ranked else "provisional",
+        "match": f"m-{profile_id}",
+        "started": 1_796_385_600.123456789,
+        "state": "playing",
+        "total": None,
+    }
+
+
+async def test_one_attempt_a_profile_and_a_day_whoever_races(
+    backend: tuple[Backend, Backend],
+) -> None:
+    one, other = backend
+    tries = [attempt("p1") | {"match": f"m{n}"} for n in range(6)]
+    answers = await asyncio.gather(
+        *(side.begin_attempt(tried, 5) for tried, side in zip(tries, [one, other] * 3, strict=True))
+    )
+    assert sorted(made for _, made in answers) == [False] * 5 + [True]
+    kept = {held["match"] for held, _ in answers}
+    assert len(kept) == 1 and await other.attempt("2026-12-04", "p1") == answers[0][0]
+    assert answers[0][0]["started"] == 1_796_385_600.123456789  # not rounded by the store
+    assert await one.attempt("2026-12-05", "p1") is None
+
+
+async def test_an_address_ranks_its_first_attempts_only(backend: tuple[Backend, Backend]) -> None:
+    one, other = backend
+    made = [
+        await one.begin_attempt(attempt("new", ranked=False), 2),  # takes no ranked place
+        await other.begin_attempt(attempt("p1"), 2),
+        await one.begin_attempt(attempt("p2"), 2),
+        await other.begin_attempt(attempt("p3"), 2),
+        await one.begin_attempt(attempt("p4", address="b"), 2),
+    ]
+    assert [(held["ranked"], held["why"]) for held, _ in made] == [
+        (False, "provisional"),
+        (True, None),
+        (True, None),
+        (False, "address"),
+        (True, None),
+    ]
+    assert sorted(a["profile"] for a in await other.attempts("2026-12-04")) == [
+        "new",
+        "p1",
+        "p2",
+        "p3",
+        "p4",
+    ]
+
+
+async def test_an_attempt_is_changed_in_place(backend: tuple[Backend, Backend]) -> None:
+    one, other = backend
+    await one.begin_attempt(attempt("p1"), 1)
+    changed = await asyncio.gather(
+        one.update_attempt("2026-12-04", "p1", {"state": "finished", "total": 123}),
+        other.update_attempt("2026-12-04", "p1", {"accuracy": 88.8}),
+    )
+    assert all(held is not None for held in changed)
+    held = await one.attempt("2026-12-04", "p1")
+    assert held is not None and (held["state"], held["total"], held["accuracy"]) == (
+        "finished",
+        123,
+        88.8,
+    )
+    assert held["match"] == "m-p1"
+    assert await other.update_attempt("2026-12-04", "nobody", {"total": 1}) is None
+
+
+async def test_the_first_secret_kept_is_everyones(backend: tuple[Backend, Backend]) -> None:
+    one, other = backend
+    kept = await asyncio.gather(
+        *(side.secret("challenge", f"made-{n}") for n, side in enumerate([one, other] * 3))
+    )
+    assert len(set(kept)) == 1 and kept[0].startswith("made-")
+    assert await other.secret("challenge", "later") == kept[0]
+    assert await one.secret("another", "x") == "x"
+
+
+async def test_profiles_unused_past_their_time_go_with_everything_of_theirs(
+    backend: tuple[Backend, Backend],
+) -> None:
+    one, other = backend
+    for number in (1, 2, 3):
+        await one.create_profile(profile(number))  # used at 1001, 1002, 1003
+    for number in (1, 2):
+        await one.wait("strict", f"p00{number}", 5.0, 0.0)
+        await one.tally(f"p00{number}", "m", 1000.0 + number, {"deals": 1})
+        for n in range(10):
+            await one.settle(outcome(f"m{number}-{n}", [f"p00{number}"]))
+    await other.touch_profile("p002", 5000.0)  # p002 played since
+    assert await other.expire_profiles(1002.5) == ["p001"]
+    assert sorted(await other.expire_profiles(4000.0)) == ["p003"]
+    assert await one.profile("p001") is None and await one.profile_of("hash001") is None
+    assert await one.rating("strict", "p001") is None
+    assert await one.rating_history("strict", "p001", 10) == []
+    assert await one.plays("p001", 10) == [] and await one.place("p001") is None
+    assert [p for p, _ in await one.leaderboard("strict", 10)] == ["p002"]
+    kept = await other.profile("p002")
+    assert kept is not None and await one.plays("p002", 10) != []
+    assert await one.rating("strict", "p002") is not None

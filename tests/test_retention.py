@@ -302,3 +302,55 @@ async def test_a_finished_match_is_exportable_until_it_expires(tmp_path: Path) -
         status, answer = http("GET", f"{base}/api/matches/{match_id}/record", token=token)
         assert status == 404 and answer["error"] == "no such match"  # what the page says
         assert served() == (404, 404, [])
+
+
+def challenge_attempt(day: str, profile: str) -> dict[str, Any]:
+    return {"day": day, "profile": profile, "address": "a", "ranked": False, "why": None}
+
+
+async def test_profiles_and_standings_leave_after_their_time(tmp_path: Path) -> None:
+    """Public play's sweep (``retention.expire_public``): a profile unused for
+    ``--keep-profiles`` goes with its ratings and plays; a day's standings go
+    ``--keep-standings`` after the day's close; the rest stays."""
+    from callbreak.web.retention import expire_public
+
+    backend = LocalBackend(Store(tmp_path / "db.sqlite"))
+    for name, used in (("old", NOW - 40 * DAY), ("recent", NOW - 2 * DAY)):
+        await backend.create_profile(
+            {
+                "id": name,
+                "token": name,
+                "name": name,
+                "avatar": "sun",
+                "created": used,
+                "updated": used,
+            }
+        )
+        await backend.tally(name, "m", used, {"deals": 5})
+    # NOW is 2033-05-18T03:33:20 UTC: 2033-05-08 closed at the start of 2033-05-09, more
+    # than 9 days before; 2033-05-09 closed less than 9 days before.
+    for day in ("2033-05-07", "2033-05-08", "2033-05-09", "2033-05-17"):
+        await backend.begin_attempt(challenge_attempt(day, "recent"), 1)
+    retention = Retention(profiles=30 * DAY, standings=9 * DAY)
+    await expire_public(backend, retention, NOW)
+    assert await backend.profile("old") is None and await backend.plays("old", 5) == []
+    assert await backend.profile("recent") is not None
+    kept = [d for d in ("2033-05-07", "2033-05-08", "2033-05-09", "2033-05-17")
+            if await backend.attempt(d, "recent")]  # fmt: skip
+    assert kept == ["2033-05-09", "2033-05-17"]
+    await expire_public(backend, Retention(profiles=None, standings=None), NOW + 400 * DAY)
+    assert await backend.profile("recent") is not None  # never: kept
+    await backend.close()
+
+
+async def test_redis_forgets_a_days_standings_after_their_time(redis_url: str) -> None:
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    backend = RedisBackend(redis_url, Retention(standings=9 * DAY))
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    await backend.begin_attempt(challenge_attempt(today, "p1"), 1)
+    lifetime = await backend.client.ttl(f"cb:{{challenge:{today}}}:attempts")
+    # Kept to the day's close (within a day from now) and nine days more.
+    assert 9 * DAY < lifetime <= 10 * DAY
+    await backend.close()

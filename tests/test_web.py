@@ -454,7 +454,7 @@ def test_settings_are_kept(client: TestClient) -> None:
         receive_state(socket)
         socket.send_json({"type": "settings", "speed": "fast", "auto_forced": True})
         state = receive_state(socket)
-        assert state["settings"] == {"speed": "fast", "auto_forced": True}
+        assert state["settings"] == {"speed": "fast", "auto_forced": True, "challenge": False}
 
 
 def test_the_last_trick_of_a_deal_stays_up_while_the_next_is_called(client: TestClient) -> None:

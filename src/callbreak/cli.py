@@ -13,7 +13,8 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from callbreak import __version__
 from callbreak.bots.remote import BotAddresses
@@ -268,6 +269,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-pools", action="store_true", help="no quick play: no pools, nobody waits"
     )
     serve.add_argument(
+        "--challenge-secret",
+        metavar="FILE",
+        help="the daily challenge's secret, at least 32 bytes, read from FILE (the same for "
+        "every process; default: one the server makes once and keeps in the store; "
+        "docs/deploy.md)",
+    )
+    serve.add_argument(
         "--bots",
         metavar="ADDRESS,...",
         default="",
@@ -278,13 +286,15 @@ def build_parser() -> argparse.ArgumentParser:
         ("--keep-finished", "finished matches and rooms, and scoresheets", "30d"),
         ("--keep-lobbies", "rooms never started", "1d"),
         ("--keep-unfinished", "matches and rooms left unfinished", "7d"),
+        ("--keep-profiles", "profiles (with their ratings) unused", "52w"),
+        ("--keep-standings", "the daily challenge's standings of a day closed", "90d"),
     ):
         serve.add_argument(
             option,
             metavar="TIME",
             default=default,
-            help=f"how long {kept} are kept after their last change: 30d, 12h, 90m or never "
-            "(default %(default)s)",
+            help=f"how long {kept} are kept after their last change (or use, or close): 30d, "
+            "12h, 90m or never (default %(default)s)",
         )
     serve.add_argument(
         "--proxies",
@@ -558,6 +568,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             except ValueError as error:
                 print(f"callbreak serve: --pools: {error}", file=sys.stderr)
                 return EXIT_UNREADABLE
+            secret = _challenge_secret(args.challenge_secret)
+            if secret is False:
+                return EXIT_UNREADABLE
             return run_serve(
                 Serving(
                     host=args.host,
@@ -573,6 +586,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     ping_seconds=args.ping_seconds,
                     pools=pools,
                     deflate=args.deflate == "on",
+                    challenge_secret=secret or None,
                 )
             )
     except KeyboardInterrupt:
@@ -584,13 +598,36 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _retention(args: argparse.Namespace) -> Retention | None:
     """The ``--keep-*`` settings; None, with one line said, when one cannot be read."""
     times: dict[str, float | None] = {}
-    for name in ("finished", "lobbies", "unfinished"):
+    for name in ("finished", "lobbies", "unfinished", "profiles", "standings"):
         try:
             times[name] = parse_duration(getattr(args, f"keep_{name}"))
         except ValueError as error:
             print(f"callbreak serve: --keep-{name}: {error}", file=sys.stderr)
             return None
     return Retention(**times)
+
+
+def _challenge_secret(path: str | None) -> bytes | Literal[False] | None:
+    """The daily challenge's secret from ``--challenge-secret FILE`` (its bytes, a final line
+    end left out); None without the option; False, with one line said, when it cannot be read
+    or is too short."""
+    if path is None:
+        return None
+    from callbreak.challenge import MIN_SECRET_BYTES
+
+    try:
+        secret = Path(path).read_bytes().rstrip(b"\r\n")
+    except OSError as error:
+        print(f"callbreak serve: --challenge-secret: {error}", file=sys.stderr)
+        return False
+    if len(secret) < MIN_SECRET_BYTES:
+        print(
+            f"callbreak serve: --challenge-secret: {path} holds {len(secret)} bytes; the secret "
+            f"needs at least {MIN_SECRET_BYTES} (such as: openssl rand -hex 32 > {path})",
+            file=sys.stderr,
+        )
+        return False
+    return secret
 
 
 def _stop_on_terminate() -> None:
@@ -687,8 +724,6 @@ def run_arena(args: argparse.Namespace, argv: list[str]) -> int:
 
 def run_league(args: argparse.Namespace, argv: list[str]) -> int:
     """Run a league with a progress bar, print the standings and write the reports."""
-    from pathlib import Path
-
     from rich.console import Console
 
     from callbreak import league
@@ -951,6 +986,8 @@ class Serving:
     """Quick play's pools (none: ``--no-pools``)."""
     deflate: bool = DEFLATE
     """Whether socket messages are compressed (per-message deflate)."""
+    challenge_secret: bytes | None = None
+    """The daily challenge's secret (None: one kept in the store)."""
 
 
 def run_serve(serving: Serving) -> int:
@@ -1050,6 +1087,8 @@ def run_serve(serving: Serving) -> int:
         except (OSError, sqlite3.Error) as error:
             print(f"callbreak serve: cannot open the database {path}: {error}", file=sys.stderr)
             return EXIT_UNREADABLE
+        if serving.challenge_secret is not None:
+            app.state.challenge.use(serving.challenge_secret)
         served = _Served(
             host, port, path, redis_url, trusted, drain_seconds, serving.log_json, serving.deflate
         )

@@ -28,6 +28,7 @@ from callbreak.errors import (
 
 __all__ = [
     "BOT",
+    "CHALLENGE",
     "GENERAL",
     "HANDLERS",
     "HELD",
@@ -294,7 +295,19 @@ PUBLIC: dict[str, tuple[int, Words]] = {  # Public play: profiles and pools (web
     "joins_rate": (429, "too many joins of a pool: try again in {seconds} s"),
 }
 
-WORDS = GENERAL | MATCH | LOBBY | TABLE | HELD | SHEET | BOT | REVIEW | PUBLIC
+CHALLENGE: dict[str, tuple[int, Words]] = {  # The daily challenge (web.challenge).
+    "challenge_day": (400, "{day!r} is not a day: write it as YYYY-MM-DD"),
+    "challenge_not_open": (404, "the challenge of {day} has not opened yet"),
+    "challenge_played": (409, "you have played the challenge of {day}: one attempt a day"),
+    "challenge_closing": (
+        409,
+        "the day's challenge closes in {minutes} min: too soon to play it to the end; the "
+        "next one opens at midnight UTC",
+    ),
+    "challenge_hint": (400, "no hints in the daily challenge: everyone plays it alone"),
+}
+
+WORDS = GENERAL | MATCH | LOBBY | TABLE | HELD | SHEET | BOT | REVIEW | PUBLIC | CHALLENGE
 """Every code, with its HTTP status and English words."""
 
 

@@ -30,10 +30,12 @@ from callbreak.names import check_name
 from callbreak.players import DESCRIPTIONS, MENU
 from callbreak.refusals import HANDLERS, Refusal, read_json, read_object
 from callbreak.rules import PROFILES, Rules, format_tenths
-from callbreak.web import messages, rooms, sheets, standings
+from callbreak.web import career, messages, rooms, sheets, standings
 from callbreak.web import profiles as players
 from callbreak.web.accesslog import Logged
 from callbreak.web.backend import Backend, LocalBackend
+from callbreak.web.challenge import Challenge
+from callbreak.web.challenge import routes as challenge_routes
 from callbreak.web.drain import Drain, Draining
 from callbreak.web.export import record_of, replay_data
 from callbreak.web.health import Health
@@ -85,7 +87,9 @@ def create_app(
     (``web.messages``). Finished matches and rooms are reviewed by ``reviews`` (by default a
     pool of processes as ``limits`` say, ``web.reviews``). People with a profile
     (``web.profiles``) join ``pools`` for a table with strangers (``web.pools``; none: no quick
-    play), rated when it is finished (``web.standings``).
+    play), rated when it is finished (``web.standings``), and play the daily challenge
+    (``app.state.challenge``, ``web.challenge``: its deals from the operator's secret, given to
+    its ``use`` before the app serves, or from a secret the server makes and keeps in the store).
     ``app.state.drain`` hands the tables over at shutdown (``web.drain``). While it runs, idle
     tables leave memory and data past ``retention`` leaves the store (``web.retention``)."""
     allowed = Networks(metrics_from)  # a bad network raises ValueError before anything opens
@@ -106,6 +110,7 @@ def create_app(
     health = Health(backend, store, lambda: drain.draining, metrics)
     quick = Pools(backend, tables, pools, limits, metrics)
     quick.paused = lambda: drain.draining
+    daily = Challenge(backend, tables, reviewing, list(quick.pools))
 
     async def index(_request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -184,7 +189,9 @@ def create_app(
         pairs = read_held(await read_json(request), "matches")
         held = await held_matches(backend, pairs)
         # Each summary replays its match: on the shared pool, as Your record's figures.
-        summaries = await tables.work.run(lambda: [_summary(data) for data in held])
+        summaries = await tables.work.run(
+            lambda: [_summary(data, daily.sealed(data)) for data in held]
+        )
         summaries.sort(key=lambda summary: -summary["updated"])
         return JSONResponse(summaries)
 
@@ -193,7 +200,10 @@ def create_app(
         store is ahead of any copy: it takes an action first), and its record; a Refusal
         (404) alike for an unknown id and a wrong token."""
         data, state = await match_state(request)
-        return data, record_of(state)
+        record = record_of(state)
+        if daily.sealed(data):
+            record["seed"] = None  # a challenge's seed deals the whole day: not before its close
+        return data, record
 
     async def match_state(request: Request) -> tuple[TableData, TableState]:
         """:func:`match_of`'s match, replayed: no live table, no seats, no tasks."""
@@ -259,8 +269,10 @@ def create_app(
         loop = asyncio.get_running_loop()
         app.state.upkeep = loop.create_task(upkeep(tables, retention))
         deciding = loop.create_task(quick.run()) if quick.pools else None
+        looking = loop.create_task(daily.run())
         yield
         app.state.upkeep.cancel()
+        looking.cancel()
         if deciding is not None:
             deciding.cancel()
         tables.work.close()
@@ -292,6 +304,8 @@ def create_app(
         *players.routes(backend, list(quick.pools)),
         *pool_routes(quick),
         *standings.routes(backend, list(quick.pools)),
+        *career.routes(backend, list(quick.pools), lambda: daily.clock()),
+        *challenge_routes(daily),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     # Outermost first: every answer is counted and logged, a refusal of the limits or of a
@@ -316,6 +330,7 @@ def create_app(
     app.state.reviews = reviewing
     app.state.retention = retention
     app.state.pools = quick
+    app.state.challenge = daily
     return app
 
 
@@ -360,8 +375,9 @@ def _text(value: object, what: str) -> str:
     return value
 
 
-def _summary(data: TableData) -> dict[str, Any]:
-    """A stored match for the history page (replayed, not kept live)."""
+def _summary(data: TableData, sealed: bool = False) -> dict[str, Any]:
+    """A stored match for the history page (replayed, not kept live); a ``sealed`` one (a
+    daily challenge's while its day is open) without its seed."""
     summary = {
         "id": data.id,
         "created": data.created,
@@ -382,5 +398,5 @@ def _summary(data: TableData) -> dict[str, Any]:
         "totals": [format_tenths(t) for t in match.totals()],
         "places": match.places() if over else None,
         # The seed rebuilds every hand, so it is shown only once the match is over.
-        "seed": data.seed if over else None,
+        "seed": data.seed if over and not sealed else None,
     }

@@ -188,6 +188,59 @@ class Backend(Protocol):
     async def rank(self, pool: str, profile: str) -> int | None:
         """A person's place on ``pool``'s leaderboard (1 the best), None while provisional."""
 
+    async def rating_history(self, pool: str, profile: str, count: int) -> list[dict[str, Any]]:
+        """A person's rating after each of their last ``count`` rated matches in ``pool`` (each
+        written by :meth:`settle`), the oldest first: ``match``, ``at``, ``mu``, ``sigma``,
+        ``matches``."""
+
+    # A person's plays, and how long their profile is kept (web.challenge, web.standings).
+
+    async def tally(self, profile: str, match_id: str, at: float, play: dict[str, Any]) -> None:
+        """Keep what ``profile``'s play of a match was (calls made, accuracy...), replacing
+        what was kept of that match before (so that telling it twice changes nothing); the
+        profile counts as used at ``at``."""
+
+    async def plays(self, profile: str, count: int) -> list[dict[str, Any]]:
+        """What was kept of ``profile``'s last ``count`` plays, the most recent first, each
+        with its ``match`` and ``at``."""
+
+    async def touch_profile(self, profile: str, at: float) -> None:
+        """The profile was used at ``at``: its retention counts from then."""
+
+    async def expire_profiles(self, before: float) -> list[str]:
+        """Remove the profiles last used before ``before`` with their ratings, rating history,
+        plays and places; their ids. Safe to run in several processes at once."""
+
+    # The daily challenge (docs/public.md, *The daily challenge*).
+
+    async def secret(self, name: str, made: str) -> str:
+        """The secret kept under ``name``, or ``made`` kept now when there is none: the first
+        process to keep one wins, and every process reads the same."""
+
+    async def begin_attempt(
+        self, attempt: dict[str, Any], per_address: int
+    ) -> tuple[dict[str, Any], bool]:
+        """Atomically, keep ``attempt`` (``day``, ``profile``, ``address``, ``ranked``...)
+        unless the profile has an attempt that day: then that one, and False. A ranked attempt
+        from an ``address`` that has ``per_address`` ranked attempts that day is kept unranked
+        (``why``: "address"). The attempt kept, and whether it is new."""
+
+    async def attempt(self, day: str, profile: str) -> dict[str, Any] | None:
+        """``profile``'s attempt of ``day`` (``YYYY-MM-DD``), or None."""
+
+    async def attempts(self, day: str) -> list[dict[str, Any]]:
+        """Every attempt of ``day``."""
+
+    async def update_attempt(
+        self, day: str, profile: str, changes: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
+        """``changes`` made to ``profile``'s attempt of ``day`` (the other fields stay); the
+        attempt after them, or None when there is none."""
+
+    async def expire_attempts(self, before: str) -> int:
+        """Remove the attempts of the days before ``before``; how many (Redis forgets them on
+        its own: 0)."""
+
     async def close(self) -> None:
         """Let go of connections and files."""
 
@@ -251,6 +304,16 @@ STORED = frozenset(
         "rating",
         "leaderboard",
         "rank",
+        "rating_history",
+        "tally",
+        "plays",
+        "touch_profile",
+        "secret",
+        "begin_attempt",
+        "attempt",
+        "attempts",
+        "update_attempt",
+        "expire_attempts",
     ]
 )
 """The interface's methods that :class:`LocalBackend` answers with the SQLite store's method of
@@ -340,6 +403,15 @@ class LocalBackend:
 
     async def ping(self) -> None:
         await asyncio.to_thread(self.store.ping)
+
+    async def expire_profiles(self, before: float) -> list[str]:
+        gone: list[str] = []
+        while True:  # in batches, as the tables: the loop serves others between them
+            batch = self.store.expire_profiles(before, EXPIRE_BATCH)
+            gone += batch
+            if len(batch) < EXPIRE_BATCH:
+                return gone
+            await asyncio.sleep(0)
 
     async def close(self) -> None:
         await asyncio.to_thread(self.appends.close)  # what is queued is stored first

@@ -7,7 +7,7 @@ Every request and every socket is counted against the address it comes from, in 
 - **lookups**: anything that names a room, a match or a scoresheet by its code or id (a room's
   lobby, record and replay, a socket opened to a table): slows anyone trying codes;
 - **creations**: matches, rooms, scoresheets and profiles created, joins of rooms and of pools
-  (a pool's joins are limited per profile too: ``web.pools``);
+  (a pool's joins are limited per profile too: ``web.pools``), daily challenges begun;
 - **requests**: everything else (the page, static files, lists, figures);
 - **probes**: ``/healthz``, ``/readyz`` and ``/metrics``, which a load balancer and Prometheus
   poll: a class of their own, so that polling never uses up the requests of the people behind
@@ -118,7 +118,9 @@ DEFAULT = Limits()
 
 LOOKUP, CREATION, REQUEST, PROBE = "lookup", "creation", "request", "probe"
 PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
-CREATIONS = re.compile(r"/api/(matches|rooms|sheets|players)|/api/(rooms|pools)/[^/]+/join")
+CREATIONS = re.compile(
+    r"/api/(matches|rooms|sheets|players)|/api/(rooms|pools)/[^/]+/join|/api/challenge/play"
+)
 LOOKUPS = re.compile(r"/(api|ws)/(rooms|matches|sheets)/[^/]+(/.*)?")
 CLOSED = 4429
 """The close code of a socket over the limits (also used for a flood of messages)."""

@@ -311,6 +311,8 @@ async def _hint(table: LiveTable, socket: WebSocket, seat: int, hints: Hints) ->
         if not table.hub.holds(socket, seat):
             raise StaleAction("seat_changed")
     state = table.state
+    if state.data.settings.get("challenge"):
+        raise Refusal("challenge_hint")  # the expert would play the day's deals for the seat
     match = state.match
     busy = state.pending is not None  # an action being stored: the turn is moving on
     if state.status == LOBBY or busy or match.is_over or match.deal.turn != seat:

@@ -262,6 +262,17 @@ OPERATIONS = {
     "rating": "rating",
     "leaderboard": "rating",
     "rank": "rating",
+    "rating_history": "rating",
+    "tally": "profile",
+    "plays": "profile",
+    "touch_profile": "profile",
+    "expire_profiles": "expire",
+    "secret": "challenge",
+    "begin_attempt": "challenge",
+    "attempt": "challenge",
+    "attempts": "challenge",
+    "update_attempt": "challenge",
+    "expire_attempts": "expire",
 }
 """The backend's methods whose failures are counted, each under its operation's label
 (``callbreak_store_errors_total{operation}``, docs/deploy.md); any other passes through."""

@@ -21,7 +21,14 @@ tag ``{pools}`` (``cb:{pools}:places``, a hash of each person's one place, and
 ``cb:{pools}:waiting:POOL``, a sorted set of who waits there since when), so that one script
 moves a person between them atomically; a pool's ratings share ``{rating:POOL}``
 (``:ratings``, a hash of each person's rating; ``:rated``, the set of the matches rated;
-``:board``, the ratings that are not provisional by their ordinal).
+``:board``, the ratings that are not provisional by their ordinal; ``:history:PROFILE``, a
+list of a person's ratings after each rated match), and ``cb:rating-pools`` names the pools
+rated. ``cb:plays:{PROFILE}`` is a hash of what each of a person's plays was, and
+``cb:profiles:seen`` a sorted set of the profiles by their last use, which their retention
+counts from. The daily challenge's day ``DAY`` shares the hash tag ``{challenge:DAY}``
+(``:attempts``, a hash of each profile's attempt; ``:addresses``, the ranked attempts of each
+address's keyed hash), kept for the standings' retention after the day; ``cb:secret:NAME``
+holds a secret the server made itself.
 
 An action is appended by a Lua script that checks the version first, so exactly one of two
 processes racing for a turn wins, whatever process or machine they run on. Events go over
@@ -34,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime
 import json
 import math
 import time
@@ -47,6 +55,7 @@ from callbreak.ratings import NEW, Book, Outcome, Person, PoolRating, settle
 from callbreak.web.backend import EXPIRE_BATCH, Event, Sheet, forget
 from callbreak.web.http import LOG
 from callbreak.web.model import FINISHED, STATUSES, Step, TableData
+from callbreak.web.retention import DAY as DAY_SECONDS
 from callbreak.web.retention import DEFAULT_RETENTION, Retention
 from callbreak.web.store import Store
 
@@ -294,8 +303,36 @@ redis.call('HSET', KEYS[1], 'name', ARGV[1], 'avatar', ARGV[2], 'updated', ARGV[
 return 1
 """
 
+# An attempt of the daily challenge kept unless the profile has one that day (KEYS: the day's
+# attempts, its addresses; ARGV: profile, the attempt as JSON, its address, the ranked attempts
+# an address may have, the attempt as JSON unranked for its address, the keys' lifetime):
+# {1, the attempt kept} or {0, the one the profile had}. Both forms are made by the caller, so
+# that the script never writes JSON of its own (cjson would round the times).
+_BEGIN = """
+local held = redis.call('HGET', KEYS[1], ARGV[1])
+if held then return {0, held} end
+local kept = ARGV[2]
+if cjson.decode(ARGV[2]).ranked then
+  if tonumber(redis.call('HGET', KEYS[2], ARGV[3]) or '0') >= tonumber(ARGV[4]) then
+    kept = ARGV[5]
+  else
+    redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+  end
+end
+redis.call('HSET', KEYS[1], ARGV[1], kept)
+if tonumber(ARGV[6]) > 0 then
+  redis.call('EXPIRE', KEYS[1], ARGV[6])
+  redis.call('EXPIRE', KEYS[2], ARGV[6])
+end
+return {1, kept}
+"""
+
 PLACES = "cb:{pools}:places"
 WAITING = "cb:{pools}:waiting:"
+SEEN = "cb:profiles:seen"
+RATED_POOLS = "cb:rating-pools"
+HISTORY_MOST = 1_000
+"""Ratings a person's history keeps per pool (the chart's last thousand matches)."""
 
 
 def _profile_of(fields: Mapping[Any, Any]) -> dict[str, Any] | None:
@@ -320,6 +357,10 @@ def _rating_of(text: str | bytes | None) -> PoolRating | None:
         return None
     mu, sigma, matches, left = json.loads(text)
     return PoolRating(float(mu), float(sigma), int(matches), int(left))
+
+
+def _day_key(day: str, part: str) -> str:
+    return f"cb:{{challenge:{day}}}:{part}"
 
 
 def _key(table_id: str, part: str) -> str:
@@ -424,6 +465,7 @@ class RedisBackend:
         self._unwait = self.client.register_script(_UNWAIT)
         self._take = self.client.register_script(_TAKE)
         self._profile = self.client.register_script(_PROFILE)
+        self._begin = self.client.register_script(_BEGIN)
         self.retention = retention
         self.sheets_before = sheets_before
         """This process's SQLite file, where it kept its own scoresheets before they moved to
@@ -799,6 +841,7 @@ class RedisBackend:
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(f"cb:profile:{{{profile['id']}}}", mapping=fields)
             pipe.set(f"cb:profile-token:{{{profile['token']}}}", profile["id"])
+            pipe.zadd(SEEN, {profile["id"]: float(profile["updated"])})
             await pipe.execute()
 
     async def profile(self, profile_id: str) -> dict[str, Any] | None:
@@ -818,7 +861,11 @@ class RedisBackend:
 
     async def update_profile(self, profile_id: str, name: str, avatar: str) -> bool:
         key = f"cb:profile:{{{profile_id}}}"
-        return bool(await self._profile(keys=[key], args=[name, avatar, repr(time.time())]))
+        now = time.time()
+        changed = bool(await self._profile(keys=[key], args=[name, avatar, repr(now)]))
+        if changed:
+            await self.client.zadd(SEEN, {profile_id: now}, gt=True)
+        return changed
 
     # --- pools' waiting lists (web.pools) ----------------------------------------------------
 
@@ -860,6 +907,7 @@ class RedisBackend:
         rated = _rating_key(outcome.pool, "rated")
         board = _rating_key(outcome.pool, "board")
         people = [seat.profile for seat in outcome.seats if isinstance(seat, Person)]
+        await self.client.sadd(RATED_POOLS, outcome.pool)  # for the profiles' retention
         async with self.client.pipeline(transaction=True) as pipe:
             while True:
                 # WATCH: a rating of another match with one of these people (or of this match,
@@ -875,11 +923,16 @@ class RedisBackend:
                         {p: _rating_of(text) or NEW for p, text in zip(people, held, strict=True)},
                     )
                     after = settle(book, outcome)
+                    at = time.time()
                     pipe.multi()  # type: ignore[no-untyped-call]
                     for profile in people:
                         now = after.rating(profile)
                         value = [now.mu, now.sigma, now.matches, now.left]
                         pipe.hset(ratings, profile, json.dumps(value))
+                        history = _rating_key(outcome.pool, f"history:{profile}")
+                        change = [outcome.match_id, at, now.mu, now.sigma, now.matches]
+                        pipe.rpush(history, json.dumps(change))
+                        pipe.ltrim(history, -HISTORY_MOST, -1)
                         if not now.provisional:
                             pipe.zadd(board, {profile: now.ordinal})
                     pipe.sadd(rated, outcome.match_id)
@@ -914,6 +967,130 @@ class RedisBackend:
         above = await self.client.zcount(board, f"({held.ordinal!r}", "+inf")
         equal = await self.client.zrangebyscore(board, held.ordinal, held.ordinal)
         return int(above) + sum(1 for other in equal if str(other) < profile) + 1
+
+    async def rating_history(self, pool: str, profile: str, count: int) -> list[dict[str, Any]]:
+        key = _rating_key(pool, f"history:{profile}")
+        found = await self.client.lrange(key, -count, -1) if count > 0 else []
+        changes = []
+        for text in found:
+            match_id, at, mu, sigma, matches = json.loads(text)
+            changes.append(
+                {"match": match_id, "at": at, "mu": mu, "sigma": sigma, "matches": matches}
+            )
+        return changes
+
+    # --- a person's plays and use (the profile's page; retention) ---------------------------
+
+    async def tally(self, profile: str, match_id: str, at: float, play: dict[str, Any]) -> None:
+        kept = json.dumps(play | {"at": at})
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hset(f"cb:plays:{{{profile}}}", match_id, kept)
+            pipe.zadd(SEEN, {profile: at}, gt=True)
+            await pipe.execute()
+
+    async def plays(self, profile: str, count: int) -> list[dict[str, Any]]:
+        held = await self.client.hgetall(f"cb:plays:{{{profile}}}")
+        found = [json.loads(text) | {"match": str(match)} for match, text in held.items()]
+        found.sort(key=lambda play: (float(play["at"]), str(play["match"])), reverse=True)
+        return found[:count]
+
+    async def touch_profile(self, profile: str, at: float) -> None:
+        await self.client.zadd(SEEN, {profile: at}, gt=True)
+
+    async def expire_profiles(self, before: float) -> list[str]:
+        gone: list[str] = []
+        pools = sorted(str(pool) for pool in await self.client.smembers(RATED_POOLS))
+        while True:
+            found = await self.client.zrangebyscore(
+                SEEN, "-inf", f"({before!r}", start=0, num=EXPIRE_BATCH
+            )
+            if not found:
+                return gone
+            for profile in map(str, found):
+                seen = await self.client.zscore(SEEN, profile)
+                if seen is not None and float(seen) >= before:
+                    continue  # used again since (through another process): kept
+                token = await self.client.hget(f"cb:profile:{{{profile}}}", "token")
+                token = None if token is None else str(token)
+                async with self.client.pipeline(transaction=False) as pipe:
+                    pipe.delete(f"cb:profile:{{{profile}}}", f"cb:plays:{{{profile}}}")
+                    if token is not None:
+                        pipe.delete(f"cb:profile-token:{{{token}}}")
+                    for pool in pools:
+                        pipe.hdel(_rating_key(pool, "ratings"), profile)
+                        pipe.zrem(_rating_key(pool, "board"), profile)
+                        pipe.delete(_rating_key(pool, f"history:{profile}"))
+                    pipe.hdel(PLACES, profile)
+                    pipe.zrem(SEEN, profile)
+                    await pipe.execute()
+                gone.append(profile)
+            if len(found) < EXPIRE_BATCH:
+                return gone
+
+    # --- the daily challenge (web.challenge) -------------------------------------------------
+
+    async def secret(self, name: str, made: str) -> str:
+        key = f"cb:secret:{name}"
+        await self.client.set(key, made, nx=True)
+        return str(await self.client.get(key))
+
+    async def begin_attempt(
+        self, attempt: dict[str, Any], per_address: int
+    ) -> tuple[dict[str, Any], bool]:
+        day = attempt["day"]
+        unranked = attempt | {"ranked": False, "why": "address"}
+        args = [
+            attempt["profile"],
+            json.dumps(attempt),
+            attempt["address"],
+            per_address,
+            json.dumps(unranked),
+            self._day_lifetime(day),
+        ]
+        keys = [_day_key(day, "attempts"), _day_key(day, "addresses")]
+        made, kept = await self._begin(keys=keys, args=args)
+        return dict(json.loads(kept)), bool(made)
+
+    def _day_lifetime(self, day: str) -> int:
+        """Seconds a day's attempts are kept from now: to the standings' retention after the
+        day's close (0: for ever)."""
+        kept = self.retention.standings
+        if kept is None:
+            return 0
+        closes = datetime.datetime.fromisoformat(day).replace(tzinfo=datetime.UTC).timestamp()
+        return max(1, math.ceil(closes + DAY_SECONDS + kept - time.time()))
+
+    async def attempt(self, day: str, profile: str) -> dict[str, Any] | None:
+        held = await self.client.hget(_day_key(day, "attempts"), profile)
+        return None if held is None else dict(json.loads(held))
+
+    async def attempts(self, day: str) -> list[dict[str, Any]]:
+        held = await self.client.hgetall(_day_key(day, "attempts"))
+        return [json.loads(text) for text in held.values()]
+
+    async def update_attempt(
+        self, day: str, profile: str, changes: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
+        key = _day_key(day, "attempts")
+        async with self.client.pipeline(transaction=True) as pipe:
+            while True:
+                # WATCH: another process's change between the read and the write is kept,
+                # and this one made again on it.
+                try:
+                    await pipe.watch(key)
+                    held = await pipe.hget(key, profile)
+                    if held is None:
+                        return None
+                    attempt = dict(json.loads(held)) | dict(changes)
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.hset(key, profile, json.dumps(attempt))
+                    await pipe.execute()
+                    return attempt
+                except redis.WatchError:
+                    continue
+
+    async def expire_attempts(self, before: str) -> int:
+        return 0  # each day's keys expire on their own (_day_lifetime)
 
     async def close(self) -> None:
         if self._reader is not None:

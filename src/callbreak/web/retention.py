@@ -13,15 +13,26 @@ What is kept, counted from a table's last change (an action, a lobby change):
   people left, is resumed within days or not at all; a week lets a person come back after a
   weekend away.
 
-``callbreak serve --keep-finished 30d --keep-lobbies 1d --keep-unfinished 7d`` sets them
-(``never`` keeps that kind for ever). A table with a connection open in some process is never
-removed, however old its last change (docs/deploy.md, *Retention*).
+Public play (docs/public.md) keeps, besides:
+
+- a **profile**, with its ratings, their history and its plays: 1 year from its last use (made,
+  changed, a match or a daily challenge played). Ratings are what a person comes back for, and
+  a profile is its token alone: one removed cannot be had back; a year away is a person gone.
+- the daily challenge's **standings** (a day's attempts): 90 days after the day's close. The
+  standings of the last weeks are looked at; the profile keeps each attempt's calls made and
+  accuracy for as long as it is kept.
+
+``callbreak serve --keep-finished 30d --keep-lobbies 1d --keep-unfinished 7d --keep-profiles 52w
+--keep-standings 90d`` sets them (``never`` keeps that kind for ever). A table with a
+connection open in some process is never removed, however old its last change
+(docs/deploy.md, *Retention*).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import datetime
 import gc
 import logging
 import re
@@ -37,6 +48,7 @@ __all__ = [
     "EVICT_EVERY",
     "EXPIRE_EVERY",
     "Retention",
+    "expire_public",
     "parse_duration",
     "upkeep",
 ]
@@ -82,6 +94,10 @@ class Retention:
     """Rooms never started."""
     unfinished: float | None = 7 * DAY
     """Matches and rooms being played."""
+    profiles: float | None = 364 * DAY
+    """Profiles, from their last use, with their ratings, rating history and plays."""
+    standings: float | None = 90 * DAY
+    """The daily challenge's attempts, from the close of their day."""
 
     def keep(self, status: str) -> float | None:
         """How long a table of ``status`` is kept after its last change (None: for ever)."""
@@ -120,6 +136,18 @@ class Kept(Protocol):
         """Let go of the tables nobody uses."""
 
 
+async def expire_public(backend: Backend, retention: Retention, now: float) -> None:
+    """Remove the profiles unused past their time and the standings of the days past theirs,
+    at ``now``."""
+    if retention.profiles is not None:
+        await backend.expire_profiles(now - retention.profiles)
+    if retention.standings is not None:
+        # A day's standings are kept from its close, the start of the next day: the days
+        # that closed before ``now - standings`` are gone.
+        closed = datetime.datetime.fromtimestamp(now - retention.standings, datetime.UTC).date()
+        await backend.expire_attempts(closed.isoformat())
+
+
 async def upkeep(
     tables: Kept,
     retention: Retention,
@@ -140,6 +168,7 @@ async def upkeep(
                 finished = retention.finished
                 if finished is not None:
                     await tables.backend.expire_sheets(clock() - finished)
+                await expire_public(tables.backend, retention, clock())
             except Exception:  # the store out of reach: tried again at the next sweep
                 LOG.exception("could not remove the data past its time")
         try:

@@ -23,6 +23,7 @@ from callbreak.ratings import Computer, Outcome, Person
 from callbreak.refusals import Refusal
 from callbreak.seating import PlayerSpec
 from callbreak.web.backend import Backend
+from callbreak.web.career import play_of
 from callbreak.web.model import FINISHED, PERSON, TableData
 from callbreak.web.profiles import public_json, rating_json, signed_in
 from callbreak.web.state import replay
@@ -69,7 +70,19 @@ async def rate_finished(backend: Backend, data: TableData) -> bool:
     outcome = outcome_of(data)
     if outcome is None:
         return False
-    return await backend.settle(outcome)
+    rated = await backend.settle(outcome)
+    await tally_table(backend, data, outcome)
+    return rated
+
+
+async def tally_table(backend: Backend, data: TableData, outcome: Outcome) -> None:
+    """Keep each person's play of a rated table for their profile's page (``web.career``):
+    told by every process that sees the end, the same each time."""
+    match = replay(data)
+    for seat, person in enumerate(outcome.seats):
+        if isinstance(person, Person):
+            play = play_of(match, seat) | {"pool": outcome.pool, "left": seat in outcome.left}
+            await backend.tally(person.profile, outcome.match_id, data.updated, play)
 
 
 def routes(backend: Backend, pools: Collection[str]) -> list[Route]:

@@ -111,7 +111,39 @@ CREATE TABLE IF NOT EXISTS rated (
     match_id TEXT NOT NULL,
     PRIMARY KEY (pool, match_id)
 );
+CREATE TABLE IF NOT EXISTS rating_changes (
+    pool TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    match_id TEXT NOT NULL,
+    at REAL NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    matches INTEGER NOT NULL,
+    PRIMARY KEY (pool, profile, match_id)
+);
+CREATE TABLE IF NOT EXISTS plays (
+    profile TEXT NOT NULL,
+    match_id TEXT NOT NULL,
+    at REAL NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (profile, match_id)
+);
+CREATE TABLE IF NOT EXISTS secrets (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS attempts (
+    day TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    address TEXT NOT NULL,
+    ranked INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (day, profile)
+);
 CREATE INDEX IF NOT EXISTS tables_by_age ON tables (status, updated);
+CREATE INDEX IF NOT EXISTS rating_changes_by_time ON rating_changes (pool, profile, at);
+CREATE INDEX IF NOT EXISTS profiles_by_use ON profiles (updated);
+CREATE INDEX IF NOT EXISTS attempts_by_address ON attempts (day, address, ranked);
 CREATE INDEX IF NOT EXISTS places_by_pool ON places (pool, state, since);
 CREATE INDEX IF NOT EXISTS ratings_by_ordinal ON ratings (pool, matches, ordinal);
 CREATE INDEX IF NOT EXISTS sheets_by_age ON sheets (updated);
@@ -121,7 +153,13 @@ CREATE INDEX IF NOT EXISTS sheets_by_age ON sheets (updated);
 # ``profiles.token`` is the hash of the profile's token, as ``sheets.token`` is; ``places`` holds
 # each person's one place (waiting in a pool, or seated at a public table: docs/public.md), so
 # that a person waits in one pool at once by the table's key; ``rated`` is the ids of the
-# matches rated in a pool, whose key makes a second rating of a match fail.
+# matches rated in a pool, whose key makes a second rating of a match fail; ``rating_changes``
+# each person's rating after each rated match (the profile's chart), ``plays`` what each
+# person's finished public matches and daily challenges were (calls made, accuracy), ``secrets``
+# the secrets the server made itself (the daily challenge's), ``attempts`` the daily challenge's
+# attempts, one per profile and day by the key (``address`` a keyed hash of the address it was
+# started from, never the address itself). ``profiles.updated`` is when the profile was last
+# used, which its retention counts from.
 # ``sheets.token`` is the hash of the sheet's token (model.hash_token); NULL for a sheet made
 # before sheets had owners, which only ``callbreak adopt`` opens again.
 
@@ -456,8 +494,14 @@ class Store:
             people = [seat.profile for seat in outcome.seats if isinstance(seat, Person)]
             book = Book(outcome.pool, {p: self._rating(db, outcome.pool, p) for p in people})
             after = settle(book, outcome)
+            now = time.time()
             for profile in people:
                 held = after.rating(profile)
+                db.execute(
+                    "INSERT OR REPLACE INTO rating_changes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (outcome.pool, profile, outcome.match_id, now, held.mu, held.sigma,
+                     held.matches),
+                )  # fmt: skip
                 db.execute(
                     "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (
@@ -517,6 +561,144 @@ class Store:
             ).fetchone()
         return int(above) + 1
 
+    def rating_history(self, pool: str, profile: str, count: int) -> list[dict[str, Any]]:
+        """A person's rating after each of their last ``count`` rated matches in ``pool``, the
+        oldest first: ``match``, ``at``, ``mu``, ``sigma``, ``matches``."""
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT * FROM (SELECT * FROM rating_changes WHERE pool = ? AND profile = ? "
+                "ORDER BY at DESC, match_id DESC LIMIT ?) ORDER BY at, match_id",
+                (pool, profile, count),
+            ).fetchall()
+        return [
+            {
+                "match": row["match_id"],
+                "at": row["at"],
+                "mu": row["mu"],
+                "sigma": row["sigma"],
+                "matches": row["matches"],
+            }
+            for row in rows
+        ]
+
+    # --- a person's plays and use (the profile's page; retention) ---------------------------
+
+    def tally(self, profile: str, match_id: str, at: float, play: dict[str, Any]) -> None:
+        """Keep what ``profile``'s play of a match was (``play``: calls made, accuracy...),
+        replacing what was kept of that match; the profile is used at ``at``."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO plays VALUES (?, ?, ?, ?)",
+                (profile, match_id, at, json.dumps(play)),
+            )
+            db.execute("UPDATE profiles SET updated = MAX(updated, ?) WHERE id = ?", (at, profile))
+
+    def plays(self, profile: str, count: int) -> list[dict[str, Any]]:
+        """What was kept of ``profile``'s last ``count`` plays, the most recent first, each
+        with its ``match`` and ``at``."""
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT * FROM plays WHERE profile = ? ORDER BY at DESC, match_id DESC LIMIT ?",
+                (profile, count),
+            ).fetchall()
+        return [
+            json.loads(row["data"]) | {"match": row["match_id"], "at": row["at"]} for row in rows
+        ]
+
+    def touch_profile(self, profile: str, at: float) -> None:
+        """The profile was used at ``at``: its retention counts from then."""
+        with self.transaction() as db:
+            db.execute("UPDATE profiles SET updated = MAX(updated, ?) WHERE id = ?", (at, profile))
+
+    def expire_profiles(self, before: float, limit: int = 500) -> list[str]:
+        """Delete at most ``limit`` profiles last used before ``before``, with their ratings,
+        rating history, plays and places; their ids."""
+        with self.transaction() as db:
+            ids = [
+                row["id"]
+                for row in db.execute(
+                    "SELECT id FROM profiles WHERE updated < ? LIMIT ?", (before, limit)
+                ).fetchall()
+            ]
+            for table, column in _PROFILE_ROWS:
+                db.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids])
+        return ids
+
+    # --- the daily challenge (web.challenge) -------------------------------------------------
+
+    def secret(self, name: str, made: str) -> str:
+        """The secret stored under ``name``, or ``made`` stored now when there is none (the
+        first of several processes to store one wins: every one then reads it)."""
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO secrets VALUES (?, ?)", (name, made))
+            row = db.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()
+        return str(row["value"])
+
+    def begin_attempt(
+        self, attempt: dict[str, Any], per_address: int
+    ) -> tuple[dict[str, Any], bool]:
+        """Store ``attempt`` (``day``, ``profile``, ``address``, ``ranked``...) unless the
+        profile has one that day: that one, and False. A ranked attempt from an address that
+        has ``per_address`` ranked attempts that day already is stored unranked (``why``:
+        "address"). The attempt stored, and whether it is new."""
+        day, profile = attempt["day"], attempt["profile"]
+        with self.transaction() as db:
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute(
+                "SELECT data FROM attempts WHERE day = ? AND profile = ?", (day, profile)
+            ).fetchone()
+            if row is not None:
+                return json.loads(row["data"]), False
+            if attempt["ranked"]:
+                (count,) = db.execute(
+                    "SELECT COUNT(*) FROM attempts WHERE day = ? AND address = ? AND ranked = 1",
+                    (day, attempt["address"]),
+                ).fetchone()
+                if count >= per_address:
+                    attempt = attempt | {"ranked": False, "why": "address"}
+            db.execute(
+                "INSERT INTO attempts VALUES (?, ?, ?, ?, ?)",
+                (day, profile, attempt["address"], int(attempt["ranked"]), json.dumps(attempt)),
+            )
+        return attempt, True
+
+    def attempt(self, day: str, profile: str) -> dict[str, Any] | None:
+        """``profile``'s attempt of ``day``, or None."""
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT data FROM attempts WHERE day = ? AND profile = ?", (day, profile)
+            ).fetchone()
+        return None if row is None else dict(json.loads(row["data"]))
+
+    def attempts(self, day: str) -> list[dict[str, Any]]:
+        """Every attempt of ``day``."""
+        with self.transaction() as db:
+            rows = db.execute("SELECT data FROM attempts WHERE day = ?", (day,)).fetchall()
+        return [json.loads(row["data"]) for row in rows]
+
+    def update_attempt(
+        self, day: str, profile: str, changes: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
+        """``changes`` made to ``profile``'s attempt of ``day``; the attempt after them, or
+        None when there is none."""
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT data FROM attempts WHERE day = ? AND profile = ?", (day, profile)
+            ).fetchone()
+            if row is None:
+                return None
+            attempt = dict(json.loads(row["data"])) | dict(changes)
+            db.execute(
+                "UPDATE attempts SET data = ? WHERE day = ? AND profile = ?",
+                (json.dumps(attempt), day, profile),
+            )
+        return attempt
+
+    def expire_attempts(self, before: str) -> int:
+        """Delete the attempts of the days before ``before`` (``YYYY-MM-DD``); how many."""
+        with self.transaction() as db:
+            return db.execute("DELETE FROM attempts WHERE day < ?", (before,)).rowcount
+
     # --- owners ----------------------------------------------------------------------------
 
     def adopt(self) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float]]]:
@@ -550,6 +732,16 @@ class Store:
                 if changed:
                     sheets.append((row["id"], token, row["created"]))
         return matches, sheets
+
+
+_PROFILE_ROWS = (
+    ("profiles", "id"),
+    ("ratings", "profile"),
+    ("rating_changes", "profile"),
+    ("plays", "profile"),
+    ("places", "profile"),
+)
+"""The rows of a profile, deleted with it (its attempts go with their day)."""
 
 
 def _replaceable(place: Mapping[str, Any], stale: float) -> bool:

@@ -117,7 +117,9 @@ def public_view(state: TableState) -> dict[str, Any]:
         "places": match.places() if match.is_over else None,
         "can_stop": state.can_stop,
         "thinking": thinking,
-        "settings": {key: state.data.settings.get(key) for key in ("speed", "auto_forced")},
+        "settings": {key: state.data.settings.get(key) for key in ("speed", "auto_forced")}
+        # A daily challenge's table offers no hint (web.challenge): whether it is one, no more.
+        | {"challenge": bool(state.data.settings.get("challenge"))},
         "version": state.version,
         "room": state.id if state.is_room else None,
         "seats": lobby_json(state)["seats"] if state.is_room else None,

@@ -19,6 +19,9 @@ const pages = [
   [/^#\/lesson$/, "./lesson.js"],
   [/^#\/sheet$/, "./sheet.js"],
   [/^#\/sheet\/([\w-]+)$/, "./sheet.js"],
+  [/^#\/challenge$/, "./challenge.js"],
+  [/^#\/leaderboard(?:\/([\w-]+))?$/, "./leaderboard.js"],
+  [/^#\/player(?:\/([\w-]+))?$/, "./player.js"],
 ];
 
 let cleanup = null;

@@ -109,7 +109,9 @@ export function drawCalling(page) {
     "aria-label": t("table.callButton", { call: value }), tabindex: index === 0 ? "0" : "-1",
     "data-call": String(value), onclick: () => page.call(value),
   }));
-  const hint = el("button", { type: "button", class: "hint-call", text: t("table.hint"), onclick: () => page.askHint() });
+  // No hints in the daily challenge (its server refuses them).
+  const hint = s.settings && s.settings.challenge ? null
+    : el("button", { type: "button", class: "hint-call", text: t("table.hint"), onclick: () => page.askHint() });
   page.calling.replaceChildren(
     el("p", { class: "label", text: t("table.callPrompt", { low: s.rules.calls[0], high: s.rules.calls[1] }) }),
     el("div", { class: "calls" }, ...buttons),

@@ -5,6 +5,7 @@ import { api, el, keepEntry, levelAbout, levelLabel, profileChooser, serverText 
 import { t, tn } from "./i18n.js";
 import { lessonLink, lessonOffer } from "./lesson.js";
 import { roomForm } from "./newroom.js";
+import { publicLinks } from "./public.js";
 
 /**
  * @param {HTMLElement} view the page's box
@@ -109,7 +110,7 @@ export async function render(view, [choice]) {
   // No field takes the focus on load: on a phone the keyboard would open over the form.
   // A newcomer is offered the lesson first, until they did it or said no.
   const offer = lessonOffer();
-  view.append(...(offer ? [offer] : []), form, how);
+  view.append(...(offer ? [offer] : []), form, publicLinks(), how);
 }
 
 /** How to play, said for the rules chosen in `select` (the number of deals, the calls). */

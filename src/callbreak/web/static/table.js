@@ -373,7 +373,8 @@ export class TablePage {
     const settles = !this.options.room || s.seat === 0;
     const over = Boolean(s.match_over);
     this.stopButton.hidden = !(s.can_stop && settles);
-    this.hintButton.hidden = s.seat === null || over;
+    // No hints in the daily challenge (its server refuses them): everyone plays it alone.
+    this.hintButton.hidden = s.seat === null || over || Boolean(s.settings && s.settings.challenge);
     // The hand's place holds the hand, or a spectator's word, or (after the match) the places
     // and what next: it is never left empty.
     this.hand.hidden = s.seat === null || over;
