@@ -766,10 +766,11 @@ TABS = """() => [...document.querySelectorAll('nav.choice a')].map((tab) => {
 
 
 @pytest.mark.parametrize("size", [(360, 740), (390, 844), (844, 390)])
-def test_the_start_page_opens_no_keyboard_and_centres_its_tabs(
+def test_no_page_opens_the_keyboard_and_the_start_tabs_are_centred(
     browser: Any, base_url: str, screens: Path, size: tuple[int, int]
 ) -> None:
-    """In English, Nepali and Hindi, each loaded afresh (a query of its own) in one browser."""
+    """The start page (both tabs), a new scoresheet and a scoresheet in play, in English,
+    Nepali and Hindi, each language loaded afresh (a query of its own) in one browser."""
     width, height = size
     made = browser.new_context(
         viewport={"width": width, "height": height}, has_touch=True, is_mobile=True
@@ -778,16 +779,18 @@ def test_the_start_page_opens_no_keyboard_and_centres_its_tabs(
     focused = {}
     tabs = []
     try:
+        sheet = new_sheet(page, base_url, {"names": SHEET_NAMES, "rules": "strict"})
         page.goto(f"{base_url}/static/icon.svg")  # on the origin: its storage
         for lang in ("en", "ne", "hi"):
             page.evaluate("(lang) => localStorage.setItem('callbreak:lang', lang)", lang)
-            for address in ("#/", "#/friends"):
+            for address in ("#/", "#/friends", "#/sheet", f"#/sheet/{sheet}"):
                 page.goto(f"{base_url}/?{lang}{address}")
                 page.locator("form button[type=submit], form button.primary").first.wait_for()
                 page.wait_for_timeout(200)
                 focused[lang + address] = page.evaluate("document.activeElement.tagName")
-                tabs += page.evaluate(TABS)
-            page.screenshot(path=str(screens / f"start-{width}x{height}-{lang}.png"))
+                if address in ("#/", "#/friends"):
+                    tabs += page.evaluate(TABS)
+                    page.screenshot(path=str(screens / f"start-{width}x{height}-{lang}.png"))
     finally:
         made.close()
     # No field takes the focus on load: a phone's keyboard would open over the form.
