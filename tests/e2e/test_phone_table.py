@@ -647,17 +647,7 @@ VISIT = """([address, lang]) => {
 }"""
 
 
-# Still cut (issue 42, defect 7, open): the Nepali and Hindi dealer mark spills out of its
-# circle; "1st (shared)" is wider than its column up to 640 px; after the match the left badges
-# touch; on a phone on its side a side badge's line of what its seat does has 19-23 px; on a
-# narrow phone "⚙ computer" is cut; at 1366x768 the level beside "Chandra" is cut.
-@pytest.mark.parametrize(
-    "size",
-    [
-        pytest.param(size, marks=pytest.mark.xfail(strict=False, reason="defect 7"))
-        for size in LABEL_SIZES
-    ],
-)
+@pytest.mark.parametrize("size", list(LABEL_SIZES))
 def test_no_label_is_cut(
     browser: Any, base_url: str, screens: Path, tables: dict[str, str], size: str
 ) -> None:
