@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -544,6 +545,50 @@ def test_a_warm_start_prints_two_lines(
     cli._announced_warm_up(compile_sign=60.0)
     printed = capsys.readouterr().out.splitlines()
     assert printed == ["Loading the computer players...", "The computer players are ready (1 s)"]
+
+
+def test_only_a_bot_start_that_compiles_says_a_fresh_install_compiles() -> None:
+    """Issue 42, item 9: ``callbreak bot`` said "a fresh install compiles it once" at every
+    start, warm or not."""
+    from callbreak import cli
+
+    assert cli._bot_compile_note(lambda: True) is None  # its first functions loaded: warm
+    words = cli._bot_compile_note(lambda: False)
+    assert words and "a fresh install does it once" in words
+
+
+def test_a_warm_bot_start_prints_two_lines(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from callbreak import cli, warmup
+
+    monkeypatch.setattr(warmup, "warm_up", lambda: 0.8)
+    cli._announced_bot_warm_up(compile_sign=60.0)
+    printed = capsys.readouterr()
+    assert printed.out == ""
+    assert printed.err.splitlines() == [
+        "callbreak bot: loading the search kernel; /hi answers when it is ready...",
+        "callbreak bot: ready (1 s)",
+    ]
+
+
+def test_a_warm_up_still_running_at_the_sign_prints_the_note_between(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from callbreak import cli, warmup
+
+    stream = io.StringIO()
+
+    def warm_up() -> float:  # a fresh install's: still compiling when the note is due
+        deadline = time.monotonic() + 10
+        while "compiling..." not in stream.getvalue():
+            assert time.monotonic() < deadline, "the note was never said"
+            time.sleep(0.01)
+        return 31.0
+
+    monkeypatch.setattr(warmup, "warm_up", warm_up)
+    cli._said_warm_up("loading...", lambda: "compiling...", "ready ({seconds:.0f} s)", stream, 0.01)
+    assert stream.getvalue().splitlines() == ["loading...", "compiling...", "ready (31 s)"]
 
 
 def test_readme_and_deploy_agree_with_serve_on_the_first_start() -> None:

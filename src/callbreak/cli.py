@@ -928,7 +928,7 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     from callbreak.bots.server import serve
     from callbreak.rules import Rules
     from callbreak.seating import close, make_player
-    from callbreak.warmup import needs_kernel, warm_up
+    from callbreak.warmup import needs_kernel
 
     try:
         rules = Rules.parse(rules_text)
@@ -942,13 +942,7 @@ def run_bot(spec: str, host: str, port: int, rules_text: str) -> int:
     if needs_kernel([spec]):
         # Before serving: the host polls /hi until the bot is ready, and a kernel still loading
         # at the first request would eat the round's time budget.
-        print(
-            "callbreak bot: loading the search kernel (a fresh install compiles it once, in "
-            "about half a minute); /hi answers when it is ready...",
-            file=sys.stderr,
-            flush=True,
-        )
-        print(f"callbreak bot: ready ({warm_up():.0f} s)", file=sys.stderr, flush=True)
+        _announced_bot_warm_up()
     try:
         serve(spec, host, port, rules)
     except OSError as error:
@@ -1281,26 +1275,74 @@ def _compile_note(serving: Callable[[], bool]) -> str | None:
     )
 
 
+def _bot_compile_note(serving: Callable[[], bool]) -> str | None:
+    """What ``callbreak bot`` says once COMPILE_SIGN seconds of its warm-up have passed: that a
+    fresh install compiles, when the first functions it loads (the stand-in's, as for
+    :func:`_compile_note`) are still not ready (``serving`` false); else nothing. Its practice
+    deal goes on after them, several seconds on a warm start too."""
+    if serving():
+        return None
+    return (
+        "callbreak bot: compiling the search kernel (a fresh install does it once, in about "
+        "half a minute)..."
+    )
+
+
 def _announced_warm_up(compile_sign: float = COMPILE_SIGN) -> None:
     """Load the kernel, saying so, and that it compiles only when it does (a fresh install):
     the search levels are then not ready at once."""
     from callbreak import warmup
 
-    print("Loading the computer players...", flush=True)
+    _said_warm_up(
+        "Loading the computer players...",
+        lambda: _compile_note(warmup.serving),
+        "The computer players are ready ({seconds:.0f} s)",
+        sys.stdout,
+        compile_sign,
+    )
 
-    def note() -> None:
-        words = _compile_note(warmup.serving)
+
+def _announced_bot_warm_up(compile_sign: float = COMPILE_SIGN) -> None:
+    """``callbreak bot``'s warm-up, said on the standard error as :func:`_announced_warm_up`
+    says the server's: loading, compiling only when it does, ready."""
+    from callbreak import warmup
+
+    _said_warm_up(
+        "callbreak bot: loading the search kernel; /hi answers when it is ready...",
+        lambda: _bot_compile_note(warmup.serving),
+        "callbreak bot: ready ({seconds:.0f} s)",
+        sys.stderr,
+        compile_sign,
+    )
+
+
+def _said_warm_up(
+    loading: str,
+    note: Callable[[], str | None],
+    ready: str,
+    stream: TextIO,
+    compile_sign: float,
+) -> None:
+    """Warm the kernel up between the lines ``loading`` and ``ready`` (its {seconds} filled),
+    with ``note``'s words between them if it has any once ``compile_sign`` seconds have passed
+    (a warm start, loading the cache, is ready well before: it prints two lines)."""
+    from callbreak import warmup
+
+    print(loading, file=stream, flush=True)
+
+    def say_note() -> None:
+        words = note()
         if words:
-            print(words, flush=True)
+            print(words, file=stream, flush=True)
 
-    timer = threading.Timer(compile_sign, note)
+    timer = threading.Timer(compile_sign, say_note)
     timer.daemon = True
     timer.start()
     try:
         seconds = warmup.warm_up()
     finally:
         timer.cancel()
-    print(f"The computer players are ready ({seconds:.0f} s)", flush=True)
+    print(ready.format(seconds=seconds), file=stream, flush=True)
 
 
 def run_rules() -> int:

@@ -81,12 +81,17 @@ def new_match(
     name: str = "Asha",
     level: str = "random",
     speed: str = "instant",
+    seed: str | None = None,
 ) -> str:
-    """A match against three computers made through the API, held by the page's context; its
-    id (its token in TOKENS)."""
+    """A match against three computers made through the API (its hands and the computers'
+    choices from ``seed``, when given), held by the page's context; its id (its token in
+    TOKENS)."""
+    body: dict[str, Any] = {"rules": rules, "name": name, "opponents": [level] * 3, "speed": speed}
+    if seed is not None:
+        body["seed"] = seed
     answer = page.request.post(
         base_url + "/api/matches",
-        data=json.dumps({"rules": rules, "name": name, "opponents": [level] * 3, "speed": speed}),
+        data=json.dumps(body),
         headers={"content-type": "application/json"},
     )
     assert answer.status == 201, answer.text()
@@ -171,6 +176,16 @@ def play_deals(base_url: str, match_id: str, deals: int | None = None) -> None:
     """Play ``deals`` deals of a match these tests made (None: to its end) through its socket,
     as a quick person would (the lowest call, the first legal card), with no page open; with
     ``deals``, each deal's summary is taken as seen, so that the next deal is dealt."""
+    play_to(base_url, match_id, deals=deals)
+
+
+def play_to(
+    base_url: str, match_id: str, deals: int | None = None, tricks: int | None = None
+) -> None:
+    """Play a match these tests made through its socket, as a quick person would (the lowest
+    call, the first legal card), with no page open: to its end, or until ``deals`` deals are
+    scored (each deal's summary taken as seen, so that the next deal is dealt), or until
+    ``tricks`` tricks of the deal in play are taken (the page then opens at its next trick)."""
     from websockets.sync.client import connect
 
     address = base_url.replace("http://", "ws://") + f"/ws/matches/{match_id}"
@@ -185,6 +200,8 @@ def play_deals(base_url: str, match_id: str, deals: int | None = None) -> None:
             state = message["state"]
             if state["match_over"] or (deals is not None and len(state["results"]) >= deals):
                 return
+            if tricks is not None and state["tricks_played"] >= tricks:
+                return
             if state["turn"] != state["seat"]:
                 continue
             if state["legal_calls"]:
@@ -194,7 +211,7 @@ def play_deals(base_url: str, match_id: str, deals: int | None = None) -> None:
             else:
                 continue
             socket.send(json.dumps({**action, "version": state["version"]}))
-    what = "end" if deals is None else f"reach deal {deals + 1}"
+    what = "end" if deals is None and tricks is None else f"reach {deals} deals, {tricks} tricks"
     raise AssertionError(f"match {match_id} did not {what}")
 
 

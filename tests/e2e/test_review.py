@@ -43,6 +43,18 @@ def finished_match(page: Any, base_url: str) -> str:
     return match_id
 
 
+# Every line of words the review panel shows, in order (a page's watch, started before a press).
+WATCH_WORDS = """() => {
+  window.__words = [];
+  new MutationObserver(() => {
+    const words = document.querySelector('.review-panel .review-words');
+    if (words && window.__words[window.__words.length - 1] !== words.textContent) {
+      window.__words.push(words.textContent);
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+}"""
+
+
 @pytest.mark.parametrize("width", ["390", "1366"])
 def test_a_finished_match_is_reviewed_and_a_mistake_opens_in_the_replay(
     browser: Any, base_url: str, screens: Path, width: str
@@ -53,10 +65,21 @@ def test_a_finished_match_is_reviewed_and_a_mistake_opens_in_the_replay(
     page.goto(f"{base_url}/#/play/{match_id}")
     play_until(page, "over")  # the final summary closed: the table's end shows
     panel = page.locator(".after .review-panel")
+    page.evaluate(WATCH_WORDS)
     panel.get_by_role("button", name="Review my play").click()
     summary = panel.locator(".review-summary")
     summary.wait_for(timeout=REVIEWED)
     assert sideways(page) == 0
+    # From the press: "Starting", then the server's queue place or the decisions reviewed
+    # (issue 42, item 9), never a queue that the server did not say.
+    words = page.evaluate("window.__words")
+    assert words and words[0] == "Starting the review…", words
+    for said in words[1:]:
+        assert re.fullmatch(
+            r"Waiting for the server: your review is number \d+ in the queue…"
+            r"|Reviewed \d+ of \d+ decisions…",
+            said,
+        ), words
     page.screenshot(path=str(screens / f"review-summary-{width}.png"))
     accuracy = summary.locator(".accuracy").inner_text()
     assert re.fullmatch(r"\d{1,3}% accuracy", " ".join(accuracy.split())), accuracy

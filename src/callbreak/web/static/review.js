@@ -104,7 +104,8 @@ export function reviewPanel(target, { start = false } = {}) {
     const button = el("button", {
       type: "button", class: "primary review-start", text: t(error ? "review.again" : "review.button"),
       onclick: () => {
-        progress({ state: "waiting", done: 0, total: 0 });
+        // Until the server answers, nothing is known of its queue.
+        progress({ state: "starting", done: 0, total: 0 });
         ask("POST");
       },
     });
@@ -117,8 +118,9 @@ export function reviewPanel(target, { start = false } = {}) {
     const bar = el("progress", { class: "review-progress", max: String(answer.total || 1) });
     if (answer.total) bar.value = answer.done;
     else bar.removeAttribute("value"); // still starting: a bar that says so by moving
-    // Waiting, the server says where in its queue (docs/web.md "Review"); then the decisions
-    // reviewed, from 0 as soon as a process has begun on it.
+    // Asked for, "starting" until the server answers; waiting, the server says where in its
+    // queue (docs/web.md "Review"); then the decisions reviewed, from 0 as soon as a process
+    // has begun on it.
     const words = answer.state === "waiting" && !answer.total
       ? (answer.place ? t("review.place", { place: answer.place }) : t("review.waiting"))
       : answer.total ? t("review.progress", { done: answer.done, total: answer.total }) : t("review.starting");

@@ -7,6 +7,7 @@ import {
   rulesSummary, score, serverText,
 } from "./common.js";
 import { num, t, tn } from "./i18n.js";
+import { coarse } from "./prefs.js";
 
 /** Add sheet.css to the page once (the shared style.css is left to the other pages), and wait
  * for it: drawn without it, the sheet's table is wider than a phone for a moment. */
@@ -95,7 +96,9 @@ async function renderStart(view) {
   });
 
   view.append(el("div", { class: "sheet-page" }, form, sheetList(sheets)));
-  names[0].focus();
+  // The first name is typed at once from a keyboard; on a touch screen no field takes the
+  // focus on load, or the phone's keyboard would open over the form.
+  if (!coarse()) names[0].focus();
 }
 
 function sheetList(sheets) {
@@ -229,7 +232,8 @@ async function renderSheet(view, id) {
       el("a", { href: "#/sheet", text: t("sheet.all") }));
   }
 
-  draw(true);
+  // As the new sheet's names: the first call focused for a keyboard, not on a touch screen.
+  draw(!coarse());
 }
 
 function header(sheet) {
