@@ -387,3 +387,28 @@ async def test_a_card_and_an_event_from_another_process_are_taken_in_one_order(
             assert b.hub.seat_of(on_b) is None  # Bikash watches now, on B too
         finally:
             await backend.close()
+
+
+async def test_the_lobby_goes_to_everyone_once_and_to_each_who_joins() -> None:
+    """A room's lobby is sent to everyone only when it changed (another process's card does not
+    resend it), but a connection that joins gets it even when nothing in it changed (a second
+    tab of a seat already here)."""
+    backend = LocalBackend(Store(":memory:"))
+    data, token = _room()
+    await backend.create(data)
+    table = await _table(backend, data)
+    first, second, third = RecordingSocket(), RecordingSocket(), RecordingSocket()
+
+    def lobbies(socket: RecordingSocket) -> int:
+        return sum(1 for message in map(json.loads, socket.sent) if message["type"] == "room")
+
+    await table.join(first, token)  # type: ignore[arg-type]
+    await table.join(second, token)  # type: ignore[arg-type]
+    await table.join(third, None)  # type: ignore[arg-type]
+    await _flushed(table, [first, second, third])
+    assert lobbies(second) >= 1 and lobbies(third) >= 1
+    before = [lobbies(socket) for socket in (first, second, third)]
+    await _to_seat(table, 0)  # cards and calls: the lobby as it was
+    await table.catch_up()
+    await _flushed(table, [first, second, third])
+    assert [lobbies(socket) for socket in (first, second, third)] == before

@@ -107,6 +107,7 @@ class Hub:
         seat = self.state.data.seat_of(token)
         connection = Connection(websocket, seat, token if seat is not None else None)
         self.connections[websocket] = connection
+        self._shown_lobby = None  # not everyone has the lobby now: the next goes to all
         connection.put(wire.dumps({"type": "welcome", "seat": seat}))
         return seat
 

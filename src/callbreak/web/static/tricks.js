@@ -116,9 +116,11 @@ async function played(page, prev, next, event) {
   // The fourth card: the trick as it was finished, its winner as the state says.
   const winner = next.last_trick ? next.last_trick.winner : undefined;
   const done = { leader: prev.trick.leader, cards: [...prev.trick.cards, event.card], winner };
-  // A deal's last trick: its summary comes first, over the deal just played, and the next
-  // deal is dealt once it is closed.
-  const ended = next.results.length > prev.results.length ? dealEnded(prev, next) : null;
+  // A deal's last trick, a next deal to come: its summary comes first, over the deal just
+  // played, and the next deal is dealt once it is closed. (The match's last trick: the result
+  // is shown with the state.)
+  const scored = next.results.length > prev.results.length;
+  const ended = scored && !next.match_over ? dealEnded(prev, next) : null;
   // The last card has landed: whose turn it is now (and their clock) is said at once, while
   // the finished trick still stays up.
   page.drawLive(ended || next);
