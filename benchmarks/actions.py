@@ -1,6 +1,7 @@
-"""The CPU time of one action's path on the server, alone: ``Sync.act`` on a match against three
-random computers, stored in SQLite in memory, with no connection to send to (so no view is
-made). What the rooms benchmark measures with everything else around it (sockets, views, the
+"""The CPU time of one action's path on the server, alone: the table's ``act`` on a match
+against three random computers, stored in SQLite in memory, with no connection to send to (so
+no view is made; ``benchmarks/views.py`` measures the views). What the rooms benchmark measures
+with everything else around it (sockets, views, the
 clients on the same cores), this measures on its own, and a shared machine's other load hardly
 changes it.
 
@@ -30,9 +31,10 @@ async def measure(matches: int, seed: int) -> tuple[int, float]:
             "strict(deals=5)", "A", ["random"] * 3, str(number), {"speed": "instant"}
         )
         # A table before issue 33 (575b463) held its match itself, and took actions itself
-        # until its jobs were split (web.sync): measured the same way.
+        # until its jobs were split (web.sync), which took them until the table had one inbox
+        # (issue 40, web.live): measured the same way.
         state = getattr(table, "state", table)
-        act = getattr(table, "sync", table).act
+        act = table.act if hasattr(table, "inbox") else getattr(table, "sync", table).act
         while not state.match.is_over:
             deal = state.match.deal
             action = rng.choice(deal.legal_actions())

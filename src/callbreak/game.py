@@ -446,8 +446,15 @@ class Deal:
         True
         """
         forbidden = self.forbidden()
+        if not forbidden:
+            return {}
         legal = self.legal_cards()
-        return {card: self._status_line(duty.reason, legal) for card, duty in forbidden.items()}
+        # What to play instead is the same for every card: worded once.
+        tail = f": play {describe_legal(legal.mask)}" if legal else ""
+        return {
+            card: f"{duty.reason[0].upper()}{duty.reason[1:]}{tail}"
+            for card, duty in forbidden.items()
+        }
 
     def forbidden(self) -> dict[Card, Duty]:
         """For each card of the seat to act that it may not play, the duty that forbids it

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from starlette.routing import BaseRoute, Match
@@ -88,15 +88,18 @@ class Logged:
         started = time.perf_counter()
         status: int | None = None
 
-        async def noting(message: Message) -> None:
+        def noting(message: Message) -> Awaitable[None]:
+            # A plain function handing on send's own awaitable: a socket's every message goes
+            # through here, and a coroutine of ours around each cost the loop (py-spy).
             nonlocal status
-            if message["type"] == "http.response.start":
+            kind = message["type"]
+            if kind == "websocket.send":
+                return send(message)
+            if kind in ("http.response.start", "websocket.http.response.start"):
                 status = int(message["status"])
-            elif message["type"] == "websocket.close":
+            elif kind == "websocket.close":
                 status = int(message.get("code", 1000))
-            elif message["type"] == "websocket.http.response.start":
-                status = int(message["status"])
-            await send(message)
+            return send(message)
 
         async def hearing() -> Message:
             nonlocal status

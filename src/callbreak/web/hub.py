@@ -42,7 +42,10 @@ class Connection:
         self.token = token
         """The seat token the connection said hello with: its seat follows the token's."""
         self.outbox: asyncio.Queue[str] = asyncio.Queue()
-        self.writer = asyncio.get_running_loop().create_task(_write(websocket, self.outbox))
+        loop = asyncio.get_running_loop()
+        self.writer = loop.create_task(_write(websocket, self.outbox))
+        self.last = loop.time()
+        """When a message was last queued for it (the loop's clock)."""
 
     def put(self, text: str) -> None:
         """Queue a message; close a connection that stopped taking them."""
@@ -50,6 +53,7 @@ class Connection:
             self.close()
             return
         self.outbox.put_nowait(text)
+        self.last = self.writer.get_loop().time()
 
     async def flush(self, seconds: float = 2.0) -> None:
         """Wait (a little) for the queued messages to go out, before closing on purpose."""
@@ -91,6 +95,8 @@ class Hub:
         self.connections: dict[WebSocket, Connection] = {}
         self._private: dict[tuple[int, int, int | None], str] = {}
         """Each seat's own part of the view, as JSON text, for the current version."""
+        self._shown_lobby: dict[str, Any] | None = None
+        """The lobby every connection was sent last (its version aside)."""
         self.owed = False
         """Whether a view was held back while an action was being stored (the table's next
         views make up for it)."""
@@ -101,6 +107,7 @@ class Hub:
         seat = self.state.data.seat_of(token)
         connection = Connection(websocket, seat, token if seat is not None else None)
         self.connections[websocket] = connection
+        self._shown_lobby = None  # not everyone has the lobby now: the next goes to all
         connection.put(wire.dumps({"type": "welcome", "seat": seat}))
         return seat
 
@@ -135,6 +142,14 @@ class Hub:
         """The seat token a connection said hello with (None: a spectator, or not connected)."""
         connection = self.connections.get(websocket)
         return None if connection is None else connection.token
+
+    def quiet(self, websocket: WebSocket) -> float:
+        """Seconds since a message was last queued for a connection (infinite for a socket
+        not joined)."""
+        connection = self.connections.get(websocket)
+        if connection is None:
+            return float("inf")
+        return connection.writer.get_loop().time() - connection.last
 
     def holds(self, websocket: WebSocket, seat: int) -> bool:
         """Whether the connection's token holds ``seat`` in the table (its seat is kept in
@@ -174,7 +189,7 @@ class Hub:
             return
         if what == ROOM_VIEW:
             if self.state.is_room:
-                await self.send({"type": "room", "room": lobby_json(self.state)}, to)
+                await self._lobby(to)
             return
         assert isinstance(what, dict)
         text = wire.dumps(what)
@@ -185,6 +200,20 @@ class Hub:
         targets = [self.connections[to]] if to is not None else list(self.connections.values())
         for connection in targets:
             connection.put(text)
+
+    async def _lobby(self, to: WebSocket | None) -> None:
+        """Send the room's lobby to ``to``, or to everyone unless it is what everyone was
+        sent last (its ``version`` aside): another process's card, heard and caught up with,
+        changes the table, not the lobby."""
+        lobby = lobby_json(self.state)
+        shown = lobby | {"version": None}
+        if to is None:
+            if shown == self._shown_lobby:
+                return
+            self._shown_lobby = shown
+        elif shown != self._shown_lobby:
+            self._shown_lobby = None  # one connection has a newer lobby: the next goes to all
+        await self.send({"type": "room", "room": lobby}, to)
 
     def _views(self, to: WebSocket | None) -> None:
         """Queue each connection (or ``to``'s) its own seat's view.

@@ -41,7 +41,7 @@ from callbreak.web.http import LOG
 from callbreak.web.hub import ROOM_VIEW, VIEW, Hub
 from callbreak.web.listener import Teller, follow
 from callbreak.web.metrics import DETACHED, Metrics
-from callbreak.web.model import StaleAction, TableData
+from callbreak.web.model import PLAYING, StaleAction, TableData
 from callbreak.web.presence import Presence
 from callbreak.web.searches import Searches
 from callbreak.web.state import TableState
@@ -377,8 +377,8 @@ class LiveTable:
             extra = {key: event[key] for key in ("cover", "fault") if key in event}
             await self.hub.send({"type": "notice", "message": str(event.get("message"))} | extra)
             return
-        if kind in ("lobby", "presence"):
-            await self.hub.send(ROOM_VIEW)
+        if kind in ("lobby", "presence") or (kind == "action" and state.status != PLAYING):
+            await self.hub.send(ROOM_VIEW)  # a card changes the lobby only as the match ends
         if kind in ("action", "thinking", "lobby", "presence"):
             await self.hub.send(VIEW)
 
@@ -396,7 +396,8 @@ class LiveTable:
         await self._count(sorted(moved))
 
     async def _show_anew(self) -> None:
-        """Show this process's connections the table as this copy now has it."""
+        """Show this process's connections the table as this copy now has it (its lobby sent
+        only when that changed: ``Hub.send``)."""
         if not self.hub.connections:
             return
         if self.state.is_room:

@@ -8,9 +8,10 @@ scores. Other seats' hands never enter it. A spectator (no seat) gets the public
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
-from callbreak.cards import Card
+from callbreak.cards import Card, CardSet
 from callbreak.game import Trick
 from callbreak.rules import Rules, format_tenths
 from callbreak.seating import is_remote
@@ -18,6 +19,7 @@ from callbreak.web.model import COMPUTER, PERSON, PLAYING, duty_json
 from callbreak.web.state import TableState
 
 __all__ = [
+    "hand_json",
     "level_name",
     "lobby_json",
     "paused_json",
@@ -38,34 +40,33 @@ def seat_view(state: TableState, seat: int | None) -> dict[str, Any]:
 def private_view(state: TableState, seat: int | None) -> dict[str, Any]:
     """What only ``seat`` may see: its hand and, on its turn, what it may play and why not the
     rest. A spectator's is empty."""
-    match = state.match
-    deal = match.deal
-    my_turn = seat is not None and deal.turn == seat and state.status == PLAYING
-    if seat is None:
-        hand: list[Card] = []
-        legal_cards: list[str] = []
-        legal_calls: list[int] = []
-        may_claim = False
-    else:
-        seen = match.observation(seat)
-        hand = sorted(seen.hand, key=display_order)
-        legal_cards = [str(card) for card in seen.legal_cards] if my_turn else []
-        legal_calls = list(seen.legal_calls) if my_turn else []
-        may_claim = bool(my_turn and seen.may_claim_redeal)
-    reasons: dict[str, str] = {}
-    duties: dict[str, dict[str, str | None]] = {}
-    if my_turn:
-        reasons = {str(card): why for card, why in deal.explain_hand().items()}
-        duties = {str(card): duty_json(duty) for card, duty in deal.forbidden().items()}
-    return {
+    deal = state.match.deal
+    view: dict[str, Any] = {
         "seat": seat,
-        "hand": [str(card) for card in hand],
-        "legal": legal_cards,
-        "reasons": reasons,
-        "duties": duties,
-        "legal_calls": legal_calls,
-        "may_claim_redeal": may_claim,
+        "hand": [] if seat is None else list(hand_json(deal.held(seat).mask)),
+        "legal": [],
+        "reasons": {},
+        "duties": {},
+        "legal_calls": [],
+        "may_claim_redeal": False,
     }
+    if seat is None or deal.turn != seat or state.status != PLAYING:
+        return view  # a seat waiting for its turn: its hand only
+    # The seat to act: what it may do, and the duty that forbids each other card.
+    view["legal"] = [str(card) for card in deal.legal_cards()]
+    view["legal_calls"] = list(deal.legal_calls())
+    view["may_claim_redeal"] = deal.may_claim_redeal()
+    view["reasons"] = {str(card): why for card, why in deal.explain_hand().items()}
+    view["duties"] = {str(card): duty_json(duty) for card, duty in deal.forbidden().items()}
+    return view
+
+
+@functools.lru_cache(maxsize=8192)
+def hand_json(mask: int) -> tuple[str, ...]:
+    """The cards of the card set ``mask`` in the order a hand shows them (``display_order``):
+    a seat's hand is sent with every state and changes once a trick, so it is worked out once
+    per hand."""
+    return tuple(str(card) for card in sorted(CardSet(mask), key=display_order))
 
 
 def public_view(state: TableState) -> dict[str, Any]:
@@ -160,6 +161,7 @@ def lobby_json(state: TableState) -> dict[str, Any]:
     data = state.data
     covered = set(state.covered())
     keys = data.name_keys
+    rules = rules_json(state.match.rules)
     seats = [
         {
             "name": info.name,
@@ -176,8 +178,8 @@ def lobby_json(state: TableState) -> dict[str, Any]:
         "room": data.id,
         "status": data.status,
         "rules": data.rules,
-        "summary": state.match.rules.summary(),
-        "options": rules_json(state.match.rules)["options"],
+        "summary": rules["summary"],
+        "options": rules["options"],
         "seats": seats,
         "turn_seconds": data.turn_seconds,
         "cover": level_name(data.settings.get("cover")),
@@ -185,9 +187,12 @@ def lobby_json(state: TableState) -> dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=64)
 def rules_json(rules: Rules) -> dict[str, Any]:
     """Rules as a page shows them: the one-string form, the English summary, and every field
-    as data (``options``), from which a page in another language words the summary itself."""
+    as data (``options``), from which a page in another language words the summary itself.
+    Worked out once per rules (a table's views ask for it with every state): not to be
+    changed by a caller."""
     return {
         "text": str(rules),
         "profile": rules.profile,

@@ -10,9 +10,10 @@
 // scores, the rules, the settings and the last trick open over the table and close with a tap
 // outside.
 //
-// States are shown one after the other: a card travels from its seat (or from the hand) to the
-// trick, a finished trick stays up for a moment (a setting) and goes to its winner, a new deal
-// is dealt. What the table says of the turn (whose it is, the clock, "thinking") is true as soon
+// States are shown one after the other, animated from the event each comes with (what the
+// server says happened, not a guess from comparing two states): a card travels from its seat
+// (or from the hand) to the trick, a finished trick stays up for a moment (a setting) and goes
+// to its winner, a new deal is dealt. What the table says of the turn (whose it is, the clock, "thinking") is true as soon
 // as the card that moved it on has landed, even while that trick still stays up. Whatever the
 // person may tap stays where it is for the whole deal: the board, the status line and the hand
 // keep their size, and a card played from the hand leaves its place empty. On a touch screen a
@@ -125,6 +126,7 @@ export class TablePage {
     this.latest = null; // the newest state from the server: what actions are made on
     this.state = null; // the state drawn now (it catches up with latest, card by card)
     this.live = null; // the state whose turn, clock and "thinking" are shown: its cards have landed
+    /** @type {import("./tricks.js").Arrival[]} the states still to show, with their events */
     this.queue = [];
     this.busy = false;
     this.pending = false;
@@ -238,7 +240,7 @@ export class TablePage {
         this.greeted = true;
         this.send({ type: "seen", deals: Math.min(seenDeals(this), message.state.results.length) });
       }
-      this.queue.push(message.state);
+      this.queue.push({ state: message.state, event: message.event || null });
       pump(this);
     } else if (message.type === "error") {
       this.pending = false;
@@ -348,7 +350,7 @@ export class TablePage {
    * a computer sends when it starts to think, of the same version, moves nothing on), or the
    * person acted on a newer state than the one being shown. */
   hurried() {
-    return this.queue.some((state) => state.version > this.drawing) || this.rushed();
+    return this.queue.some((arrival) => arrival.state.version > this.drawing) || this.rushed();
   }
 
   /** The person acted on a newer state than the one being shown (what came after their

@@ -1,6 +1,9 @@
-// The cards on the table, and states shown one after the other: a card travels from its seat
-// (or from the hand) to the trick, a finished trick stays up for a moment (a setting) and goes
-// to its winner, a new deal is dealt. Functions of the table page (table.js).
+// The cards on the table, and states shown one after the other, animated from what the server
+// says happened (each state comes with its event: the action that led to it, by whom): a card
+// travels from its seat (or from the hand) to the trick, a finished trick stays up for a moment
+// (a setting) and goes to its winner, a new deal is dealt. A state whose event does not follow
+// the one shown (a gap in the versions, a reconnection) is shown as it is. Functions of the
+// table page (table.js).
 
 import { cardElement, cardName } from "./common.js";
 import { t } from "./i18n.js";
@@ -26,6 +29,18 @@ function isFreshDeal(state) {
 }
 
 /**
+ * What happened, as the server says it with each state (docs/web.md, *The WebSocket*): the
+ * action stored at `version`, the state before, by `seat` (null: the table's stop).
+ * @typedef {{version: number, seat: number | null, action: string, card?: string, value?: number}} TableEvent
+ */
+
+/**
+ * A state the server sent, and the event that led to it (null: none yet, the match's start).
+ * @typedef {{state: TableState, event: TableEvent | null}} Arrival
+ */
+
+/**
+ * Show the states that arrived, one after the other.
  * @param {TablePage} page
  * @returns {Promise<void>}
  */
@@ -34,10 +49,10 @@ export async function pump(page) {
   page.busy = true;
   try {
     while (page.queue.length && !page.closed) {
-      const next = page.queue.shift();
+      const { state: next, event } = page.queue.shift();
       page.drawing = next.version;
       try {
-        await transition(page, page.state, next);
+        await transition(page, page.state, next, event);
       } catch (error) {
         console.error(error);
         show(page, next);
@@ -49,59 +64,70 @@ export async function pump(page) {
 }
 
 /**
+ * Show `next`, the state `event` led to, after `prev`: the event is animated when it is the
+ * next of what the page shows (it was taken on `prev`'s version); any other state is shown as
+ * it is (the first, a reconnection, a gap in the versions: a resync), and a state of the same
+ * version (someone came or went, a computer thinks) moves nothing.
  * @param {TablePage} page
  * @param {TableState | null} prev
  * @param {TableState} next
+ * @param {TableEvent | null} event
  * @returns {Promise<void>}
  */
-async function transition(page, prev, next) {
+async function transition(page, prev, next, event) {
   const sameTable = prev && prev.match === next.match && prev.seat === next.seat;
-  if (sameTable && next.thrown_in.length > prev.thrown_in.length) {
-    // The deal was thrown in (the calls too low, or a spadeless hand's claim): said, and
-    // the new hand dealt out, rather than the calls vanishing with no word.
-    page.note(t(`table.thrownIn.${next.thrown_in[next.thrown_in.length - 1]}`), "info");
-    show(page, next);
-    if (isFreshDeal(next)) await dealOut(page);
-    return;
-  }
-  if (!sameTable || next.version <= prev.version || next.version > prev.version + 1) {
+  if (!sameTable || !event || event.version !== prev.version || next.version !== prev.version + 1) {
     const fresh = !sameTable || next.version !== prev.version;
     show(page, next);
     if (fresh && isFreshDeal(next)) await dealOut(page);
     return;
   }
-  const sameDeal = next.deal_number === prev.deal_number && next.tricks_played >= prev.tricks_played;
-  const before = prev.trick.cards;
-  // A card added to the trick being played.
-  if (sameDeal && next.tricks_played === prev.tricks_played && next.trick.leader === prev.trick.leader &&
-      next.trick.cards.length === before.length + 1) {
-    await layCards(page, next.trick, before.length, next);
-    show(page, next);
+  if (event.action === "play") {
+    await played(page, prev, next, event);
     return;
   }
-  // A trick completed: by the same deal's next trick, or by the next deal after the 13th.
-  const done = next.last_trick;
-  const completed = done && done.cards.length === 4 && done.leader === prev.trick.leader &&
-    before.every((card, index) => done.cards[index] === card) && (
-    (sameDeal && next.tricks_played === prev.tricks_played + 1) ||
-    (!sameDeal && prev.tricks_played === 12 && next.tricks_played === 0));
-  if (completed) {
-    await layCards(page, done, before.length, prev);
-    // A deal's last trick: its summary comes first, over the deal just played, and the next
-    // deal is dealt once it is closed.
-    const scored = !sameDeal && next.results.length > prev.results.length;
-    const ended = scored ? dealEnded(prev, next) : null;
-    // The last card has landed: whose turn it is now (and their clock) is said at once, while
-    // the finished trick still stays up.
-    page.drawLive(ended || next);
-    await takeTrick(page, done, prev);
-    if (ended) await summaryFirst(page, ended, next);
-    show(page, next);
-    if (isFreshDeal(next)) await dealOut(page);
-    return;
+  if (next.thrown_in.length > prev.thrown_in.length) {
+    // A redeal claimed, or the last call leaving the calls too low: the deal is thrown in,
+    // said, and the new hand dealt out, rather than the calls vanishing with no word.
+    page.note(t(`table.thrownIn.${next.thrown_in[next.thrown_in.length - 1]}`), "info");
   }
   show(page, next);
-  if (isFreshDeal(next) && !sameDeal) await dealOut(page);
+  // A call or a claim that leads to a fresh hand has thrown the deal in: the new one is dealt.
+  if (isFreshDeal(next)) await dealOut(page);
+}
+
+/**
+ * A card played (`event`): it travels to the trick; when it finishes the trick, the trick
+ * stays up a moment and goes to its winner, and when that was the deal's last, the deal's
+ * summary comes first and the next deal is dealt.
+ * @param {TablePage} page
+ * @param {TableState} prev
+ * @param {TableState} next
+ * @param {TableEvent} event
+ * @returns {Promise<void>}
+ */
+async function played(page, prev, next, event) {
+  const seat = /** @type {number} */ (event.seat);
+  await layCard(page, /** @type {string} */ (event.card), seat, prev);
+  if (prev.trick.cards.length < 3) {
+    show(page, next);
+    return;
+  }
+  // The fourth card: the trick as it was finished, its winner as the state says.
+  const winner = next.last_trick ? next.last_trick.winner : undefined;
+  const done = { leader: prev.trick.leader, cards: [...prev.trick.cards, event.card], winner };
+  // A deal's last trick, a next deal to come: its summary comes first, over the deal just
+  // played, and the next deal is dealt once it is closed. (The match's last trick: the result
+  // is shown with the state.)
+  const scored = next.results.length > prev.results.length;
+  const ended = scored && !next.match_over ? dealEnded(prev, next) : null;
+  // The last card has landed: whose turn it is now (and their clock) is said at once, while
+  // the finished trick still stays up.
+  page.drawLive(ended || next);
+  await takeTrick(page, done, prev);
+  if (ended) await summaryFirst(page, ended, next);
+  show(page, next);
+  if (isFreshDeal(next)) await dealOut(page);
 }
 
 /**
@@ -133,7 +159,7 @@ function dealEnded(prev, next) {
  */
 async function summaryFirst(page, ended, next) {
   show(page, ended);
-  const movedOn = () => page.queue.some((state) => state.version > next.version);
+  const movedOn = () => page.queue.some((arrival) => arrival.state.version > next.version);
   while (!page.closed && (page.dialog.open || page.showing) && !movedOn()) await wait(100);
   if (page.dialog.open) page.dialog.close();
 }
@@ -156,26 +182,22 @@ export function show(page, state) {
 }
 
 /**
- * Lay the cards of `trick` from index `from` on the table, each travelling from its seat.
+ * Lay card `code` of `seat` on the table, travelling from the seat (or from the hand).
  * @param {TablePage} page
- * @param {Trick} trick
- * @param {number} from
+ * @param {string} code
+ * @param {number} seat
  * @param {TableState} state
  * @returns {Promise<void>}
  */
-async function layCards(page, trick, from, state) {
-  for (let index = from; index < trick.cards.length; index++) {
-    if (page.closed) return;
-    const code = trick.cards[index];
-    const seat = (trick.leader + index) % 4;
-    const card = trickCard(page, code, seat, state);
-    page.trick.append(card);
-    if (seat === state.seat) markPlayed(page, code);
-    sound.play("card");
-    const origin = originOf(page, seat, code, state);
-    if (motion() && origin) {
-      await travel(card, origin, null, page.hurried() ? QUICK_MS : MOVE_MS);
-    }
+async function layCard(page, code, seat, state) {
+  if (page.closed) return;
+  const card = trickCard(page, code, seat, state);
+  page.trick.append(card);
+  if (seat === state.seat) markPlayed(page, code);
+  sound.play("card");
+  const origin = originOf(page, seat, code, state);
+  if (motion() && origin) {
+    await travel(card, origin, null, page.hurried() ? QUICK_MS : MOVE_MS);
   }
 }
 
