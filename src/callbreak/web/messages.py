@@ -113,7 +113,9 @@ async def _serve(
         await _refuse(socket, Refusal("store"), 1011)
         await table.part(socket)
         return
-    if kind == ROOM and token is not None and seat is None:
+    if kind == ROOM and token is not None and seat is None and not table.hub.token_of(socket):
+        # A token that holds no seat (one that holds a seat from a later deal, a computer's
+        # taken over, is kept: its welcome says so).
         await table.hub.send(Refusal("watching").message(), socket)
     beat = asyncio.get_running_loop().create_task(_beat(table, socket, every))
     try:
@@ -252,6 +254,8 @@ async def _dispatch(
     if kind == "seen":
         await _seen(table, seat, message.get("deals"))
         return
+    if table.state.data.public is not None and kind in ("settings", "stop"):
+        raise Refusal("public_table")  # a pool's table has no creator: nobody's to change
     if kind == "settings":
         if seat != 0:
             raise Refusal("settings_creator")

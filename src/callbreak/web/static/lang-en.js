@@ -210,6 +210,7 @@ export default {
   "refusal.avatar": "Choose one of the pictures offered.",
   "refusal.no_such_pool": "There is no such game to join here.",
   "refusal.joins_rate": (v, h) => `Too many joins: try again in ${h.num(v.seconds)} s.`,
+  "refusal.public_table": "A table of strangers has no creator: nobody changes its seats or settings.",
   "server.refused": "The server refused that: {detail}",
 
   "notice.coverTimeout": "{name}'s turn clock ran out, so the computer {what}.",

@@ -211,6 +211,7 @@ export default {
   "refusal.avatar": "दी गई तस्वीरों में से एक चुनें।",
   "refusal.no_such_pool": "यहाँ ऐसा कोई खेल नहीं है।",
   "refusal.joins_rate": (v, h) => `बहुत बार जुड़ने की कोशिश: ${h.num(v.seconds)} सेकंड बाद फिर कोशिश करें।`,
+  "refusal.public_table": "अजनबियों की टेबल का कोई बनाने वाला नहीं होता: इसकी सीटें या सेटिंग कोई नहीं बदलता।",
   "server.refused": "सर्वर ने इसे नहीं माना: {detail}",
 
   "notice.coverTimeout": "{name} का समय ख़त्म हो गया, इसलिए कंप्यूटर ने {what}।",

@@ -211,6 +211,7 @@ export default {
   "refusal.avatar": "दिइएका चित्रमध्ये एउटा छान्नुहोस्।",
   "refusal.no_such_pool": "यहाँ त्यस्तो खेल छैन।",
   "refusal.joins_rate": (v, h) => `धेरै पटक सामेल हुने प्रयास भयो: ${h.num(v.seconds)} सेकेन्डपछि फेरि प्रयास गर्नुहोस्।`,
+  "refusal.public_table": "अपरिचितहरूको टेबलको कोही बनाउने हुँदैन: यसका सिट वा सेटिङ कसैले बदल्दैन।",
   "server.refused": "सर्भरले यो स्वीकारेन: {detail}",
 
   "notice.coverTimeout": "{name}को समय सकियो, त्यसैले कम्प्युटरले {what}।",
