@@ -50,6 +50,13 @@ async def _table(data: TableData) -> tuple[LiveTable, LocalBackend]:
     return table, backend
 
 
+async def _take_over(table: LiveTable, seat: int, name: str) -> Any:
+    """``name`` (profile ``name.lower()``) takes the computer's seat ``seat``: its token and
+    the index of the person's first deal."""
+    person = {"id": name.lower(), "name": name, "avatar": "sun"}
+    return await table.change(lambda data: _seize(data, "strict", seat, person))
+
+
 async def _step(table: LiveTable) -> None:
     """One action for whoever's turn it is: the lowest call, or the lowest legal card."""
     deal = table.state.match.deal
@@ -81,7 +88,7 @@ async def test_a_taken_over_seat_sends_its_hand_only_from_the_persons_first_deal
     # Into the first deal: two tricks played, so that the seat is taken from the next deal.
     await _play_until(table, lambda match: len(match.deal.tricks) >= 2)
     assert first_free_deal(table.state.data, table.state.match) == 1
-    token, since = await table.change(lambda data: _seize(data, "strict", 2, "Bina", "bina"))
+    token, since = await _take_over(table, 2, "Bina")
     assert since == 1
     seat = table.state.data.seats[2]
     assert (seat.kind, seat.name, seat.since, seat.before, seat.level) == (
@@ -140,7 +147,7 @@ async def test_a_taken_over_seat_sends_its_hand_only_from_the_persons_first_deal
 async def test_the_record_marks_who_played_which_deals_and_the_seat_keeps_its_score() -> None:
     table, _ = await _table(_public_table())
     await _play_until(table, lambda match: len(match.deal.tricks) >= 5)
-    await table.change(lambda data: _seize(data, "strict", 1, "Bina", "bina"))
+    await _take_over(table, 1, "Bina")
     # While the first deal is played, the record has no deal of Bina's: nothing of her yet.
     assert "takeovers" not in record_of(table.state)
     await _play_until(table, lambda match: len(match.deals) == 2)
@@ -186,7 +193,7 @@ async def test_a_person_may_give_the_seat_back_before_their_first_deal() -> None
 
     table, _ = await _table(_public_table())
     await _play_until(table, lambda match: len(match.deal.tricks) >= 1)
-    token, _ = await table.change(lambda data: _seize(data, "strict", 3, "Bina", "bina"))
+    token, _ = await _take_over(table, 3, "Bina")
     assert await table.change(lambda data: _left(data, token)) == 3
     seat = table.state.data.seats[3]
     assert (seat.kind, seat.name, seat.level, seat.token) == (COMPUTER, "Dipa", "random", None)
@@ -199,22 +206,22 @@ async def test_no_seat_is_taken_in_a_last_deal_begun_nor_twice_by_one_person() -
 
     table, _ = await _table(_public_table())
     # A deal not yet begun is taken at once (its hand is the person's from now).
-    token, since = await table.change(lambda data: _seize(data, "strict", 1, "Bina", "bina"))
+    token, since = await _take_over(table, 1, "Bina")
     assert since == 0 and table.state.seat_of(token) == 1
     with pytest.raises(Refusal):  # Bina sits here already
-        await table.change(lambda data: _seize(data, "strict", 2, "Bina", "bina"))
+        await _take_over(table, 2, "Bina")
     with pytest.raises(Refusal):  # a person's seat, not a computer's
-        await table.change(lambda data: _seize(data, "strict", 1, "Cy", "cy"))
+        await _take_over(table, 1, "Cy")
     await _play_until(table, lambda match: len(match.deals) == 3 and match.deal.actions)
     assert first_free_deal(table.state.data, table.state.match) is None
     with pytest.raises(Refusal):
-        await table.change(lambda data: _seize(data, "strict", 2, "Cy", "cy"))
+        await _take_over(table, 2, "Cy")
 
 
 async def test_the_live_table_rates_its_match_once_at_its_end() -> None:
     table, backend = await _table(_public_table())
     await _play_until(table, lambda match: len(match.deal.tricks) >= 1)
-    await table.change(lambda data: _seize(data, "strict", 2, "Bina", "bina"))
+    await _take_over(table, 2, "Bina")
     assert await backend.rating("strict", "asha") is None
     await _play_until(table, lambda match: match.is_over)
     asha = await backend.rating("strict", "asha")

@@ -43,6 +43,7 @@ from callbreak.web.listener import Teller, follow
 from callbreak.web.metrics import DETACHED, Metrics
 from callbreak.web.model import FINISHED, StaleAction, TableData
 from callbreak.web.presence import Presence
+from callbreak.web.reactions import REACTIONS
 from callbreak.web.searches import Searches
 from callbreak.web.standings import rate_finished
 from callbreak.web.state import TableState
@@ -216,6 +217,12 @@ class LiveTable:
 
         await self.ask(seen)
 
+    async def react(self, seat: int, reaction: str) -> None:
+        """The person in ``seat`` reacted (``web.reactions``): shown to everyone at the table,
+        here and in the other processes; nothing is stored."""
+        event = {"type": "reaction", "seat": seat, "reaction": reaction}
+        await self.ask(lambda: self._announce(event))
+
     def in_use(self) -> bool:
         """Whether anything here depends on this copy now: a socket is connected, a letter is
         being handled, a decision made, the other processes heard, or an event the store
@@ -387,6 +394,12 @@ class LiveTable:
                 # Who is connected is read again at the next refresh; the change itself is
                 # stored, and is shown now.
                 LOG.warning("table %s could not read who is connected", state.id)
+        if kind == "reaction":
+            # Heard from another process too: passed on only as the preset it must be.
+            seat, reaction = event.get("seat"), event.get("reaction")
+            if seat in range(4) and reaction in REACTIONS:
+                await self.hub.send({"type": "reaction", "seat": seat, "reaction": reaction})
+            return
         if kind == "notice":
             # The words in English, and what happened as data for a page in another language.
             extra = {key: event[key] for key in ("cover", "fault") if key in event}

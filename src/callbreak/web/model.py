@@ -222,8 +222,8 @@ class TableData:
 
     @property
     def public(self) -> dict[str, Any] | None:
-        """A pool's table: its pool and each seat's profile (``settings["public"]``, set by
-        ``web.pools``); None for a room of friends or a match."""
+        """A pool's table: its pool, each seat's profile and avatar (``settings["public"]``,
+        set by ``web.pools``); None for a room of friends or a match."""
         public = self.settings.get("public")
         return public if isinstance(public, dict) else None
 
@@ -493,6 +493,8 @@ def leave(data: TableData, seat: int, deal: int = 0) -> None:
         data.seats[seat] = target.held_in(deal)
         if data.public is not None:
             data.public["profiles"][seat] = None
+            if data.public.get("avatars"):
+                data.public["avatars"][seat] = None
     else:
         target.left = True
         target.token = None

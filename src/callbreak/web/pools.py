@@ -36,7 +36,7 @@ from starlette.routing import Route
 from callbreak.game import Match
 from callbreak.refusals import Refusal
 from callbreak.web.accesslog import room_event
-from callbreak.web.backend import OWNER, Backend, Place
+from callbreak.web.backend import OWNER, Backend, Place, Profile
 from callbreak.web.limits import DEFAULT, Limits, PerAddress
 from callbreak.web.matching import DEFAULT_POOLS, SEATS, Offer, Pool, Waiter, decide, parse_pools
 from callbreak.web.metrics import DETACHED, Metrics
@@ -219,7 +219,13 @@ class Pools:
             speed=pool.speed,
         )
         profiles = [w.profile for w in group] + [None] * len(computers)
-        seats = await _seat_people(table, names[1:], {"pool": pool.name, "profiles": profiles})
+        avatars = [found[w.profile]["avatar"] if w.profile in found else None for w in group]
+        public = {
+            "pool": pool.name,
+            "profiles": profiles,
+            "avatars": avatars + [None] * len(computers),
+        }
+        seats = await _seat_people(table, names[1:], public)
         seats.insert(0, (0, first))
         now = self.clock()
         places: dict[str, Place | None] = {}
@@ -272,12 +278,12 @@ class Pools:
             return False  # left (or seated) meanwhile
         try:
             found = await self.backend.profiles([waiter.profile])
-            name = found[0]["name"] if found else "?"
+            person = found[0] if found else {"id": waiter.profile, "name": "?", "avatar": None}
             table = await self.tables.get(offer.room)
             if table is None:
                 raise Refusal("no_such_room")
             token, since = await table.change(
-                lambda data: _seize(data, pool.name, offer.seat, name, waiter.profile)
+                lambda data: _seize(data, pool.name, offer.seat, person)
             )
         except Refusal:
             # The seat was taken, the table ended or its last deal began meanwhile: this table
@@ -328,19 +334,20 @@ def first_free_deal(data: TableData, match: Match) -> int | None:
     return index + 1
 
 
-def _seize(data: TableData, pool: str, seat: int, name: str, profile: str) -> tuple[str, int]:
-    """The lobby change of a takeover, on the table as stored (the store refuses it if an
-    action came in between: the deal it counts from is this copy's)."""
+def _seize(data: TableData, pool: str, seat: int, person: Profile) -> tuple[str, int]:
+    """The lobby change of a takeover by ``person`` (a profile), on the table as stored (the
+    store refuses it if an action came in between: the deal it counts from is this copy's)."""
     public = data.public
     if public is None or public.get("pool") != pool:
         raise Refusal("no_such_room")
-    if profile in public["profiles"]:
+    if person["id"] in public["profiles"]:
         raise Refusal("seat_taken", seat=seat)  # nobody sits twice at one table
     since = first_free_deal(data, replay(data))
     if since is None:
         raise Refusal("room_over")
-    token = take_over(data, seat, name, since)
-    public["profiles"][seat] = profile
+    token = take_over(data, seat, person["name"], since)
+    public["profiles"][seat] = person["id"]
+    public.setdefault("avatars", [None] * 4)[seat] = person.get("avatar")
     return token, since
 
 

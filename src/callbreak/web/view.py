@@ -18,6 +18,7 @@ from callbreak.web.model import COMPUTER, PERSON, PLAYING, Seat, duty_json
 from callbreak.web.state import TableState
 
 __all__ = [
+    "avatars_json",
     "level_name",
     "lobby_json",
     "paused_json",
@@ -120,12 +121,27 @@ def public_view(state: TableState) -> dict[str, Any]:
         "settings": {key: state.data.settings.get(key) for key in ("speed", "auto_forced")},
         "version": state.version,
         "room": state.id if state.is_room else None,
+        "avatars": avatars_json(state),
         "seats": lobby_json(state)["seats"] if state.is_room else None,
         "covered": state.covered(),
         "clock": None if paused else _clock(state),
         "paused": paused,
         "preparing": thinking is not None and state.stood_in,
     }
+
+
+def avatars_json(state: TableState) -> list[str | None] | None:
+    """At a table of strangers, each person's avatar (``static/avatar-NAME.svg``) as the seats
+    are in the deal being played (None for a computer, a seat not yet taken over included);
+    None at any other table."""
+    public = state.data.public
+    if public is None or not public.get("avatars"):
+        return None
+    seats = state.seats
+    return [
+        avatar if seats[seat].kind == PERSON else None
+        for seat, avatar in enumerate(public["avatars"])
+    ]
 
 
 def paused_json(state: TableState) -> dict[str, Any] | None:
