@@ -553,6 +553,8 @@ def test_a_person_who_joins_later_takes_a_computers_seat_from_the_next_deal(
         assert store.offers("long") == []
         seats = sorted(seated([web], p["token"])["seat"] for p in (bina, cy, dev))
         assert seats == [1, 2, 3]
+        text = app.state.metrics.text().decode()
+        assert 'callbreak_pool_seats_taken_over_total{pool="long"} 3.0' in text
         clock.now += WAIT
         assert seated([web], eli["token"])["room"] != code
         # Bina gives the seat back before her first deal: the computer's again, her place over.

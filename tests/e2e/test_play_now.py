@@ -233,6 +233,13 @@ def test_play_now_seats_strangers_and_a_third_takes_a_computers_seat(
         asha.page.locator(".reaction-bubble", has_text="Good luck!").wait_for()
         assert dev.page.locator(".reaction-bubble", has_text="Good luck!").count() == 0
 
+        # The others learn a person's name and picture, never their profile's public id.
+        ids = {
+            p.page.evaluate("JSON.parse(localStorage.getItem('callbreak:player')).id")
+            for p in (asha, bina, dev)
+        }
+        for person in (asha, bina, dev):
+            assert not any(i in frame for i in ids for frame in person.frames)
         for seat, person in seats.items():
             fair(table, person, seat)
         fair(table, dev, dev_seat, since=1)
