@@ -15,7 +15,8 @@ process ``n % processes``, whichever process decides for the pool.
 The report, for each mode: the wait from *Play now* to a seat, as the person saw it (from the
 join's request to the first answer that says seated, so it includes up to a second of polling)
 and as the server counted it (``waited``: from the join to the seat being given), median, 95th
-percentile and the longest; the tables the pools started by the people seated at the start and
+percentile and the longest; the wait to play the seat (to the socket's welcome to it: at once
+at a new table, at the person's first deal for a computer's seat taken over); the tables the pools started by the people seated at the start and
 the computers' seats taken over (the servers' own counters, ``/metrics``); whether every person
 was seated exactly once (no lost join, no seat given twice, at most four people a table); and
 how many matches were played to their end (by every person at them, and as the store has them).
@@ -130,6 +131,10 @@ class Person:
         self.place: dict[str, Any] | None = None
         self.wait: float | None = None
         """Seconds from the join's request to the first answer that said seated."""
+        self.joined = 0.0
+        self.playing: float | None = None
+        """Seconds from the join's request to the seat being theirs at the table: at once for
+        a new table's seat, at their first deal for a computer's seat taken over."""
         self.finished = False
         self.error: str | None = None
 
@@ -149,7 +154,7 @@ async def live(person: Person, arrive: float, pool: str, think: float, start: fl
     try:
         made = await call("POST", f"{person.base}/api/players", {"name": f"P{person.number}"})
         token = made["token"]
-        joined = loop.time()
+        joined = person.joined = loop.time()
         place = await call("POST", f"{person.base}/api/pools/{pool}/join", token=token)
         while place["state"] != "seated":
             await asyncio.sleep(POLL)
@@ -164,10 +169,13 @@ async def live(person: Person, arrive: float, pool: str, think: float, start: fl
 async def play(person: Person, place: dict[str, Any], think: float) -> None:
     """Play the seat's turns until the match is over (watching first, for a computer's seat
     taken over from a later deal)."""
+    loop = asyncio.get_running_loop()
     client = await Client.open(person.base, place["room"], place["token"])
     acted: set[int] = set()
     try:
         while True:
+            if person.playing is None and client.seat is not None:
+                person.playing = loop.time() - person.joined
             message = await client.next(timeout=300)
             if message["type"] != "state":
                 continue
@@ -227,6 +235,7 @@ def report(mode: str, crowd: list[Person], bases: list[str], seconds: float) -> 
     rooms = Counter(p.place["room"] for p in seated)  # type: ignore[index]
     waits = [p.wait for p in seated if p.wait is not None]
     server = [float(p.place["waited"]) for p in seated]  # type: ignore[index]
+    playing = [p.playing for p in seated if p.playing is not None]
     stored = {code: http("GET", f"{bases[0]}/api/rooms/{code}")[1].get("status") for code in rooms}
     by_people: Counter[str] = Counter()
     for labels, value in started.items():
@@ -250,6 +259,12 @@ def report(mode: str, crowd: list[Person], bases: list[str], seconds: float) -> 
             "median": round(statistics.median(server), 2) if server else None,
             "p95": round(quantile(server, 0.95), 2),
             "max": round(max(server), 2) if server else None,
+        },
+        "wait to play the seat (s)": {
+            "median": round(statistics.median(playing), 2) if playing else None,
+            "p95": round(quantile(playing, 0.95), 2),
+            "max": round(max(playing), 2) if playing else None,
+            "people": len(playing),
         },
         "tables started by people at the start": dict(sorted(by_people.items())),
         "tables": len(rooms),

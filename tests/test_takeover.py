@@ -8,6 +8,7 @@ Tables here are not driven (``halted``): the test plays every seat's turn."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -144,7 +145,9 @@ async def test_a_taken_over_seat_sends_its_hand_only_from_the_persons_first_deal
     assert leaks == []
 
 
-async def test_the_record_marks_who_played_which_deals_and_the_seat_keeps_its_score() -> None:
+async def test_the_record_marks_who_played_which_deals_and_the_seat_keeps_its_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     table, _ = await _table(_public_table())
     await _play_until(table, lambda match: len(match.deal.tricks) >= 5)
     await _take_over(table, 1, "Bina")
@@ -161,6 +164,21 @@ async def test_the_record_marks_who_played_which_deals_and_the_seat_keeps_its_sc
     assert read.players_in(1)[1] == "Bikash" and read.players_in(2)[1] == "Bina"
     checked = check(read)
     assert checked.valid
+    # `callbreak check` takes it as any record, and says the same scores.
+    from callbreak.cli import main
+
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check", "--json", str(path)]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["valid"] and len(said["totals"]) == 4
+    # The replay takes it too, the takeovers in its record for the page to name each deal's.
+    from callbreak.web.export import replay_data
+
+    replayed = replay_data(record, table.state.data.name_keys_in(0))
+    assert replayed["record"]["takeovers"] == record["takeovers"]
+    assert replayed["name_keys"][1] == "computer.0"  # Bikash, worded by each page
     # The seat's total counts the computer's deal and Bina's, as one seat's score.
     deal_one = table.state.match.deals[0].scores()
     assert first == deal_one and checked.totals == table.state.match.totals()

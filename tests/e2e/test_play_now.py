@@ -274,6 +274,33 @@ def test_a_wait_left_from_the_page_takes_the_person_off_the_list(
         eli.context.close()
 
 
+@pytest.mark.parametrize("lang", ["ne", "hi"])
+def test_play_now_in_nepali_and_hindi(
+    browser: Any, public: dict[str, Any], screens: Path, lang: str
+) -> None:
+    """The start page's Play now, the name asked and the wait in the page's language, at
+    360×740 and 844×390 (screenshots), nothing scrolling sideways."""
+    base = public["url"]
+    person = Person(browser, base)
+    person.context.add_init_script(f"localStorage.setItem('callbreak:lang', {json.dumps(lang)})")
+    try:
+        person.page.goto(base + "/#/")
+        person.shoot(screens, f"start-{lang}")
+        person.page.goto(base + "/#/now/bhoos")
+        person.page.locator("#now-name").wait_for()
+        person.shoot(screens, f"name-{lang}")
+        person.page.fill("#now-name", "सीता")
+        person.page.locator("form.now-name button[type=submit]").tap()
+        person.page.locator(".now-wait").wait_for()
+        person.shoot(screens, f"wait-{lang}")
+        words = person.page.locator(".now-page").inner_text()
+        assert "Waiting" not in words and "Stop waiting" not in words  # no English left
+        person.page.locator("button.cancel").tap()
+        person.page.wait_for_url("**/#/")
+    finally:
+        person.context.close()
+
+
 def test_the_history_file_carries_the_player(browser: Any, public: dict[str, Any]) -> None:
     """The player made by Play now goes with the history's export, and a browser that has none
     takes it from the import (the file checked field by field, as every entry is)."""
