@@ -16,10 +16,11 @@ The report, for each mode: the wait from *Play now* to a seat, as the person saw
 join's request to the first answer that says seated, so it includes up to a second of polling)
 and as the server counted it (``waited``: from the join to the seat being given), median, 95th
 percentile and the longest; the wait to play the seat (to the socket's welcome to it: at once
-at a new table, at the person's first deal for a computer's seat taken over); the tables the pools started by the people seated at the start and
-the computers' seats taken over (the servers' own counters, ``/metrics``); whether every person
-was seated exactly once (no lost join, no seat given twice, at most four people a table); and
-how many matches were played to their end (by every person at them, and as the store has them).
+at a new table, at the person's first deal for a computer's seat taken over); the tables the
+pools started by the people seated at the start and the computers' seats taken over (the
+servers' own counters, ``/metrics``); whether every person was seated exactly once (no lost
+join, no seat given twice, at most four people a table); and how many matches were played to
+their end (by every person at them, and as the store has them).
 The machine's load average is printed with it: the scripted people share the machine.
 """
 
