@@ -277,3 +277,27 @@ def test_a_person_who_took_over_is_rated_only_for_half_the_deals_or_more() -> No
     assert outcome is not None
     assert outcome.seats == (Person("asha"), Computer("random"), Person("cy"), Computer("random"))
     assert tuple(outcome.places) == tuple(replay(data).places())
+
+
+async def test_seat_zero_has_no_creators_powers_over_the_socket_at_a_public_table() -> None:
+    """The speed and the end of a match are nobody's to change at a table of strangers: seat 0's
+    ``settings`` and ``stop`` are refused with ``public_table``, and nothing changes."""
+    from callbreak.web.messages import handle
+    from callbreak.web.model import claim
+    from callbreak.web.tables import Tables
+    from tests.helpers import FAST
+
+    data = _public_table()
+    token = claim(data, 0)
+    table, backend = await _table(data)
+    tables = Tables(backend, FAST)
+    socket: Any = RecordingSocket()
+    socket.scope = {"type": "websocket", "client": ("10.0.0.1", 1)}
+    assert await table.join(socket, token) == 0
+    for message in ({"type": "settings", "speed": "instant"}, {"type": "stop", "version": 0}):
+        await handle(table, socket, json.dumps(message), tables)
+        await table.hub.flush(socket)
+        errors = [m for m in map(json.loads, socket.sent) if m["type"] == "error"]
+        assert errors[-1]["code"] == "public_table"
+    stored = await backend.load(data.id)
+    assert stored is not None and stored.settings["speed"] == "normal" and stored.rev == data.rev
