@@ -251,6 +251,18 @@ async def test_the_live_table_rates_its_match_once_at_its_end() -> None:
 
     assert await rate_finished(backend, table.state.data) is False
     assert (await backend.rating("strict", "asha")).matches == 1  # type: ignore[union-attr]
+    # Her profile's page counts her own deals only (from the one she took the seat at), the
+    # seat's total and place being the seat's.
+    match = table.state.match
+    since = table.state.data.seats[2].since
+    assert since == 1
+    theirs = [deal for index, deal in enumerate(match.deals) if index >= since]
+    [play] = await backend.plays("bina", 5)
+    assert play["deals"] == len(theirs) == 2
+    assert play["made"] == sum(1 for deal in theirs if deal.won[2] >= (deal.calls[2] or 0))
+    assert (play["total"], play["place"]) == (match.totals()[2], match.places()[2])
+    [whole] = await backend.plays("asha", 5)
+    assert whole["deals"] == 3
 
 
 def test_a_person_who_took_over_is_rated_only_for_half_the_deals_or_more() -> None:

@@ -101,7 +101,8 @@ async def tally_table(backend: Backend, data: TableData, outcome: Outcome) -> No
     match = replay(data)
     for seat, person in enumerate(outcome.seats):
         if isinstance(person, Person):
-            play = play_of(match, seat) | {"pool": outcome.pool, "left": seat in outcome.left}
+            theirs = play_of(match, seat, data.seats[seat].since)
+            play = theirs | {"pool": outcome.pool, "left": seat in outcome.left}
             await backend.tally(person.profile, outcome.match_id, data.updated, play)
 
 
