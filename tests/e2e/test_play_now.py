@@ -348,3 +348,47 @@ def _import(person: Person, data: dict[str, Any]) -> str:
     message.wait_for()
     page.wait_for_function("() => document.querySelector('.move-message')?.textContent")
     return str(message.inner_text())
+
+
+def test_one_player_for_play_now_the_challenge_and_the_profiles_page(
+    browser: Any, public: dict[str, Any], screens: Path
+) -> None:
+    """A browser keeps one player (static/player.js): the one Play now made is the profile's
+    page's, the daily challenge's and the leaderboard's, none of which asks for another; and
+    the one made on the challenge page is the one Play now plays as, with no name asked."""
+    base = public["url"]
+    gita = Person(browser, base, name="Gita")
+    hari = Person(browser, base)
+    try:
+        gita.play_now("bhoos")
+        gita.page.locator(".now-wait").wait_for()
+        gita.page.locator("button.cancel").tap()
+        gita.page.wait_for_url("**/#/")
+        made = gita.page.evaluate("JSON.parse(localStorage.getItem('callbreak:player'))")
+        gita.page.goto(base + "/#/player")
+        gita.page.wait_for_url(f"**/#/player/{made['id']}")
+        gita.page.locator(".player-head h1", has_text="Gita").wait_for()
+        gita.page.screenshot(path=str(screens / "now-then-profile-390x844.png"), full_page=True)
+        gita.page.goto(base + "/#/challenge")
+        gita.page.locator(".attempt button.primary").wait_for()
+        assert gita.page.locator(".player-form").count() == 0
+        gita.page.screenshot(path=str(screens / "now-then-challenge-390x844.png"), full_page=True)
+        gita.page.goto(base + "/#/leaderboard")
+        gita.page.locator(".your-place").wait_for()
+        assert "no rated match" in gita.page.locator(".your-place").inner_text()  # hers
+        assert gita.page.evaluate("JSON.parse(localStorage.getItem('callbreak:player'))") == made
+
+        hari.page.goto(base + "/#/challenge")
+        hari.page.locator(".player-form").wait_for()
+        hari.page.fill("#player-name", "Hari")
+        hari.page.locator(".player-form button[type=submit]").tap()
+        hari.page.locator(".attempt button.primary").wait_for()
+        hari.play_now("bhoos")
+        hari.page.locator(".now-wait").wait_for()
+        assert hari.page.locator(".player-form").count() == 0
+        assert "Hari" in hari.page.locator(".now-who").inner_text()
+        hari.page.locator("button.cancel").tap()
+        hari.page.wait_for_url("**/#/")
+    finally:
+        for person in (gita, hari):
+            person.context.close()

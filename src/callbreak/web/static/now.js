@@ -1,9 +1,10 @@
 // Play now (#/now, #/now/POOL): a table with people this browser does not know, in one tap
 // (docs/public.md, "Pools"). It makes this browser's player if it has none (player.js; its form
-// only when this browser knows no name to play under), picks a pool (the one asked for, else the last one played,
-// else the server's first), joins it, shows the wait with its seconds, and opens the table
-// when the server has seated the person: their seat's token is kept as a room's (common.js),
-// so the room's page (room.js) plays it, and a reload or a new tab comes back to it.
+// only when this browser knows no name to play under), picks a pool (the one asked for, else
+// the last one played, else the server's first), joins it, shows the wait with its seconds,
+// and opens the table when the server has seated the person: their seat's token is kept as a
+// room's (common.js), so the room's page (room.js) plays it, and a reload or a new tab comes
+// back to it.
 
 import { api, el, keepRoomEntry, ROOM_CODE, rulesName, savedName, serverText } from "./common.js";
 import { num, t } from "./i18n.js";
@@ -22,7 +23,7 @@ export function playNowPanel() {
   const line = me && me.name ? t("now.introAs", { name: me.name }) : t("now.intro");
   return el("section", { class: "panel wide now-panel", "aria-label": t("now.title") },
     el("a", { class: "button primary play-now", href: "#/now", role: "button" },
-      me ? avatarImage(me.avatar) : null, t("now.button")),
+      me && me.avatar ? avatarImage(me.avatar) : null, t("now.button")),
     el("p", { class: "hint", text: line }));
 }
 
@@ -187,7 +188,7 @@ class NowPage {
         t("now.waited"), " ", this.seconds, " ", t("now.secondsShort")),
       el("p", { class: "now-pool", text: t("now.pool", { rules: rulesName(pool.rules), seconds: pool.turn_seconds }) }),
       el("p", { class: "hint", text: t("now.how", { seconds: Math.round(pool.wait) }) }),
-      me && me.name ? el("p", { class: "hint now-who" }, avatarImage(me.avatar), t("now.as", { name: me.name })) : null,
+      me && me.name ? el("p", { class: "hint now-who" }, me.avatar ? avatarImage(me.avatar) : null, t("now.as", { name: me.name })) : null,
       this.problem,
       el("p", { class: "now-actions" },
         el("button", { type: "button", class: "cancel", text: t("now.cancel"), onclick: () => this.cancel() }),
