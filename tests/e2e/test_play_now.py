@@ -95,6 +95,15 @@ class Person:
         self.page.goto(self.base + "/#/")
         self.page.locator("a.play-now").tap()
 
+    def make_player(self) -> dict[str, Any]:
+        """Press Play now in the pool nobody plays in and stop waiting: the player it made, as
+        this browser keeps it."""
+        self.play_now("bhoos")
+        self.page.locator(".now-wait").wait_for()
+        self.page.locator("button.cancel").tap()
+        self.page.wait_for_url("**/#/")  # off the list, and back at the start page
+        return dict(self.page.evaluate("JSON.parse(localStorage.getItem('callbreak:player'))"))
+
     def room(self) -> str:
         """The room the page went to once seated."""
         self.page.wait_for_url("**/#/room/*", timeout=30_000)
@@ -308,11 +317,7 @@ def test_the_history_file_carries_the_player(browser: Any, public: dict[str, Any
     one = Person(browser, base, name="Fay")
     other = Person(browser, base)
     try:
-        one.play_now("bhoos")
-        one.page.locator(".now-wait").wait_for()
-        one.page.locator("button.cancel").tap()
-        one.page.wait_for_url("**/#/")  # off the list, and back at the start page
-        made = one.page.evaluate("JSON.parse(localStorage.getItem('callbreak:player'))")
+        made = one.make_player()
         assert made["name"] == "Fay" and len(made["token"]) >= 43
         one.page.goto(base + "/#/history")
         with one.page.expect_download() as download:
@@ -360,11 +365,7 @@ def test_one_player_for_play_now_the_challenge_and_the_profiles_page(
     gita = Person(browser, base, name="Gita")
     hari = Person(browser, base)
     try:
-        gita.play_now("bhoos")
-        gita.page.locator(".now-wait").wait_for()
-        gita.page.locator("button.cancel").tap()
-        gita.page.wait_for_url("**/#/")
-        made = gita.page.evaluate("JSON.parse(localStorage.getItem('callbreak:player'))")
+        made = gita.make_player()
         gita.page.goto(base + "/#/player")
         gita.page.wait_for_url(f"**/#/player/{made['id']}")
         gita.page.locator(".player-head h1", has_text="Gita").wait_for()
