@@ -13,16 +13,23 @@ CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 
 
 def hidden_cards_seen(
-    received: list[str], seat: int | None, rules: str, seed: str, codes: list[str]
+    received: list[str],
+    seat: int | None,
+    rules: str,
+    seed: str,
+    codes: list[str],
+    since: int = 0,
 ) -> list[str]:
     """The cards in any message of ``received`` that ``seat`` could not see at that version:
-    not in its hand, not played face up in the deal (or the last trick of the deal before)."""
+    not in its hand, not played face up in the deal (or the last trick of the deal before).
+    A seat taken over from a computer is the person's from the deal of index ``since``: they
+    see none of its hand before."""
     seen_by_version: dict[int, set[str]] = {}
     match = Match(rules, seed=seed)
     for version in range(len(codes) + 1):
         visible = set()
         deal = match.deal
-        if seat is not None:
+        if seat is not None and len(match.deals) - 1 >= since:
             visible |= {str(card) for card in deal.held(seat)}
         for earlier in match.deals[-2:]:
             for trick in [*earlier.tricks, earlier.trick]:

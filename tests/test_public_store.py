@@ -299,3 +299,39 @@ async def test_profiles_unused_past_their_time_go_with_everything_of_theirs(
     kept = await other.profile("p002")
     assert kept is not None and await one.plays("p002", 10) != []
     assert await one.rating("strict", "p002") is not None
+
+
+async def test_a_pools_offers_are_listed_once_oldest_first_and_withdrawn(
+    backend: tuple[Backend, Backend],
+) -> None:
+    one, other = backend
+    await one.offer("strict", "BBBBBB", 2.0)
+    await other.offer("strict", "AAAAAA", 1.0)
+    await other.offer("strict", "BBBBBB", 3.0)  # listed once, from its first offer
+    await one.offer("bhoos", "CCCCCC", 1.0)
+    assert await other.offers("strict") == ["AAAAAA", "BBBBBB"]
+    await other.withdraw("strict", "AAAAAA")
+    assert await one.offers("strict") == ["BBBBBB"] and await one.offers("bhoos") == ["CCCCCC"]
+
+
+async def test_a_lobby_change_made_before_an_action_is_refused(
+    backend: tuple[Backend, Backend],
+) -> None:
+    """A lobby change carries the status and the clock, which an action moves, and a seat
+    taken over counts its deals from the one being played: it is stored only on the version
+    it was made on."""
+    from callbreak.web.model import PLAYING, Step, new_room, start
+
+    one, other = backend
+    data = new_room("strict", "Asha", ["random"] * 3)
+    start(data)
+    await one.create(data)
+    read = await other.load(data.id)
+    assert read is not None
+    assert await one.append(data.id, data.rev, Step(0, "c2", [], PLAYING, None))
+    read.settings["speed"] = "fast"
+    assert await other.save(read) is False  # made on version 0; the table is at 1
+    fresh = await other.load(data.id)
+    assert fresh is not None and fresh.version == 1
+    fresh.settings["speed"] = "fast"
+    assert await other.save(fresh) is True

@@ -104,6 +104,7 @@ def test_every_code_words_its_arguments() -> None:
         "tricks_range": {"name": "Ann", "value": 14},
         "avatar": {"avatars": ["sun", "moon"]},
         "no_such_pool": {"pools": ["strict", "bhoos"]},
+        "reaction": {"reactions": ["thumbs", "heart"]},
     }
     assert str(Refusal("rate")).startswith("too many connections")
     assert str(Refusal("token_needed", held="sheet")).startswith("this needs the scoresheet's")

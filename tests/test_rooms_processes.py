@@ -149,6 +149,31 @@ async def _play(url: str, first: subprocess.Popen[bytes], a: str, b: str) -> Non
         assert leaks == [], f"{name} saw {leaks[:5]}"
 
 
+async def test_a_reaction_reaches_the_table_through_the_other_process(tmp_path: Path) -> None:
+    """Bina at the table through B, Asha through A: Asha's reaction is shown to Bina (the
+    event goes between the processes; nothing of it is stored)."""
+    with redis_server() as url:
+        first, a = serve(url, tmp_path, "a")
+        second, b = serve(url, tmp_path, "b")
+        try:
+            code, creator = _room(a, [None, "random", "random"])
+            _, joined = http("POST", f"{b}/api/rooms/{code}/join", {"name": "Bina"})
+            http("POST", f"{a}/api/rooms/{code}/start", token=creator)
+            bina = await Client.open(b, code, joined["token"])
+            await bina.until(lambda m: m["type"] == "state")
+            asha = await Client.open(a, code, creator)
+            await asha.until(lambda m: m["type"] == "state")
+            await asha.send({"type": "react", "reaction": "good_luck"})
+            heard = await bina.until(lambda m: m["type"] == "reaction")
+            assert heard == {"type": "reaction", "seat": 0, "reaction": "good_luck"}
+            for client in (asha, bina):
+                await client.close()
+        finally:
+            for process in (first, second):
+                process.terminate()
+                process.wait(20)
+
+
 async def test_reading_from_a_known_copy_gives_the_whole_table(tmp_path: Path) -> None:
     """A process catching up reads only the actions after its copy's: the answer must be the
     table as a whole read gives it, through new actions, their faults and a lobby change."""

@@ -35,6 +35,7 @@ __all__ = [
     "DealRecord",
     "Record",
     "RuleBreak",
+    "Takeover",
     "check",
     "dumps",
     "loads",
@@ -55,7 +56,18 @@ OTHER_FORMATS = {
     ),
 }
 """The app's other JSON files, each with what reading one as a game record says: what it is."""
-_TOP_KEYS = {"format", "version", "rules", "players", "deals", "seed", "unfinished", "meta"}
+_TOP_KEYS = {
+    "format",
+    "version",
+    "rules",
+    "players",
+    "deals",
+    "seed",
+    "unfinished",
+    "takeovers",
+    "meta",
+}
+_TAKEOVER_KEYS = {"seat", "deal", "player"}
 _DEAL_KEYS = {"dealer", "hands", "calls", "tricks", "thrown_in", "faults"}
 
 
@@ -91,6 +103,18 @@ class DealRecord:
 
 
 @dataclasses.dataclass(frozen=True)
+class Takeover:
+    """A seat played by someone else from a deal on: a person who took over a computer's
+    seat at a table of strangers (the seat's score so far stays the seat's)."""
+
+    seat: int
+    deal: int
+    """The deal's position in the record, from 1 (thrown-in deals counted): the first deal
+    ``player`` played."""
+    player: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Record:
     """A whole match as recorded."""
 
@@ -103,6 +127,17 @@ class Record:
     """The match stopped before its end: a short last deal or too few deals are allowed."""
     meta: Mapping[str, Any] | None = None
     """Free-form information (date, place, event); kept, not judged."""
+    takeovers: tuple[Takeover, ...] = ()
+    """Seats played by someone else from a deal on; ``players`` names who played each seat
+    first."""
+
+    def players_in(self, deal: int) -> tuple[str, ...]:
+        """Who played each seat in the deal at position ``deal`` (from 1)."""
+        players = list(self.players)
+        for takeover in self.takeovers:
+            if takeover.deal <= deal:
+                players[takeover.seat] = takeover.player
+        return tuple(players)
 
     def parsed_rules(self) -> Rules:
         """The rules as a :class:`Rules` value."""
@@ -110,10 +145,13 @@ class Record:
 
     @classmethod
     def from_match(
-        cls, match: Match, faults: Mapping[int, Sequence[Mapping[str, Any]]] | None = None
+        cls,
+        match: Match,
+        faults: Mapping[int, Sequence[Mapping[str, Any]]] | None = None,
+        takeovers: Sequence[Takeover] = (),
     ) -> Record:
         """The record of a match as far as it has been played, with a host's notes of remote
-        players' ``faults`` by deal index."""
+        players' ``faults`` by deal index and the seats taken over (those of deals dealt)."""
         faults = faults or {}
         deals = tuple(
             dataclasses.replace(_deal_record(deal), faults=tuple(faults.get(index, ())))
@@ -125,6 +163,7 @@ class Record:
             deals=deals,
             seed=match.seed,
             unfinished=not match.is_over,
+            takeovers=tuple(t for t in takeovers if t.deal <= len(deals)),
         )
 
 
@@ -199,7 +238,29 @@ def from_data(data: object) -> Record:
         raise RecordError(f'"meta" must be an object, not {meta!r}')
     raw_deals = _list(_required(top, "deals", "the record"), '"deals"')
     deals = tuple(_read_deal(raw, number) for number, raw in enumerate(raw_deals, 1))
-    return Record(rules, tuple(players), deals, seed, unfinished, meta)
+    takeovers = _read_takeovers(top.get("takeovers", []), len(deals))
+    return Record(rules, tuple(players), deals, seed, unfinished, meta, takeovers)
+
+
+def _read_takeovers(raw: object, deals: int) -> tuple[Takeover, ...]:
+    items = _list(raw, '"takeovers"')
+    takeovers: list[Takeover] = []
+    for number, item in enumerate(items, 1):
+        where = f"takeover {number}"
+        entry = _object(item, where)
+        _known_keys(entry, _TAKEOVER_KEYS, where)
+        seat, deal = _required(entry, "seat", where), _required(entry, "deal", where)
+        player = _required(entry, "player", where)
+        if type(seat) is not int or seat not in range(4):
+            raise RecordError(f'{where}: "seat" must be a seat 0-3, not {seat!r}')
+        if type(deal) is not int or not 2 <= deal <= max(deals, 1):
+            raise RecordError(f'{where}: "deal" must be a deal of the record from 2, not {deal!r}')
+        if not isinstance(player, str):
+            raise RecordError(f'{where}: "player" must be a name, not {player!r}')
+        if takeovers and (deal, seat) <= (takeovers[-1].deal, takeovers[-1].seat):
+            raise RecordError(f"{where}: takeovers are listed by deal, then seat, each once")
+        takeovers.append(Takeover(seat, deal, player))
+    return tuple(takeovers)
 
 
 def _read_deal(raw: object, number: int) -> DealRecord:
@@ -282,6 +343,8 @@ def to_data(record: Record) -> dict[str, Any]:
         data["unfinished"] = True
     if record.meta is not None:
         data["meta"] = record.meta
+    if record.takeovers:
+        data["takeovers"] = [dataclasses.asdict(takeover) for takeover in record.takeovers]
     data["deals"] = [_deal_data(deal) for deal in record.deals]
     return data
 

@@ -293,6 +293,9 @@ PUBLIC: dict[str, tuple[int, Words]] = {  # Public play: profiles and pools (web
     "avatar": (400, lambda a: f"the avatar is one of {', '.join(a['avatars'])}"),
     "no_such_pool": (404, lambda a: f"no such pool: the pools are {', '.join(a['pools'])}"),
     "joins_rate": (429, "too many joins of a pool: try again in {seconds} s"),
+    "public_table": (403, "a table of strangers has no creator: nobody changes its seats"),
+    "reaction": (400, lambda a: f"a reaction is one of {', '.join(a['reactions'])}"),
+    "reactions_rate": (429, "too many reactions: try again in {seconds} s"),
 }
 
 CHALLENGE: dict[str, tuple[int, Words]] = {  # The daily challenge (web.challenge).

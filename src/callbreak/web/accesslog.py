@@ -30,8 +30,9 @@ OTHER_ROUTE = "other"
 
 
 def room_event(table_id: str, event: str, **fields: int | str | None) -> None:
-    """Log one room (or match) event: ``joined``, ``left``, ``started``, ``finished`` or
-    ``covered``, with fields of numbers and fixed words only (a seat, a reason, a status)."""
+    """Log one room (or match) event: ``joined``, ``left``, ``started``, ``finished``,
+    ``covered``, ``rated`` or ``taken_over``, with fields of numbers and fixed words only (a
+    seat, a reason, a status)."""
     if ACCESS.isEnabledFor(logging.INFO):
         ACCESS.info(
             "room %s", event, extra={"fields": {"table": table_id, "event": event} | fields}

@@ -74,8 +74,8 @@ class Backend(Protocol):
         may then read only what was added since (the same answer, read faster)."""
 
     async def save(self, data: TableData) -> bool:
-        """Store a lobby change made on ``data.rev`` (bumped on success); False when the room
-        changed meanwhile."""
+        """Store a lobby change made on ``data.rev`` (bumped on success) and ``data.version``;
+        False when the room changed meanwhile, or an action was stored."""
 
     async def append(self, table_id: str, rev: int, step: Step) -> bool:
         """Append an action (``step``, made on its version of the match) made on revision
@@ -174,6 +174,15 @@ class Backend(Protocol):
 
     async def placed(self, places: Mapping[str, Place | None]) -> None:
         """Set each profile's place (None: none any more)."""
+
+    async def offer(self, pool: str, room: str, at: float) -> None:
+        """List ``room`` among ``pool``'s tables with a computer's seat a person may take."""
+
+    async def offers(self, pool: str) -> list[str]:
+        """The rooms listed in ``pool`` by :meth:`offer`, the oldest first."""
+
+    async def withdraw(self, pool: str, room: str) -> None:
+        """Take ``room`` off ``pool``'s offers."""
 
     async def settle(self, outcome: Outcome) -> bool:
         """Rate a finished public match once (``ratings.settle`` in one transaction); whether
@@ -300,6 +309,9 @@ STORED = frozenset(
         "waiting",
         "take",
         "placed",
+        "offer",
+        "offers",
+        "withdraw",
         "settle",
         "rating",
         "leaderboard",

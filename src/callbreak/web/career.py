@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from callbreak.game import Match
+from callbreak.game import Match, Phase
 from callbreak.ratings import PoolRating
 from callbreak.refusals import Refusal
 from callbreak.web.backend import Backend
@@ -35,10 +35,11 @@ PLAYS = 500
 """Plays the figures are made of at most: the last 500."""
 
 
-def play_of(match: Match, seat: int) -> dict[str, Any]:
-    """What ``seat``'s play of ``match`` was: the deals it played out, the calls it made in
-    them, its total (in tenths) and place."""
-    played = match.played_deals()
+def play_of(match: Match, seat: int, since: int = 0) -> dict[str, Any]:
+    """What the play of ``seat``'s person in ``match`` was: the deals they played out (from the
+    deal of index ``since``, where they took a computer's seat over), the calls they made in
+    them, and the seat's total (in tenths) and place, which the seat keeps whoever played it."""
+    played = [deal for deal in match.deals[since:] if deal.phase is Phase.OVER]
     made = sum(1 for deal in played if deal.won[seat] >= (deal.calls[seat] or 0))
     return {
         "deals": len(played),

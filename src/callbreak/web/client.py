@@ -104,6 +104,10 @@ class Client:
             self.state = message["state"]
         elif message["type"] == "room":
             self.room = message["room"]
+        elif message["type"] == "welcome":
+            # The seat follows the token (docs/rooms.md): moved, left, or a computer's seat
+            # taken over whose first deal has come.
+            self.seat = message["seat"]
         return message
 
     async def until(

@@ -64,11 +64,12 @@ class Cover:
         if not state.is_room:
             return None, LEASE_SECONDS
         data, present = state.data, state.present  # kept fresh by events and the listener
-        person, now = data.seats[seat], time.time()
+        seats = state.seats
+        person, now = seats[seat], time.time()
         if person.left or seat not in present:
             waiting = any(
                 info.kind == PERSON and not info.left and other in present
-                for other, info in enumerate(data.seats)
+                for other, info in enumerate(seats)
             )
             if not waiting:
                 return None, LEASE_SECONDS  # nobody is at the table: nobody waits

@@ -90,7 +90,7 @@ class Driver:
         delay = SPEEDS[data.settings.get("speed") or "normal"]
         if not deal.trick.cards and (deal.tricks or (len(match.deals) > 1 and not deal.tricks)):
             delay *= TRICK_PAUSE  # let the finished trick be seen
-        computer = data.seats[seat].kind == COMPUTER
+        computer = state.seats[seat].kind == COMPUTER
         reason, wait = (None, 0.0) if computer else self.cover.reason(seat)
         if computer or reason is not None:
             # A computer does not start the next deal under a summary people still read.
@@ -110,7 +110,7 @@ class Driver:
         deal has not begun (empty otherwise). Only pages that show summaries are waited for
         (they said ``seen``), never a client that shows none (a script, a bot)."""
         state = self.state
-        match, seats = state.match, state.data.seats
+        match, seats = state.match, state.seats
         scored = len(match.played_deals())
         if not scored or match.deal.actions or match.is_over or state.status != PLAYING:
             return []
@@ -156,7 +156,7 @@ class Driver:
         loop: asyncio.AbstractEventLoop,
     ) -> Decided | None:
         state, seat, version = self.state, move.seat, move.version
-        name = state.data.names[seat]
+        name = state.names[seat]
         try:
             player = await run_in_threadpool(state.seating.player, seat)
         except Exception as problem:  # a spec that cannot be built: nothing can move on
@@ -179,7 +179,7 @@ class Driver:
         if prepared:
             decide = functools.partial(state.seating.decide, observation)
             decision = await self.searches.decide(state.id, client, player, observation, decide)
-            self.metrics.decided(state.data.levels[seat], decision.seconds)
+            self.metrics.decided(state.seats[seat].level, decision.seconds)
         else:  # a first start still compiles this player's search: the stand-in decides
             stand_in = await run_in_threadpool(self.cover.stand_in, seat)
             detail = f"its search was still being prepared; the {STAND_IN} level decided"
@@ -218,6 +218,6 @@ class Driver:
         decision, fault = await cover.helped(player, observation, reason, detail, client)
         await pace(move.delay, started, loop)
         notice = {"seat": seat, "reason": reason, "kind": fault.action, "action": fault.substitute}
-        words = f"{state.data.names[seat]}: {detail}, so the computer made {what(fault)}"
+        words = f"{state.names[seat]}: {detail}, so the computer made {what(fault)}"
         after: list[Event] = [{"type": "notice", "message": words, "cover": notice}]
         return Decided(seat, move.version, decision.action, [fault.to_json()], after, reason)

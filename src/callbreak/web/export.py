@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from callbreak.game import Match, Phase
-from callbreak.record import Record, check, from_data, to_data
+from callbreak.record import Record, Takeover, check, from_data, to_data
 from callbreak.rules import format_tenths
 from callbreak.web.state import TableState
 from callbreak.web.view import display_order, rules_json
@@ -15,21 +15,31 @@ from callbreak.web.view import display_order, rules_json
 __all__ = ["record_data", "record_of", "replay_data"]
 
 
-def record_data(match: Match, faults: Mapping[int, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
-    """The game record, with the faults noted by deal: the whole match once over; before that
-    only the completed deals, so that nobody can read the hidden hands of the deal in play."""
-    record = Record.from_match(match, faults)
+def record_data(
+    match: Match,
+    faults: Mapping[int, Sequence[Mapping[str, Any]]],
+    takeovers: Sequence[Takeover] = (),
+) -> dict[str, Any]:
+    """The game record, with the faults noted by deal and the seats people took over from
+    computers: the whole match once over; before that only the completed deals, so that
+    nobody can read the hidden hands of the deal in play."""
+    record = Record.from_match(match, faults, takeovers)
     if not match.is_over:
         # The seed would rebuild every hand, those of the deals still to come included: it is
         # written only once the match is over.
         complete = [deal for deal in record.deals if deal.thrown_in or len(deal.tricks) == 13]
-        record = dataclasses.replace(record, deals=tuple(complete), seed=None, unfinished=True)
+        shown = tuple(t for t in record.takeovers if t.deal <= len(complete))
+        record = dataclasses.replace(
+            record, deals=tuple(complete), seed=None, unfinished=True, takeovers=shown
+        )
     return to_data(record)
 
 
 def record_of(state: TableState) -> dict[str, Any]:
-    """The game record of a table's state (:func:`record_data` of its match and faults)."""
-    return record_data(state.match, state.faults_by_deal)
+    """The game record of a table's state (:func:`record_data` of its match, faults and
+    takeovers)."""
+    takeovers = [Takeover(seat, since + 1, name) for seat, since, name in state.data.takeovers()]
+    return record_data(state.match, state.faults_by_deal, takeovers)
 
 
 def replay_data(data: dict[str, Any], name_keys: Sequence[str | None]) -> dict[str, Any]:

@@ -71,6 +71,16 @@ class Connection:
         asyncio.get_running_loop().create_task(shut())
 
 
+def _welcome(seat: int | None, arriving: tuple[int, int] | None) -> dict[str, Any]:
+    """Which seat a connection plays (None: it watches); for a person who took over a
+    computer's seat, before their first deal, ``arriving``: that seat and the deal's number
+    from 1 (the page says so; it is sent nothing of the seat until then)."""
+    welcome: dict[str, Any] = {"type": "welcome", "seat": seat}
+    if arriving is not None:
+        welcome["arriving"] = {"seat": arriving[0], "deal": arriving[1] + 1}
+    return welcome
+
+
 async def _write(websocket: WebSocket, outbox: asyncio.Queue[str]) -> None:
     """A connection's writer: send what is queued, in order, until cancelled or the socket is
     gone. A function of the socket and the queue, not a method: the cancelled task keeps its
@@ -104,11 +114,15 @@ class Hub:
     def add(self, websocket: WebSocket, token: str | None) -> int | None:
         """Keep a connection with the seat ``token`` holds in the table (None: a spectator),
         and welcome it; its seat. From then on every copy of the room re-seats it."""
-        seat = self.state.data.seat_of(token)
-        connection = Connection(websocket, seat, token if seat is not None else None)
+        seat = self.state.seat_of(token)
+        arriving = self.state.arriving(token)
+        # A person who took over a computer's seat keeps their token here: it holds the seat
+        # from their first deal (``reseat``), and nothing of it before.
+        held = seat is not None or arriving is not None
+        connection = Connection(websocket, seat, token if held else None)
         self.connections[websocket] = connection
         self._shown_lobby = None  # not everyone has the lobby now: the next goes to all
-        connection.put(wire.dumps({"type": "welcome", "seat": seat}))
+        connection.put(wire.dumps(_welcome(seat, arriving)))
         return seat
 
     def remove(self, websocket: WebSocket) -> Connection | None:
@@ -126,11 +140,12 @@ class Hub:
         for connection in self.connections.values():
             if connection.token is None:
                 continue
-            seat = self.state.data.seat_of(connection.token)
+            seat = self.state.seat_of(connection.token)
             if seat != connection.seat:
                 moved.update(s for s in (connection.seat, seat) if s is not None)
                 connection.seat = seat
-                connection.put(wire.dumps({"type": "welcome", "seat": seat}))
+                arriving = self.state.arriving(connection.token)
+                connection.put(wire.dumps(_welcome(seat, arriving)))
         return moved
 
     def seat_of(self, websocket: WebSocket) -> int | None:
@@ -158,7 +173,7 @@ class Hub:
         return (
             connection is not None
             and connection.seat == seat
-            and self.state.data.seat_of(connection.token) == seat
+            and self.state.seat_of(connection.token) == seat
         )
 
     def held(self, seat: int) -> int:

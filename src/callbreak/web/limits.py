@@ -105,6 +105,13 @@ class Limits:
     person presses *Play now* a few times an hour; a script joining and leaving to look at the
     waiting lists is slowed."""
     pool_join_burst: float = 6.0
+    reactions_per_minute: float = 12.0
+    """Reactions at a table per person (``web.reactions``: their profile at a table of
+    strangers, their seat elsewhere): a reaction every few seconds, not a stream."""
+    reaction_burst: float = 4.0
+    address_reactions_per_minute: float = 40.0
+    """Reactions per address: a household of four people reacting at once stays under it."""
+    address_reaction_burst: float = 12.0
     sockets: int = 20
     """Sockets open at once per address."""
     messages_per_second: float = 20.0
@@ -188,6 +195,13 @@ class PerAddress:
             self._tidy_at = min(max(10_000, 2 * len(kept)), self.most)
         bucket = self._buckets.setdefault(address, Bucket(self.rate, self.burst))
         return 0.0 if bucket.take() else bucket.wait()
+
+    def give_back(self, address: str) -> None:
+        """Hand back the one just counted for ``address`` (what it was counted for was
+        refused by another limit)."""
+        bucket = self._buckets.get(address)
+        if bucket is not None:
+            bucket.level = min(bucket.burst, bucket.level + 1)
 
     def allow(self, address: str) -> bool:
         """Whether ``address`` may make one more request now (and count it)."""

@@ -41,9 +41,11 @@ from callbreak.web.http import LOG
 from callbreak.web.hub import ROOM_VIEW, VIEW, Hub
 from callbreak.web.listener import Teller, follow
 from callbreak.web.metrics import DETACHED, Metrics
-from callbreak.web.model import PLAYING, StaleAction, TableData
+from callbreak.web.model import FINISHED, PLAYING, StaleAction, TableData
 from callbreak.web.presence import Presence
+from callbreak.web.reactions import REACTIONS
 from callbreak.web.searches import Searches
+from callbreak.web.standings import rate_finished
 from callbreak.web.state import TableState
 from callbreak.web.sync import Sync
 from callbreak.web.tasks import LEASE_SECONDS, spawn
@@ -215,6 +217,12 @@ class LiveTable:
 
         await self.ask(seen)
 
+    async def react(self, seat: int, reaction: str) -> None:
+        """The person in ``seat`` reacted (``web.reactions``): shown to everyone at the table,
+        here and in the other processes; nothing is stored."""
+        event = {"type": "reaction", "seat": seat, "reaction": reaction}
+        await self.ask(lambda: self._announce(event))
+
     def in_use(self) -> bool:
         """Whether anything here depends on this copy now: a socket is connected, a letter is
         being handled, a decision made, the other processes heard, or an event the store
@@ -266,7 +274,7 @@ class LiveTable:
             raise StaleAction("seat_changed")
         step = state.act(seat, action, version, list(faults))
         try:
-            stored = await self.sync.append(step)
+            await self.sync.append(step)
         except StaleAction:
             # Another action or lobby change came first (another process's): every
             # connection here is shown the table it now is, not only the one refused.
@@ -280,10 +288,24 @@ class LiveTable:
                 if self.hub.owed:
                     await self.hub.send(VIEW)
             state.thinking = None
-        if not stored:  # the store held it already: this copy was rebuilt from there
-            await self._recount()
+        # Rebuilt from the store (it held the action already), or a new deal given a person
+        # the computer's seat they took over: the seats whose connections moved are counted.
+        await self._recount()
         await self._announce({"type": "action", "version": state.version})
         self.metrics.acted(action, started, state.id, state.status)
+        if step.status == FINISHED:
+            await self._rate()
+
+    async def _rate(self) -> None:
+        """The match ended with an action stored here: a pool's table is rated now, once
+        (``web.standings.rate_finished``: the store rates a match once, whichever process
+        and however many ask). A store out of reach leaves it to the people's next status
+        poll (``web.pools``), which asks again."""
+        try:
+            if await rate_finished(self.backend, self.state.data):
+                room_event(self.id, "rated")
+        except self.backend.failures:
+            LOG.warning("table %s: the rating waits for the store", self.id)
 
     async def _change(self, change: Callable[[TableData], T]) -> T:
         result = await self.sync.change(change)
@@ -372,6 +394,12 @@ class LiveTable:
                 # Who is connected is read again at the next refresh; the change itself is
                 # stored, and is shown now.
                 LOG.warning("table %s could not read who is connected", state.id)
+        if kind == "reaction":
+            # Heard from another process too: passed on only as the preset it must be.
+            seat, reaction = event.get("seat"), event.get("reaction")
+            if seat in range(4) and reaction in REACTIONS:
+                await self.hub.send({"type": "reaction", "seat": seat, "reaction": reaction})
+            return
         if kind == "notice":
             # The words in English, and what happened as data for a page in another language.
             extra = {key: event[key] for key in ("cover", "fault") if key in event}

@@ -1,10 +1,12 @@
 """The pools, and who sits down together: the matching decision, a pure function of who waits
-since when and the time now (the caller's clock, so that a test moves it).
+since when, the computers' seats on offer and the time now (the caller's clock, so that a test
+moves it).
 
-A table starts as soon as four people wait, the four who waited longest; fewer start together
-once the longest waiting of them has waited ``wait`` seconds, computers in the empty seats.
-Nothing else decides: no ratings (a pool of a few people must seat them within seconds, not
-look for equals), no addresses.
+A table starts as soon as four people wait, the four who waited longest; a person left over
+takes a computer's seat at a table of the pool being played (an :class:`Offer`, from its next
+deal) when there is one; fewer start together once the longest waiting of them has waited
+``wait`` seconds, computers in the empty seats. Nothing else decides: no ratings (a pool of a
+few people must seat them within seconds, not look for equals), no addresses.
 
 A pool (:class:`Pool`) is named by the operator (``callbreak serve --pools``, read by
 :func:`parse_pools` without loading the web app): its rules, turn clock, the computers that
@@ -32,8 +34,11 @@ __all__ = [
     "DEFAULT_POOLS",
     "DEFAULT_WAIT",
     "SEATS",
+    "Decision",
+    "Offer",
     "Pool",
     "Waiter",
+    "decide",
     "next_look",
     "parse_pools",
     "tables",
@@ -56,6 +61,9 @@ class Pool:
     turn_seconds: int = 20
     computers: str = "intermediate"
     wait: float = DEFAULT_WAIT
+    speed: str = "normal"
+    """The computers' pace at the pool's tables (``model.SPEEDS``): tests and the benchmark
+    play faster."""
 
 
 DEFAULT_POOLS = (Pool("strict", "strict"), Pool("bhoos", "bhoos"))
@@ -94,10 +102,41 @@ def _order(waiter: Waiter) -> tuple[float, str]:
     return waiter.since, waiter.profile
 
 
-def tables(waiting: Sequence[Waiter], now: float, wait: float = DEFAULT_WAIT) -> list[list[Waiter]]:
-    """The tables to start now from ``waiting``: every four who waited longest, then the rest
-    together once the longest waiting of them has waited ``wait`` seconds. Each person in one
-    table at most (a profile listed twice counts once)."""
+@dataclasses.dataclass(frozen=True)
+class Offer:
+    """A computer's seat a person may take at a table of the pool being played: its room, the
+    seat, and the people who sit there already (nobody takes a second seat at a table)."""
+
+    room: str
+    seat: int
+    people: frozenset[str] = frozenset()
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """Who sits down now: new tables, and people taking computers' seats (``Offer``)."""
+
+    tables: list[list[Waiter]]
+    takeovers: list[tuple[Waiter, Offer]]
+
+
+def decide(
+    waiting: Sequence[Waiter],
+    offers: Sequence[Offer],
+    now: float,
+    wait: float = DEFAULT_WAIT,
+) -> Decision:
+    """Who sits down now: every four who waited longest at a new table; each other person,
+    longest waiting first, in the first of ``offers`` (in the caller's order of preference)
+    not yet given and at a table where they do not sit; the rest together at a new table
+    once the longest waiting of them has waited ``wait`` seconds. Each person once (a
+    profile listed twice counts once), each offer once.
+
+    >>> offer = Offer("ROOM", 2, frozenset({"a"}))
+    >>> found = decide([Waiter("a", 0.0), Waiter("b", 1.0)], [offer], now=2.0, wait=8.0)
+    >>> [(w.profile, o.room, o.seat) for w, o in found.takeovers], found.tables
+    ([('b', 'ROOM', 2)], [])
+    """
     seen: set[str] = set()
     ordered: list[Waiter] = []
     for waiter in sorted(waiting, key=_order):
@@ -105,10 +144,28 @@ def tables(waiting: Sequence[Waiter], now: float, wait: float = DEFAULT_WAIT) ->
             seen.add(waiter.profile)
             ordered.append(waiter)
     groups = [ordered[i : i + SEATS] for i in range(0, len(ordered) - SEATS + 1, SEATS)]
-    rest = ordered[len(groups) * SEATS :]
+    rest: list[Waiter] = []
+    takeovers: list[tuple[Waiter, Offer]] = []
+    free = list(offers)
+    sitting = {offer.room: set(offer.people) for offer in offers}
+    for waiter in ordered[len(groups) * SEATS :]:
+        found = next((o for o in free if waiter.profile not in sitting[o.room]), None)
+        if found is None:
+            rest.append(waiter)
+            continue
+        free.remove(found)
+        sitting[found.room].add(waiter.profile)
+        takeovers.append((waiter, found))
     if rest and now - rest[0].since >= wait:
         groups.append(rest)
-    return groups
+    return Decision(groups, takeovers)
+
+
+def tables(waiting: Sequence[Waiter], now: float, wait: float = DEFAULT_WAIT) -> list[list[Waiter]]:
+    """The tables to start now from ``waiting`` when no computer's seat is offered: every four
+    who waited longest, then the rest together once the longest waiting of them has waited
+    ``wait`` seconds (:func:`decide`)."""
+    return decide(waiting, (), now, wait).tables
 
 
 def next_look(waiting: Sequence[Waiter], now: float, wait: float = DEFAULT_WAIT) -> float | None:

@@ -34,6 +34,7 @@ from callbreak.web.http import LOG
 from callbreak.web.hub import ROOM_VIEW, VIEW
 from callbreak.web.limits import CLOSED, DEFAULT, Bucket, Limits, address_of
 from callbreak.web.model import LOBBY, MATCH, ROOM, StaleAction, TableData, read_settings
+from callbreak.web.reactions import Reactions, check_reaction
 from callbreak.web.tables import LiveTable, Tables
 
 __all__ = ["MAX_FRAME_BYTES", "MAX_MESSAGE_BYTES", "PING_SECONDS", "connect", "handle"]
@@ -113,7 +114,9 @@ async def _serve(
         await _refuse(socket, Refusal("store"), 1011)
         await table.part(socket)
         return
-    if kind == ROOM and token is not None and seat is None:
+    if kind == ROOM and token is not None and seat is None and not table.hub.token_of(socket):
+        # A token that holds no seat (one that holds a seat from a later deal, a computer's
+        # taken over, is kept: its welcome says so).
         await table.hub.send(Refusal("watching").message(), socket)
     beat = asyncio.get_running_loop().create_task(_beat(table, socket, every))
     try:
@@ -130,7 +133,7 @@ async def _serve(
                     await socket.close(code=CLOSED)
                     break
                 continue
-            await handle(table, socket, text, tables.hints)
+            await handle(table, socket, text, tables)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -203,14 +206,14 @@ async def _hello(table: LiveTable, socket: WebSocket) -> object:
     return token
 
 
-async def handle(table: LiveTable, socket: WebSocket, text: str, hints: Hints) -> None:
+async def handle(table: LiveTable, socket: WebSocket, text: str, tables: Tables) -> None:
     """One message from a connection; a refused one is answered with an error."""
     try:
         message = read_message(text)
         # No reading of the store first: an action is refused by the store's append when made
         # on a lobby revision another process has moved past (a seat given away there), and
         # this copy then takes the store's room and re-seats its connections.
-        await _dispatch(table, socket, table.hub.seat_of(socket), message, hints)
+        await _dispatch(table, socket, table.hub.seat_of(socket), message, tables)
     except StaleAction as error:
         await table.hub.send(error.message() | {"stale": True}, socket)
         await table.hub.send(VIEW, socket)
@@ -242,7 +245,7 @@ def read_message(text: str) -> dict[str, Any]:
 
 
 async def _dispatch(
-    table: LiveTable, socket: WebSocket, seat: int | None, message: dict[str, Any], hints: Hints
+    table: LiveTable, socket: WebSocket, seat: int | None, message: dict[str, Any], tables: Tables
 ) -> None:
     kind = message["type"]
     if kind == "sync":
@@ -251,7 +254,7 @@ async def _dispatch(
         return
     if kind == "hello":
         raise Refusal("hello_again")
-    if kind not in (*ACTIONS, "settings", "hint", "seen"):
+    if kind not in (*ACTIONS, "settings", "hint", "seen", "react"):
         raise Refusal("message_type", type=kind)
     if kind == "seen" and seat is None:
         return  # a spectator's summary holds nobody up
@@ -260,6 +263,8 @@ async def _dispatch(
     if kind == "seen":
         await _seen(table, seat, message.get("deals"))
         return
+    if table.state.data.public is not None and kind in ("settings", "stop"):
+        raise Refusal("public_table")  # a pool's table has no creator: nobody's to change
     if kind == "settings":
         if seat != 0:
             raise Refusal("settings_creator")
@@ -274,12 +279,27 @@ async def _dispatch(
         await table.change(settle)
         return
     if kind == "hint":
-        await _hint(table, socket, seat, hints)
+        await _hint(table, socket, seat, tables.hints)
+        return
+    if kind == "react":
+        await _react(table, socket, seat, message.get("reaction"), tables.reactions)
         return
     if "seat" in message and message["seat"] != seat:
         raise Refusal("wrong_seat", seat=seat, asked=message["seat"])
     action: TableAction = Stop() if kind == "stop" else read_action(kind, message)
     await table.act(seat, action, message.get("version"), by=socket)
+
+
+async def _react(
+    table: LiveTable, socket: WebSocket, seat: int, value: object, reactions: Reactions
+) -> None:
+    """A seated person's reaction, shown on their badge to everyone at the table: one of the
+    preset set, within the person's and the address's rate (nothing is sent otherwise)."""
+    if not table.state.is_room:
+        raise Refusal("message_type", type="react")  # nobody else sits at a match
+    reaction = check_reaction(value)
+    reactions.take(table.state.data, seat, address_of(socket.scope))
+    await table.react(seat, reaction)
 
 
 async def _seen(table: LiveTable, seat: int, deals: object) -> None:

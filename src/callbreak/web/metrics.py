@@ -126,6 +126,12 @@ class Metrics:
             ["pool", "people"],
             registry=r,
         )
+        self.pool_takeovers = Counter(
+            "callbreak_pool_seats_taken_over",
+            "Computers' seats taken by people who joined a pool later (from the next deal)",
+            ["pool"],
+            registry=r,
+        )
         self.requests = Counter(
             "callbreak_http_requests",
             "HTTP requests answered, by route template, method and status",
@@ -258,6 +264,9 @@ OPERATIONS = {
     "waiting": "pool",
     "take": "pool",
     "placed": "pool",
+    "offer": "pool",
+    "offers": "pool",
+    "withdraw": "pool",
     "settle": "rating",
     "rating": "rating",
     "leaderboard": "rating",

@@ -52,6 +52,7 @@ __all__ = [
     "open_seat",
     "read_settings",
     "start",
+    "take_over",
 ]
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -109,10 +110,26 @@ class Seat:
     """The hash of the seat token (the token itself is never stored)."""
     left: bool = False
     """The person left for good: the cover plays the seat until it is given to someone."""
+    since: int = 0
+    """The deal (its index in the match, from 0, thrown-in deals counted) from which the
+    person plays the seat: a computer's seat a person took over (public play) is the
+    computer's before it, ``before`` its name and ``level`` its spec."""
+    before: str | None = None
+    """The name of the computer whose seat a person took over."""
 
     def to_json(self) -> dict[str, Any]:
-        """The seat as stored."""
-        return dataclasses.asdict(self)
+        """The seat as stored (a seat nobody took over without the fields of a takeover)."""
+        stored = dataclasses.asdict(self)
+        if not self.since:
+            del stored["since"], stored["before"]
+        return stored
+
+    def held_in(self, deal: int) -> Seat:
+        """The seat as it was in the deal of index ``deal``: a seat taken over is its computer's
+        before the person's first deal."""
+        if deal >= self.since:
+            return self
+        return Seat(COMPUTER, self.before, self.level)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,23 +172,34 @@ class TableData:
         """How many actions the match has taken: the state an action is made on."""
         return len(self.actions)
 
+    def seats_in(self, deal: int) -> list[Seat]:
+        """The seats as they were in the deal of index ``deal`` (``Seat.held_in``)."""
+        return [seat.held_in(deal) for seat in self.seats]
+
     @property
     def names(self) -> list[str]:
         """The seats' names as records give them: 'Open seat' for a seat waiting for a person,
         ``UNNAMED`` for a person who gave no name."""
-        return [
-            seat.name or (UNNAMED if seat.kind == PERSON else "Open seat") for seat in self.seats
-        ]
+        return self.names_in(None)
+
+    def names_in(self, deal: int | None) -> list[str]:
+        """:attr:`names` as they were in the deal of index ``deal`` (None: as the seats are now)."""
+        seats = self.seats if deal is None else self.seats_in(deal)
+        return [seat.name or (UNNAMED if seat.kind == PERSON else "Open seat") for seat in seats]
 
     @property
     def name_keys(self) -> list[str | None]:
         """For each seat, the word a page shows in its own language instead of the name: 'you'
         for a person who gave no name, 'computer.N' for a computer (``COMPUTER_NAMES[N]``);
         None where the name is shown as it is (a name a person gave, an open seat)."""
-        return [self._name_key(index) for index in range(len(self.seats))]
+        return self.name_keys_in(None)
 
-    def _name_key(self, index: int) -> str | None:
-        seat = self.seats[index]
+    def name_keys_in(self, deal: int | None) -> list[str | None]:
+        """:attr:`name_keys` as they were in the deal of index ``deal`` (None: now)."""
+        seats = self.seats if deal is None else self.seats_in(deal)
+        return [self._name_key(seat, index) for index, seat in enumerate(seats)]
+
+    def _name_key(self, seat: Seat, index: int) -> str | None:
         if seat.kind == COMPUTER and seat.name in COMPUTER_NAMES:
             return f"computer.{COMPUTER_NAMES.index(seat.name)}"
         if seat.kind == PERSON and not seat.name:
@@ -185,7 +213,29 @@ class TableData:
     @property
     def levels(self) -> list[str | None]:
         """Each computer seat's spec; None for a person's or an open seat."""
-        return [seat.level if seat.kind == COMPUTER else None for seat in self.seats]
+        return self.levels_in(None)
+
+    def levels_in(self, deal: int | None) -> list[str | None]:
+        """:attr:`levels` as they were in the deal of index ``deal`` (None: now)."""
+        seats = self.seats if deal is None else self.seats_in(deal)
+        return [seat.level if seat.kind == COMPUTER else None for seat in seats]
+
+    @property
+    def public(self) -> dict[str, Any] | None:
+        """A pool's table: its pool, each seat's profile and avatar (``settings["public"]``,
+        set by ``web.pools``); None for a room of friends or a match."""
+        public = self.settings.get("public")
+        return public if isinstance(public, dict) else None
+
+    def takeovers(self) -> list[tuple[int, int, str]]:
+        """The seats a person took over from a computer: each seat, the index of the person's
+        first deal and their name, in the order of the deals."""
+        found = [
+            (seat, info.since, self.names[seat])
+            for seat, info in enumerate(self.seats)
+            if info.since
+        ]
+        return sorted(found, key=lambda item: (item[1], item[0]))
 
     @property
     def turn_seconds(self) -> int:
@@ -429,16 +479,39 @@ def start(data: TableData) -> None:
     data.status = PLAYING
 
 
-def leave(data: TableData, seat: int) -> None:
-    """The person in ``seat`` leaves for good; in the lobby the seat opens again."""
+def leave(data: TableData, seat: int, deal: int = 0) -> None:
+    """The person in ``seat`` leaves for good; in the lobby the seat opens again. A person
+    who took over a computer's seat (:func:`take_over`) and leaves before their first deal
+    (``deal`` is the index of the deal being played) gives it back to the computer, and a
+    public table's seat to no profile."""
     target = _seat(data, seat)
     if target.kind != PERSON:
         raise Refusal("person_only")
     if data.status == LOBBY and seat != 0:
         data.seats[seat] = Seat(OPEN)
+    elif target.since > deal:
+        data.seats[seat] = target.held_in(deal)
+        if data.public is not None:
+            data.public["profiles"][seat] = None
+            if data.public.get("avatars"):
+                data.public["avatars"][seat] = None
     else:
         target.left = True
         target.token = None
+
+
+def take_over(data: TableData, seat: int, name: object, since: int) -> str:
+    """A person takes the computer's seat ``seat`` from the deal of index ``since`` (public
+    play: a deal not yet begun, which the caller finds); until then the computer plays it, and
+    the person's token holds no seat. The seat's score so far stays the seat's. Its token."""
+    clean = check_name(name)
+    target = _seat(data, seat)
+    if data.status != PLAYING:
+        raise Refusal("room_over")
+    if target.kind != COMPUTER:
+        raise Refusal("seat_has_person", seat=seat)
+    data.seats[seat] = Seat(PERSON, clean, target.level, since=since, before=target.name)
+    return claim(data, seat)
 
 
 def _seat(data: TableData, seat: object) -> Seat:

@@ -10,13 +10,14 @@ Each process runs :meth:`Pools.run`; the one that holds a pool's lease (``Backen
 renewed each look) makes the pool's decisions (``web.matching``: four who wait, or fewer with
 computers after the wait), takes the people off the list all or none (``Backend.take``), and
 starts their table: a room made by ``Tables.create_room`` whose lobby change seats them and
-starts it (:func:`_seat_people`, the one call into a live table). Each person's place then
-holds the room's code, their seat and its token, which their status poll answers (to them
-alone: it needs their profile's token).
+starts it (:func:`_seat_people`, one call into a live table). Each person's place then holds
+the room's code, their seat and its token, which their status poll answers (to them alone: it
+needs their profile's token).
 
-Not here: a person who joins later taking a computer's seat at the next deal (it needs the
-live table being rewritten, issue 40), and rating the match at its end, which
-``web.standings`` does.
+A table started with computers is offered (``Backend.offer``) to the people who join later: a
+person a full table leaves over takes a computer's seat there (:meth:`Pools._take_over`, the
+other call into a live table: a lobby change whose deal the store checks), from the deal not
+yet begun. Rating the match at its end is ``web.standings``'s, called by the live table.
 """
 
 from __future__ import annotations
@@ -32,14 +33,27 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from callbreak.game import Match
 from callbreak.refusals import Refusal
-from callbreak.web.backend import OWNER, Backend, Place
+from callbreak.web.accesslog import room_event
+from callbreak.web.backend import OWNER, Backend, Place, Profile
 from callbreak.web.limits import DEFAULT, Limits, PerAddress
-from callbreak.web.matching import DEFAULT_POOLS, Pool, Waiter, parse_pools, tables
+from callbreak.web.matching import DEFAULT_POOLS, SEATS, Offer, Pool, Waiter, decide, parse_pools
 from callbreak.web.metrics import DETACHED, Metrics
-from callbreak.web.model import DEFAULT_COVER, FINISHED, STOPPED, TableData, join, start
+from callbreak.web.model import (
+    COMPUTER,
+    DEFAULT_COVER,
+    FINISHED,
+    PLAYING,
+    STOPPED,
+    TableData,
+    join,
+    start,
+    take_over,
+)
 from callbreak.web.profiles import signed_in
 from callbreak.web.standings import rate_finished
+from callbreak.web.state import replay
 from callbreak.web.tables import LiveTable, Tables
 
 __all__ = [
@@ -47,6 +61,7 @@ __all__ = [
     "LOOK_EVERY",
     "Pool",
     "Pools",
+    "first_free_deal",
     "parse_pools",
     "routes",
 ]
@@ -123,7 +138,7 @@ class Pools:
         if place is None or place["state"] != "seated" or place.get("over"):
             return place
         data = await self.backend.load(place["room"])
-        if data is None or data.status in (FINISHED, STOPPED) or data.seats[place["seat"]].left:
+        if data is None or not _holds(data, place["seat"], profile):
             if data is not None and data.status == FINISHED:
                 await rate_finished(self.backend, data)
             place = place | {"over": True}
@@ -155,7 +170,7 @@ class Pools:
 
     async def look(self, pool: Pool) -> int:
         """One decision for ``pool`` if this process holds its lease: the tables it starts,
-        each seated; how many started."""
+        each seated, and the computers' seats people take; how many tables started."""
         if not await self.backend.lease(f"pool:{pool.name}", OWNER, LEASE_SECONDS):
             return 0
         now = self.clock()
@@ -163,26 +178,34 @@ class Pools:
             Waiter(profile, since) for profile, since in await self.backend.waiting(pool.name)
         ]
         self.metrics.pool_waiting.labels(pool.name).set(len(waiting))
+        # The tables on offer are read only for people a full table leaves over.
+        offers = await self._offers(pool) if len(waiting) % SEATS else []
+        decision = decide(waiting, offers, now, pool.wait)
         started = 0
-        for group in tables(waiting, now, pool.wait):
+        for group in decision.tables:
             profiles = [waiter.profile for waiter in group]
             if not await self.backend.take(pool.name, profiles, now):
                 continue  # someone left (or was seated) meanwhile: decided again next look
             try:
                 await self._start(pool, group)
             except Exception:
-                # Back on the list where they were: nobody loses their turn to our failure.
-                await self.backend.placed({profile: None for profile in profiles})
-                for waiter in group:
-                    await self.backend.wait(pool.name, waiter.profile, waiter.since, 0.0)
+                await self._put_back(pool, group)
                 raise
             started += 1
+        for waiter, offer in decision.takeovers:
+            await self._take_over(pool, waiter, offer)
         return started
+
+    async def _put_back(self, pool: Pool, group: Sequence[Waiter]) -> None:
+        """Back on the list where they were: nobody loses their turn to our failure."""
+        await self.backend.placed({waiter.profile: None for waiter in group})
+        for waiter in group:
+            await self.backend.wait(pool.name, waiter.profile, waiter.since, 0.0)
 
     async def _start(self, pool: Pool, group: Sequence[Waiter]) -> None:
         """Start the table of ``group`` (taken off the list): a room with computers in the
         empty seats, the people seated and the match started; each person's place then says
-        where they sit."""
+        where they sit. A table with computers is offered to the people who join later."""
         found = {p["id"]: p for p in await self.backend.profiles([w.profile for w in group])}
         names = [found[w.profile]["name"] if w.profile in found else None for w in group]
         computers = [pool.computers] * (4 - len(group))
@@ -193,26 +216,139 @@ class Pools:
             None,
             turn_seconds=pool.turn_seconds,
             cover=DEFAULT_COVER,
-            speed="normal",
+            speed=pool.speed,
         )
         profiles = [w.profile for w in group] + [None] * len(computers)
-        seats = await _seat_people(table, names[1:], {"pool": pool.name, "profiles": profiles})
+        avatars = [found[w.profile]["avatar"] if w.profile in found else None for w in group]
+        public = {
+            "pool": pool.name,
+            "profiles": profiles,
+            "avatars": avatars + [None] * len(computers),
+        }
+        seats = await _seat_people(table, names[1:], public)
         seats.insert(0, (0, first))
         now = self.clock()
         places: dict[str, Place | None] = {}
         for waiter, (seat, token) in zip(group, seats, strict=True):
-            places[waiter.profile] = {
-                "state": "seated",
-                "pool": pool.name,
-                "since": waiter.since,
-                "room": table.id,
-                "seat": seat,
-                "token": token,
-                "at": now,
-            }
-            self.metrics.pool_wait.labels(pool.name).observe(max(0.0, now - waiter.since))
+            places[waiter.profile] = self._seated(pool, waiter, table.id, seat, token, now)
         await self.backend.placed(places)
+        if computers:
+            await self.backend.offer(pool.name, table.id, now)
         self.metrics.pool_tables.labels(pool.name, str(len(group))).inc()
+
+    def _seated(
+        self, pool: Pool, waiter: Waiter, room: str, seat: int, token: str, now: float
+    ) -> Place:
+        """A person's place at a seat given now, the wait to it counted."""
+        self.metrics.pool_wait.labels(pool.name).observe(max(0.0, now - waiter.since))
+        return {
+            "state": "seated",
+            "pool": pool.name,
+            "since": waiter.since,
+            "room": room,
+            "seat": seat,
+            "token": token,
+            "at": now,
+        }
+
+    async def _offers(self, pool: Pool) -> list[Offer]:
+        """The computers' seats a person may take now at the pool's tables being played, the
+        best first: a deal not yet begun (taken at once) before a deal being played (taken
+        from the next), tables with more people first, then the deal nearest its end. A table
+        with nothing left to take (its computers' seats taken, its last deal begun, over, gone)
+        is withdrawn."""
+        found: list[tuple[tuple[int, int, int], Offer]] = []
+        for room in await self.backend.offers(pool.name):
+            data = await self.backend.load(room)
+            offered = None if data is None else _offered(data, pool.name)
+            if offered is None:
+                await self.backend.withdraw(pool.name, room)
+                continue
+            rank, people, seats = offered
+            found += [(rank, Offer(room, seat, people)) for seat in seats]
+        found.sort(key=lambda item: item[0])
+        return [offer for _, offer in found]
+
+    async def _take_over(self, pool: Pool, waiter: Waiter, offer: Offer) -> bool:
+        """Give ``waiter`` the computer's seat of ``offer`` from the table's next deal (a lobby
+        change of the table: its seat, its profile and when the person's deals begin), taken off
+        the list first; back on the list where they were if the seat went meanwhile. Whether
+        they were seated."""
+        if not await self.backend.take(pool.name, [waiter.profile], self.clock()):
+            return False  # left (or seated) meanwhile
+        try:
+            found = await self.backend.profiles([waiter.profile])
+            person = found[0] if found else {"id": waiter.profile, "name": "?", "avatar": None}
+            table = await self.tables.get(offer.room)
+            if table is None:
+                raise Refusal("no_such_room")
+            token, since = await table.change(
+                lambda data: _seize(data, pool.name, offer.seat, person)
+            )
+        except Refusal:
+            # The seat was taken, the table ended or its last deal began meanwhile: this table
+            # is looked at again (or withdrawn) at the next look, the person waits as before.
+            await self._put_back(pool, [waiter])
+            return False
+        except Exception:
+            await self._put_back(pool, [waiter])
+            raise
+        now = self.clock()
+        place = self._seated(pool, waiter, offer.room, offer.seat, token, now) | {"deal": since}
+        await self.backend.placed({waiter.profile: place})
+        self.metrics.pool_takeovers.labels(pool.name).inc()
+        room_event(offer.room, "taken_over", seat=offer.seat, deal=since + 1)
+        return True
+
+
+def _offered(
+    data: TableData, pool: str
+) -> tuple[tuple[int, int, int], frozenset[str], list[int]] | None:
+    """What a pool's table offers now: its rank among the offers (:meth:`Pools._offers`), the
+    people at it and the computers' seats a person may take; None when nothing."""
+    public = data.public
+    if public is None or public.get("pool") != pool:
+        return None
+    seats = [seat for seat, info in enumerate(data.seats) if info.kind == COMPUTER]
+    match = replay(data) if seats else None
+    first = None if match is None else first_free_deal(data, match)
+    if match is None or first is None:
+        return None
+    people = frozenset(p for p in public["profiles"] if p is not None)
+    soon = 0 if first == len(match.deals) - 1 else 1
+    return (soon, -len(people), -len(match.deal.actions)), people, seats
+
+
+def first_free_deal(data: TableData, match: Match) -> int | None:
+    """The index of the deal from which a person may take a computer's seat of ``data``
+    (whose match is ``match``): the deal being played when it has not begun (no action yet),
+    else the next one; None when the table is not being played or its last deal has begun."""
+    if data.status != PLAYING or match.is_over:
+        return None
+    index = len(match.deals) - 1
+    if not match.deal.actions:
+        return index
+    deals = match.rules.deals
+    if deals is not None and len(match.played_deals()) + 1 >= deals:
+        return None
+    return index + 1
+
+
+def _seize(data: TableData, pool: str, seat: int, person: Profile) -> tuple[str, int]:
+    """The lobby change of a takeover by ``person`` (a profile), on the table as stored (the
+    store refuses it if an action came in between: the deal it counts from is this copy's)."""
+    public = data.public
+    if public is None or public.get("pool") != pool:
+        raise Refusal("no_such_room")
+    if person["id"] in public["profiles"]:
+        raise Refusal("seat_taken", seat=seat)  # nobody sits twice at one table
+    since = first_free_deal(data, replay(data))
+    if since is None:
+        raise Refusal("room_over")
+    token = take_over(data, seat, person["name"], since)
+    public["profiles"][seat] = person["id"]
+    public.setdefault("avatars", [None] * 4)[seat] = person.get("avatar")
+    return token, since
 
 
 async def _seat_people(
@@ -231,6 +367,18 @@ async def _seat_people(
     return await table.change(sit)
 
 
+def _holds(data: TableData, seat: int, profile: str) -> bool:
+    """Whether ``profile`` still plays ``seat`` of the pool's table ``data``: the match goes on,
+    and they have not left it (nor given back, before their first deal, a seat taken over)."""
+    public = data.public
+    return (
+        data.status not in (FINISHED, STOPPED)
+        and not data.seats[seat].left
+        and public is not None
+        and public["profiles"][seat] == profile
+    )
+
+
 def place_json(place: Place | None, now: float) -> dict[str, Any]:
     """A person's place as their status poll answers it."""
     if place is None:
@@ -242,6 +390,8 @@ def place_json(place: Place | None, now: float) -> dict[str, Any]:
     if place["state"] == "seated":
         answer |= {"room": place["room"], "seat": place["seat"], "token": place["token"]}
         answer["over"] = bool(place.get("over"))
+        # A computer's seat taken over: the number (from 1) of the person's first deal.
+        answer["deal"] = int(place.get("deal", 0)) + 1
     return answer
 
 

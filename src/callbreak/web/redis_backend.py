@@ -18,7 +18,8 @@ The sweep (:meth:`RedisBackend.expire`) keeps the index to the tables that exist
 Public play (docs/public.md): a profile ``ID`` is the hash ``cb:profile:{ID}`` with
 ``cb:profile-token:{HASH}`` naming it by its token's hash; the pools' waiting lists share the hash
 tag ``{pools}`` (``cb:{pools}:places``, a hash of each person's one place, and
-``cb:{pools}:waiting:POOL``, a sorted set of who waits there since when), so that one script
+``cb:{pools}:waiting:POOL``, a sorted set of who waits there since when; and
+``cb:{pools}:offers:POOL``, the pool's tables with a computer's seat to take), so that one script
 moves a person between them atomically; a pool's ratings share ``{rating:POOL}``
 (``:ratings``, a hash of each person's rating; ``:rated``, the set of the matches rated;
 ``:board``, the ratings that are not provisional by their ordinal; ``:history:PROFILE``, a
@@ -89,15 +90,17 @@ local function lifetime(seconds)
 end
 """
 
-# Lobby change on a revision: fails (0) when the stored revision differs.
+# Lobby change on a revision and a version of the match: fails (0) when the stored revision
+# differs, or an action was appended since (the change carries the status and the clock).
 _SAVE = (
     _LIFETIME
     + """
 if tonumber(redis.call('HGET', KEYS[1], 'rev')) ~= tonumber(ARGV[1]) then return 0 end
+if redis.call('LLEN', KEYS[3]) ~= tonumber(ARGV[6]) then return 0 end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('HSET', KEYS[1], 'rev', tonumber(ARGV[1]) + 1, 'status', ARGV[3],
            'deadline', ARGV[4], 'updated', ARGV[5])
-lifetime(tonumber(ARGV[6]))
+lifetime(tonumber(ARGV[7]))
 return 1
 """
 )
@@ -329,6 +332,7 @@ return {1, kept}
 
 PLACES = "cb:{pools}:places"
 WAITING = "cb:{pools}:waiting:"
+OFFERS = "cb:{pools}:offers:"
 SEEN = "cb:profiles:seen"
 RATED_POOLS = "cb:rating-pools"
 HISTORY_MOST = 1_000
@@ -568,6 +572,7 @@ class RedisBackend:
                 data.status,
                 "" if data.deadline is None else repr(data.deadline),
                 repr(now),
+                data.version,
                 self._lifetime(data.status),
             ],
         )
@@ -899,6 +904,15 @@ class RedisBackend:
                 else:
                     pipe.hset(PLACES, profile, json.dumps(place))
             await pipe.execute()
+
+    async def offer(self, pool: str, room: str, at: float) -> None:
+        await self.client.zadd(OFFERS + pool, {room: at}, nx=True)
+
+    async def offers(self, pool: str) -> list[str]:
+        return [str(room) for room in await self.client.zrange(OFFERS + pool, 0, -1)]
+
+    async def withdraw(self, pool: str, room: str) -> None:
+        await self.client.zrem(OFFERS + pool, room)
 
     # --- ratings (callbreak.ratings) ---------------------------------------------------------
 

@@ -34,6 +34,7 @@ from callbreak.web.model import (
     start,
 )
 from callbreak.web.reviews import Reviews
+from callbreak.web.state import replay
 from callbreak.web.tables import LiveTable, Tables
 from callbreak.web.view import lobby_json
 
@@ -59,6 +60,9 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
         token = bearer(request, "seat")
 
         def checked(data: TableData) -> T:
+            if data.public is not None:
+                # The server seats a pool's table: its seat 0 is a stranger like the others.
+                raise Refusal("public_table")
             if _holder(data, token) != 0:
                 raise Refusal("creator_only")
             return change(data)
@@ -152,7 +156,7 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
     async def replay(request: Request) -> Response:
         table = await room(request)
         data = record_of(table.state)
-        return JSONResponse(replay_data(data, table.state.data.name_keys))
+        return JSONResponse(replay_data(data, table.state.data.name_keys_in(0)))
 
     async def review(request: Request) -> Response:
         # Only the seat the request's token holds now, and only once the match is over: the
@@ -184,9 +188,11 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
 
 
 def _left(data: TableData, token: str) -> int:
-    """The token's holder leaves this copy of the room; the seat they left."""
+    """The token's holder leaves this copy of the room; the seat they left (a seat taken over
+    from a computer goes back to it before the person's first deal: the deal is read)."""
     seat = _holder(data, token)
-    leave(data, seat)
+    deal = len(replay(data).deals) - 1 if data.seats[seat].since else 0
+    leave(data, seat, deal)
     return seat
 
 

@@ -4,7 +4,9 @@ A pool's table (``web.pools``) carries its pool and each seat's profile in its s
 (``settings["public"]``). Once it is finished, :func:`rate_finished` reads who held each seat
 and the places from the stored table and has the backend rate it (``Backend.settle``: once per
 match, whichever process and however many see the end). A seat whose person left for good is
-rated last, whoever played it afterwards; a computer's seat counts at its level's fixed rating.
+rated last, whoever played it afterwards; a computer's seat counts at its level's fixed rating;
+a computer's seat a person took over rates them only if they played at least half the deals
+(:func:`rated_for`).
 
 The leaderboard of a pool (``GET /api/pools/{pool}/leaderboard``) lists the ratings that are not
 provisional, best first, with each profile's public name and avatar; a request carrying a
@@ -13,7 +15,7 @@ profile's token is answered that person's place too.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -24,11 +26,11 @@ from callbreak.refusals import Refusal
 from callbreak.seating import PlayerSpec
 from callbreak.web.backend import Backend
 from callbreak.web.career import play_of
-from callbreak.web.model import FINISHED, PERSON, TableData
+from callbreak.web.model import FINISHED, PERSON, Seat, TableData
 from callbreak.web.profiles import public_json, rating_json, signed_in
 from callbreak.web.state import replay
 
-__all__ = ["BOARD_SIZE", "match_id", "outcome_of", "rate_finished", "routes"]
+__all__ = ["BOARD_SIZE", "match_id", "outcome_of", "rate_finished", "rated_for", "routes"]
 
 BOARD_SIZE = 100
 """Ratings a leaderboard lists at most."""
@@ -42,31 +44,49 @@ def match_id(data: TableData) -> str:
 
 def outcome_of(data: TableData) -> Outcome | None:
     """A finished pool's table as the ratings see it; None for any other table (a room of
-    friends, a match against the computer, a table still being played or ended early)."""
-    public = data.settings.get("public")
-    if data.status != FINISHED or not isinstance(public, dict):
+    friends, a match against the computer, a table still being played or ended early).
+
+    A seat a person took over from a computer (``Seat.since``) rates that person when they
+    played at least half of the match's scored deals (:func:`rated_for`); otherwise the seat
+    counts as its computer and the person is not rated for the match: the seat's score is
+    mostly the computer's play, which must not make or cost a rating."""
+    public = data.public
+    if data.status != FINISHED or public is None:
         return None
+    match = replay(data)
+    scored = [index for index, deal in enumerate(match.deals) if not deal.thrown_in]
     profiles = public["profiles"]
     seats: list[Person | Computer] = []
     left: set[int] = set()
     for number, seat in enumerate(data.seats):
         profile = profiles[number]
-        if profile is not None:
+        if profile is not None and rated_for(seat, scored):
             seats.append(Person(profile))
             # Left for good, or given to a computer since: the person is rated last.
             if seat.left or seat.kind != PERSON:
                 left.add(number)
         else:
             seats.append(Computer(PlayerSpec.parse(seat.level or "").name))
-    places = tuple(replay(data).places())
+    places = tuple(match.places())
     return Outcome(match_id(data), str(public["pool"]), tuple(seats), places, frozenset(left))
+
+
+def rated_for(seat: Seat, scored: Sequence[int]) -> bool:
+    """Whether the person in ``seat`` is rated for the match whose scored deals have the
+    indexes ``scored``: always, unless they took the seat over from a computer and played
+    fewer than half of those deals."""
+    if not seat.since:
+        return True
+    theirs = sum(1 for index in scored if index >= seat.since)
+    return 2 * theirs >= len(scored) > 0
 
 
 async def rate_finished(backend: Backend, data: TableData) -> bool:
     """Rate ``data``'s match if it is a finished pool's table; whether this call rated it
-    (False: not a pool's finished table, or some process rated it already). The hook the live
-    table calls at a match's end; the pools' status poll calls it too, so that a match is
-    rated even where no table hears its end."""
+    (False: not a pool's finished table, or some process rated it already). The live table
+    calls it once it has stored the action that ends the match (``web.live``); the pools'
+    status poll calls it too, so that a match whose rating failed there (the store out of
+    reach, the process gone) is rated at the next poll of one of its people."""
     outcome = outcome_of(data)
     if outcome is None:
         return False
@@ -81,7 +101,8 @@ async def tally_table(backend: Backend, data: TableData, outcome: Outcome) -> No
     match = replay(data)
     for seat, person in enumerate(outcome.seats):
         if isinstance(person, Person):
-            play = play_of(match, seat) | {"pool": outcome.pool, "left": seat in outcome.left}
+            theirs = play_of(match, seat, data.seats[seat].since)
+            play = theirs | {"pool": outcome.pool, "left": seat in outcome.left}
             await backend.tally(person.profile, outcome.match_id, data.updated, play)
 
 

@@ -30,6 +30,7 @@ from callbreak.web.model import (
     ROOM,
     STOPPED,
     SUMMARY_SECONDS,
+    Seat,
     StaleAction,
     Step,
     TableData,
@@ -84,10 +85,12 @@ class TableState:
         """Take ``data`` as the table: a fresh match and seating with its actions taken again
         (the one replay of stored actions); any pending step is dropped."""
         self.data = data
-        self.match = Match(data.rules, seed=data.seed, players=tuple(data.names))
+        # The players and occupants of the first deal: a seat taken over from a computer is
+        # the computer's until the person's first deal (``_arrive``).
+        self.match = Match(data.rules, seed=data.seed, players=tuple(data.names_in(0)))
         self.seating = Seating(
             self.match,
-            [None if level is None else PlayerSpec.parse(level) for level in data.levels],
+            [None if level is None else PlayerSpec.parse(level) for level in data.levels_in(0)],
             ready=False,
             substitute_failures=True,
             bots=self.bots,
@@ -117,11 +120,54 @@ class TableState:
             action = decode(data.actions[index])
             seat = None if isinstance(action, Stop) else self.match.deal.turn
             take(self.seating, action)
+            self._arrive()
             self.event = event_json(index, seat, action)
             if data.faults.get(index):
                 self.faults_by_deal.setdefault(deal, []).extend(data.faults[index])
 
+    def _arrive(self) -> None:
+        """A person who took over a computer's seat plays it from their first deal: the
+        computer leaves the seating once that deal is dealt."""
+        deal = self.deal_index
+        for seat, info in enumerate(self.data.seats):
+            if 0 < info.since <= deal and self.seating.occupant(seat) is not None:
+                self.seating.sit(seat, None)
+
     # --- what the table is ---------------------------------------------------------------------
+
+    @property
+    def deal_index(self) -> int:
+        """The index of the deal being played (thrown-in deals counted)."""
+        return len(self.match.deals) - 1
+
+    @property
+    def seats(self) -> list[Seat]:
+        """The seats as they are in the deal being played: a seat taken over from a computer
+        is the computer's until the person's first deal (``Seat.held_in``)."""
+        return self.data.seats_in(self.deal_index)
+
+    @property
+    def names(self) -> list[str]:
+        """The seats' names in the deal being played."""
+        return self.data.names_in(self.deal_index)
+
+    def seat_of(self, token: object) -> int | None:
+        """The seat ``token`` plays in the deal being played: None for a wrong token, or for
+        a person who took over a computer's seat before their first deal (they watch until
+        then, and see nothing of the seat's hand)."""
+        seat = self.data.seat_of(token)
+        if seat is None or self.data.seats[seat].since > self.deal_index:
+            return None
+        return seat
+
+    def arriving(self, token: object) -> tuple[int, int] | None:
+        """For a person who took over a computer's seat and whose first deal is still to
+        come: the seat and that deal's index; None otherwise."""
+        seat = self.data.seat_of(token)
+        if seat is None:
+            return None
+        since = self.data.seats[seat].since
+        return (seat, since) if since > self.deal_index else None
 
     @property
     def id(self) -> str:
@@ -160,7 +206,7 @@ class TableState:
         someone else is at the table (nobody waits for a table nobody is at)."""
         if not self.is_room or self.status != PLAYING:
             return []
-        seats = self.data.seats
+        seats = self.seats
         people = [seat for seat, info in enumerate(seats) if info.kind == PERSON]
         here = [seat for seat in people if seat in self.present and not seats[seat].left]
         return [seat for seat in people if seats[seat].left or (seat not in self.present and here)]
@@ -183,6 +229,7 @@ class TableState:
         taker = None if isinstance(action, Stop) else self.match.deal.turn
         try:
             take(self.seating, action)
+            self._arrive()
         except IllegalPlayError:
             assert isinstance(action, Play)
             # The duty as data, as the table's view sends it: the page words it.
@@ -226,7 +273,7 @@ class TableState:
         if turn is None:
             raise Refusal("nothing_to_do")
         if turn != seat:
-            raise Refusal("not_your_turn", name=self.data.names[turn], seat=turn)
+            raise Refusal("not_your_turn", name=self.names[turn], seat=turn)
 
     def commit(self, step: Taken) -> None:
         """The pending ``step`` is stored: the table is at its version."""
@@ -247,7 +294,7 @@ def next_deadline(data: TableData, match: Match, status: str) -> float | None:
     if not seconds or match.is_over or status != PLAYING:
         return None
     seat = match.deal.turn
-    if seat is None or data.seats[seat].kind != PERSON:
+    if seat is None or data.seats[seat].held_in(len(match.deals) - 1).kind != PERSON:
         return None
     # The first decision after a scored deal: its summary is up first.
     after_summary = (

@@ -106,6 +106,12 @@ CREATE TABLE IF NOT EXISTS ratings (
     ordinal REAL NOT NULL,
     PRIMARY KEY (pool, profile)
 );
+CREATE TABLE IF NOT EXISTS offers (
+    pool TEXT NOT NULL,
+    room TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (pool, room)
+);
 CREATE TABLE IF NOT EXISTS rated (
     pool TEXT NOT NULL,
     match_id TEXT NOT NULL,
@@ -153,7 +159,9 @@ CREATE INDEX IF NOT EXISTS sheets_by_age ON sheets (updated);
 # ``profiles.token`` is the hash of the profile's token, as ``sheets.token`` is; ``places`` holds
 # each person's one place (waiting in a pool, or seated at a public table: docs/public.md), so
 # that a person waits in one pool at once by the table's key; ``rated`` is the ids of the
-# matches rated in a pool, whose key makes a second rating of a match fail; ``rating_changes``
+# matches rated in a pool, whose key makes a second rating of a match fail; ``offers`` the
+# tables of a pool started with computers, whose seats a person who joins later may take;
+# ``rating_changes``
 # each person's rating after each rated match (the profile's chart), ``plays`` what each
 # person's finished public matches and daily challenges were (calls made, accuracy), ``secrets``
 # the secrets the server made itself (the daily challenge's), ``attempts`` the daily challenge's
@@ -220,13 +228,16 @@ class Store:
             return None if row is None else _data(db, row)
 
     def save(self, data: TableData) -> bool:
-        """Store a lobby change made on revision ``data.rev`` (which it then bumps); False,
-        storing nothing, when the stored room has changed since."""
+        """Store a lobby change made on revision ``data.rev`` (which it then bumps) and on
+        ``data.version`` of the match; False, storing nothing, when the stored room has changed
+        since (an action too: the change carries the status and the clock, which an action
+        moves, and a computer's seat taken over counts its deals from the one being played)."""
         with self.transaction() as db:
             now = time.time()
             changed = db.execute(
                 "UPDATE tables SET data = ?, status = ?, rev = ?, updated = ? "
-                "WHERE id = ? AND rev = ?",
+                "WHERE id = ? AND rev = ? "
+                "AND (SELECT COUNT(*) FROM actions WHERE table_id = ?) = ?",
                 (
                     json.dumps(data.to_json() | {"rev": data.rev + 1, "updated": now}),
                     data.status,
@@ -234,6 +245,8 @@ class Store:
                     now,
                     data.id,
                     data.rev,
+                    data.id,
+                    data.version,
                 ),
             ).rowcount
         if changed:
@@ -476,6 +489,24 @@ class Store:
                         "INSERT OR REPLACE INTO places VALUES (?, ?, ?, ?, ?)",
                         (profile, place["pool"], place["state"], place["since"], json.dumps(place)),
                     )
+
+    def offer(self, pool: str, room: str, at: float) -> None:
+        """List ``room`` among ``pool``'s tables with a computer's seat a person may take."""
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO offers VALUES (?, ?, ?)", (pool, room, at))
+
+    def offers(self, pool: str) -> list[str]:
+        """The rooms :meth:`offer` listed in ``pool``, the oldest first."""
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT room FROM offers WHERE pool = ? ORDER BY at, room", (pool,)
+            ).fetchall()
+        return [row["room"] for row in rows]
+
+    def withdraw(self, pool: str, room: str) -> None:
+        """Take ``room`` off ``pool``'s offers (its computers' seats are taken, or it ended)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM offers WHERE pool = ? AND room = ?", (pool, room))
 
     # --- ratings (callbreak.ratings) ---------------------------------------------------------
 

@@ -58,12 +58,12 @@ class Sync:
         # checks the version, so an append stored on the first try whose answer was lost is
         # refused the second time, and found below.
         if await retried(self.backend, append):
-            self.state.commit(step)
+            self._commit(step)
             return True
         fresh = await retried(self.backend, load)
         if await self._restore_if_lost(fresh):
             if await retried(self.backend, append):  # on the copy written back
-                self.state.commit(step)
+                self._commit(step)
                 return True
             fresh = await retried(self.backend, load)
         if fresh is not None:
@@ -76,6 +76,16 @@ class Sync:
             if ours:
                 return False
         raise StaleAction("moved_on")
+
+    def _commit(self, step: Taken) -> None:
+        """The step is stored: the copy takes it, and a person whose first deal it dealt (a
+        computer's seat taken over) is given the seat."""
+        self.state.commit(step)
+        self._arrived()
+
+    def _arrived(self) -> None:
+        if any(seat.since for seat in self.state.data.seats):
+            self.moved |= self.hub.reseat()
 
     async def _restore_if_lost(self, fresh: TableData | None) -> bool:
         """When the store lost this table, or the end of it (Redis restarted without its data,
@@ -138,4 +148,6 @@ class Sync:
             return False
         if fresh.seats != data.seats:  # a lobby change: the seats' holders may have changed
             self.moved |= self.hub.reseat()
+        else:
+            self._arrived()  # a new deal: a person's first, in a seat they took over
         return True

@@ -21,6 +21,7 @@ from callbreak.web.limits import DEFAULT, Limits
 from callbreak.web.live import LiveTable
 from callbreak.web.metrics import DETACHED, Metrics
 from callbreak.web.model import COMPUTER, FINISHED, STOPPED, claim, new_match, new_room
+from callbreak.web.reactions import Reactions
 from callbreak.web.retention import Retention
 from callbreak.web.searches import Searches
 from callbreak.web.work import Work
@@ -69,6 +70,8 @@ class Tables:
         self.work = Work(limits.search_threads, limits.search_queue)
         """The pool that hints and *Your record* share."""
         self.hints = Hints(self.work)
+        self.reactions = Reactions(limits)
+        """How many reactions each person and address may send (``web.reactions``)."""
         self.searches = Searches(limits.searches, limits.client_searches)
         """The computers' searches of every table here, bounded and taken in turn."""
 

@@ -15,10 +15,11 @@ from callbreak.cards import Card, CardSet
 from callbreak.game import Trick
 from callbreak.rules import Rules, format_tenths
 from callbreak.seating import is_remote
-from callbreak.web.model import COMPUTER, PERSON, PLAYING, duty_json
+from callbreak.web.model import COMPUTER, PERSON, PLAYING, Seat, duty_json
 from callbreak.web.state import TableState
 
 __all__ = [
+    "avatars_json",
     "hand_json",
     "level_name",
     "lobby_json",
@@ -97,9 +98,9 @@ def public_view(state: TableState) -> dict[str, Any]:
     return {
         "match": state.id,
         "rules": rules_json(rules),
-        "names": state.data.names,
-        "name_keys": state.data.name_keys,
-        "levels": [level_name(level) for level in state.data.levels],
+        "names": state.names,
+        "name_keys": state.data.name_keys_in(state.deal_index),
+        "levels": [level_name(level) for level in state.data.levels_in(state.deal_index)],
         "deal_number": match.deal_number,
         "dealer": deal.dealer,
         "phase": deal.phase.value,
@@ -123,12 +124,27 @@ def public_view(state: TableState) -> dict[str, Any]:
         | {"challenge": bool(state.data.settings.get("challenge"))},
         "version": state.version,
         "room": state.id if state.is_room else None,
+        "avatars": avatars_json(state),
         "seats": lobby_json(state)["seats"] if state.is_room else None,
         "covered": state.covered(),
         "clock": None if paused else _clock(state),
         "paused": paused,
         "preparing": thinking is not None and state.stood_in,
     }
+
+
+def avatars_json(state: TableState) -> list[str | None] | None:
+    """At a table of strangers, each person's avatar (``static/avatar-NAME.svg``) as the seats
+    are in the deal being played (None for a computer, a seat not yet taken over included);
+    None at any other table."""
+    public = state.data.public
+    if public is None or not public.get("avatars"):
+        return None
+    seats = state.seats
+    return [
+        avatar if seats[seat].kind == PERSON else None
+        for seat, avatar in enumerate(public["avatars"])
+    ]
 
 
 def paused_json(state: TableState) -> dict[str, Any] | None:
@@ -139,7 +155,7 @@ def paused_json(state: TableState) -> dict[str, Any] | None:
     good: nobody can)."""
     if not state.is_room or state.status != PLAYING or state.match.is_over:
         return None
-    seats = state.data.seats
+    seats = state.seats
     turn = state.match.deal.turn
     if turn is None or seats[turn].kind != PERSON:
         return None
@@ -157,10 +173,13 @@ def _clock(state: TableState) -> dict[str, Any] | None:
 
 
 def lobby_json(state: TableState) -> dict[str, Any]:
-    """The room as its lobby shows it: names, kinds, who is connected; never a token."""
+    """The room as its lobby shows it: names, kinds, who is connected; never a token. A
+    seat taken over from a computer is shown as the computer's until the person's first deal,
+    with the person ``arriving`` (their name, and that deal's number from 1)."""
     data = state.data
     covered = set(state.covered())
-    keys = data.name_keys
+    deal = state.deal_index
+    keys = data.name_keys_in(deal)
     rules = rules_json(state.match.rules)
     seats = [
         {
@@ -171,12 +190,14 @@ def lobby_json(state: TableState) -> dict[str, Any]:
             "connected": seat in state.present,
             "covered": seat in covered,
             "left": info.left,
+            "arriving": _arriving(data.seats[seat], deal),
         }
-        for seat, info in enumerate(data.seats)
+        for seat, info in enumerate(state.seats)
     ]
     return {
         "room": data.id,
         "status": data.status,
+        "pool": None if data.public is None else data.public["pool"],
         "rules": data.rules,
         "summary": rules["summary"],
         "options": rules["options"],
@@ -185,6 +206,12 @@ def lobby_json(state: TableState) -> dict[str, Any]:
         "cover": level_name(data.settings.get("cover")),
         "version": data.version,
     }
+
+
+def _arriving(seat: Seat, deal: int) -> dict[str, Any] | None:
+    if seat.since <= deal:
+        return None
+    return {"name": seat.name, "deal": seat.since + 1}
 
 
 @functools.lru_cache(maxsize=64)

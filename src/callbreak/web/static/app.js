@@ -8,6 +8,7 @@ import { LANGUAGES, lang, setLang, t } from "./i18n.js";
 const pages = [
   [/^#?\/?$/, "./home.js"],
   [/^#\/(friends)$/, "./home.js"],
+  [/^#\/now(?:\/(\w+))?$/, "./now.js"],
   [/^#\/play\/([\w-]+)$/, "./table.js"],
   [/^#\/room\/(\w+)$/, "./room.js"],
   [/^#\/history$/, "./history.js"],
@@ -21,7 +22,7 @@ const pages = [
   [/^#\/sheet\/([\w-]+)$/, "./sheet.js"],
   [/^#\/challenge$/, "./challenge.js"],
   [/^#\/leaderboard(?:\/([\w-]+))?$/, "./leaderboard.js"],
-  [/^#\/player(?:\/([\w-]+))?$/, "./player.js"],
+  [/^#\/player(?:\/([\w-]+))?$/, "./career.js"],
 ];
 
 let cleanup = null;
@@ -63,7 +64,8 @@ async function route() {
 function markCurrentLink(hash) {
   for (const link of document.querySelectorAll("header nav a")) {
     const target = link.getAttribute("href");
-    const current = target === "#/" ? ["#/", "", "#/friends"].includes(hash) || hash.startsWith("#/room/")
+    const current = target === "#/"
+      ? ["#/", "", "#/friends"].includes(hash) || hash.startsWith("#/room/") || hash.startsWith("#/now")
       : hash.startsWith(target);
     if (current) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");

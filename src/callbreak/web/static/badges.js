@@ -26,18 +26,25 @@ function cardsLeft(state, seat) {
   return Math.max(0, 13 - state.tricks_played - played);
 }
 
+const AVATAR = /^[a-z]{1,20}$/;
+
 function initial(name) {
   return [...String(name || "?").trim()][0] || "?";
 }
 
 /**
- * A badge's round initial, with the dealer's mark on it (the table and the replay).
+ * A badge's round initial, or the person's picture at a table of strangers (one of the set
+ * drawn in static/avatar-*.svg), with the dealer's mark on it (the table and the replay).
  * @param {string} name
  * @param {boolean} dealer
+ * @param {string | null} [picture] the avatar's name
  * @returns {HTMLElement}
  */
-export function avatarOf(name, dealer) {
-  const avatar = el("div", { class: "avatar", "aria-hidden": "true" }, el("span", { text: initial(name) }));
+export function avatarOf(name, dealer, picture = null) {
+  const face = picture && AVATAR.test(picture)
+    ? el("img", { class: "picture", src: `/static/avatar-${picture}.svg`, alt: "" })
+    : el("span", { text: initial(name) });
+  const avatar = el("div", { class: picture ? "avatar has-picture" : "avatar", "aria-hidden": "true" }, face);
   if (dealer) avatar.append(el("b", { class: "mark dealer", text: t("table.dealerMark") }));
   return avatar;
 }
@@ -83,7 +90,7 @@ export function drawSeats(page, s) {
     // Everything a badge says fits its fixed size: one short line each, the rest as marks on
     // the initial (the dealer, a computer playing the seat) and words for a screen reader.
     const clocked = turn && !s.paused && s.clock && s.clock.seat === seat;
-    const avatar = avatarOf(name, seat === s.dealer);
+    const avatar = avatarOf(name, seat === s.dealer, s.avatars ? s.avatars[seat] : null);
     if (clocked) {
       avatar.classList.add("clocked");
       avatar.dataset.deadline = String(s.clock.deadline);

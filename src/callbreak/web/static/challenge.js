@@ -6,7 +6,8 @@
 
 import { el, formatDate, heldToken, keepEntry, score, serverText } from "./common.js";
 import { num, t, tn } from "./i18n.js";
-import { asPlayer, myPlayer, personLink, playerForm } from "./public.js";
+import { asPlayer, myPlayer, playerForm } from "./player.js";
+import { personLink } from "./public.js";
 
 /**
  * @param {HTMLElement} view the page's box

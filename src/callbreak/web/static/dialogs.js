@@ -248,7 +248,7 @@ export function closedResult(page) {
  */
 export function openSettings(page) {
   const s = page.latest;
-  const settles = s && (!page.options.room || s.seat === 0);
+  const settles = s && page.settles(s);
   const heading = el("h2", { id: "settings-title", text: t("settings.title") });
   const rows = [];
   if (settles) {

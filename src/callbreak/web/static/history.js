@@ -8,6 +8,7 @@ import {
   ROOM_CODE, roomEntries, rulesName, saveFile, score, serverText, TOKEN,
 } from "./common.js";
 import { seatNames, t, tn } from "./i18n.js";
+import { goodPlayer, keepPlayer, myPlayer } from "./player.js";
 
 const PER_REQUEST = 500; // the most ids the server lists in one request
 const FORMAT = "callbreak-tokens";
@@ -79,8 +80,9 @@ function movePanel(view, said) {
     if (!chosen) return;
     let told;
     try {
-      const { added, kept } = importTokens(JSON.parse(await chosen.text()));
-      told = { text: t("history.imported", { added: tn("history.importedNew", added), kept: tn("history.importedKept", kept) }) };
+      const { added, kept, otherPlayer } = importTokens(JSON.parse(await chosen.text()));
+      const text = t("history.imported", { added: tn("history.importedNew", added), kept: tn("history.importedKept", kept) });
+      told = { text: otherPlayer ? `${text} ${t("history.otherPlayer", { name: otherPlayer })}` : text };
     } catch (error) {
       told = error instanceof NoRoom
         ? { text: tn("history.noRoom", error.added), error: true }
@@ -107,14 +109,18 @@ function movePanel(view, said) {
     Object.assign(message, { tabIndex: -1 }));
 }
 
-/** Everything this browser holds, as the tokens file (the format `callbreak adopt` writes). */
+/** Everything this browser holds, as the tokens file (the format `callbreak adopt` writes), with
+ * this browser's player in public play (player.js) when it has one. */
 function exportTokens() {
   // What another browser's import would refuse is left out: a file of this page always imports.
   const held = (kind) => heldEntries(kind).filter((entry) => typeof entry.token === "string" && goodEntry(kind, entry))
     .map(({ id, token, since }) => ({ id, token, since }));
   const rooms = heldEntries("room").filter((entry) => goodEntry("room", entry)).map(({ id, token, seat, since, left }) =>
     ({ id, token: typeof token === "string" ? token : null, seat: Number.isInteger(seat) ? seat : null, since, left: Boolean(left) }));
-  return { format: FORMAT, version: 1, matches: held("match"), rooms, sheets: held("sheet") };
+  const file = { format: FORMAT, version: 1, matches: held("match"), rooms, sheets: held("sheet") };
+  const me = myPlayer();
+  if (me) file.player = { id: me.id, token: me.token, name: me.name ?? null, avatar: me.avatar ?? null };
+  return file;
 }
 
 class NoRoom extends Error {
@@ -124,12 +130,30 @@ class NoRoom extends Error {
   }
 }
 
-/** Merge a tokens file in: what this browser holds already stays as it is, the rest is added.
- * The whole file is checked first: a bad one throws before anything is kept. */
+/** Merge a tokens file in: what this browser holds already stays as it is, the rest is added;
+ * the file's player is taken when this browser has none (`otherPlayer`: the name of the one it
+ * keeps instead). The whole file is checked first: a bad one throws before anything is kept. */
 function importTokens(data) {
   const entries = readTokens(data);
+  const theirs = readPlayer(data);
   let added = 0;
   let kept = 0;
+  let otherPlayer = null;
+  if (theirs) {
+    const mine = myPlayer();
+    if (!mine) {
+      try {
+        keepPlayer(theirs);
+      } catch {
+        throw new NoRoom(added);
+      }
+      added += 1;
+    } else if (mine.id === theirs.id) {
+      kept += 1;
+    } else {
+      otherPlayer = mine.name || mine.id;
+    }
+  }
   for (const [kind, id, entry] of entries) {
     if (heldEntry(kind, id)) {
       kept += 1;
@@ -142,7 +166,15 @@ function importTokens(data) {
     }
     added += 1;
   }
-  return { added, kept };
+  return { added, kept, otherPlayer };
+}
+
+/** The file's player (absent: null); a player not as the server makes them throws. */
+function readPlayer(data) {
+  if (data.player === undefined || data.player === null) return null;
+  if (!goodPlayer(data.player)) throw new Error("bad player");
+  const { id, token, name, avatar } = data.player;
+  return { id, token, ...(name ? { name } : {}), ...(avatar ? { avatar } : {}) };
 }
 
 function readTokens(data) {

@@ -5,6 +5,7 @@ import { api, el, keepEntry, levelAbout, levelLabel, profileChooser, serverText 
 import { t, tn } from "./i18n.js";
 import { lessonLink, lessonOffer } from "./lesson.js";
 import { roomForm } from "./newroom.js";
+import { playNowPanel } from "./now.js";
 import { publicLinks } from "./public.js";
 
 /**
@@ -16,6 +17,8 @@ export async function render(view, [choice]) {
   const [profiles, { levels, speeds }] = await Promise.all([api("/api/profiles"), api("/api/levels")]);
   const friends = choice === "friends";
   const link = (href, text, current) => el("a", { href, text, "aria-current": current ? "page" : null });
+  // Play now first on the start page: a table with people online in one tap (now.js).
+  if (!friends) view.append(playNowPanel());
   view.append(el("nav", { class: friends ? "choice" : "choice wide", "aria-label": t("home.how") },
     link("#/", t("home.againstComputer"), !friends),
     link("#/friends", t("home.withFriends"), friends)));

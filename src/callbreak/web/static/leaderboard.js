@@ -4,7 +4,8 @@
 
 import { api, el, profileLabel, serverText } from "./common.js";
 import { num, t, tn } from "./i18n.js";
-import { asPlayer, myPlayer, personLink } from "./public.js";
+import { asPlayer, myPlayer } from "./player.js";
+import { personLink } from "./public.js";
 
 /** Rated matches before a rating leaves its provisional time (ratings.PROVISIONAL_MATCHES). */
 const PROVISIONAL = 10;

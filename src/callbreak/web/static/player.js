@@ -1,123 +1,156 @@
-// A profile's page (#/player/ID; #/player is this browser's own): the name and avatar, each
-// pool's rating with its history drawn as a chart (an SVG drawn here, from the rating after each
-// rated match), the matches played and left, calls made, and the review's accuracy of the daily
-// challenges (each counted once its day has closed). docs/public.md, *A profile's career*.
+// This browser's player in public play (docs/public.md, *Profiles*): a profile without an
+// account. The one place that keeps it (callbreak:player -> {id, token, name, avatar}: the
+// token is the profile's only key, the server keeps its hash), makes it (the form and
+// POST /api/players) and sends its token (`asPlayer`). Play now (now.js), the daily challenge,
+// the leaderboards and a profile's page (career.js) use it; the History page moves it to
+// another device with the rest of what this browser holds (history.js, the tokens file).
 
-import { api, el, profileLabel, serverText } from "./common.js";
-import { num, t, tn } from "./i18n.js";
-import { avatarImage, myPlayer, playerForm } from "./public.js";
+import { api, el, HELD_ID, savedName, saveName, serverText, TOKEN } from "./common.js";
+import { t } from "./i18n.js";
 
-const SVG = "http://www.w3.org/2000/svg";
+const KEY = "callbreak:player";
+/** The avatars a profile may have (web.profiles.AVATARS), each drawn in avatar-NAME.svg. */
+export const AVATARS = ["sun", "moon", "mountain", "lotus", "kite", "drum"];
 
 /**
- * @param {HTMLElement} view the page's box
- * @param {string[]} params the address's parts: the profile's public id
- * @returns {Promise<(() => void) | null | void>} what closes the page, if anything
+ * @typedef {{id: string, token: string, name?: string, avatar?: string}} Player
  */
-export async function render(view, [id]) {
-  const mine = myPlayer();
-  if (!id) {
-    if (mine) {
-      location.replace(`#/player/${mine.id}`);
+
+/**
+ * Whether `item` is a player this browser can keep, every field checked: a public id and a
+ * token as the server makes them, a name (1-24 characters, as the server allows) and an avatar
+ * of the set, each absent or so.
+ * @param {any} item
+ * @returns {boolean}
+ */
+export function goodPlayer(item) {
+  const absent = (value) => value === undefined || value === null;
+  return Boolean(item) && typeof item === "object" && typeof item.id === "string" && HELD_ID.test(item.id)
+    && typeof item.token === "string" && TOKEN.test(item.token)
+    && (absent(item.name) || (typeof item.name === "string" && item.name.length >= 1 && [...item.name].length <= 24))
+    && (absent(item.avatar) || AVATARS.includes(item.avatar));
+}
+
+/**
+ * This browser's player, or null (none made yet, or one stored wrongly).
+ * @returns {Player | null}
+ */
+export function myPlayer() {
+  try {
+    const found = JSON.parse(localStorage.getItem(KEY) || "null");
+    return goodPlayer(found) ? found : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Keep `found` as this browser's player (only its own fields).
+ * @param {Player} found
+ */
+export function keepPlayer(found) {
+  const { id, token, name, avatar } = found;
+  localStorage.setItem(KEY, JSON.stringify({ id, token, name, avatar }));
+}
+
+/** Forget this browser's player (the server no longer knows its token). */
+export function forgetPlayer() {
+  localStorage.removeItem(KEY);
+}
+
+/**
+ * A request with this browser's player's token (none without a player: the server answers
+ * `token_needed` where one is needed). A token the server no longer knows (the profile expired,
+ * its data was reset, another server) is forgotten, and the refusal thrown for the page to say
+ * or to make a player anew.
+ * @param {string} path
+ * @param {{method?: string, body?: any}} [options]
+ * @returns {Promise<any>}
+ */
+export async function asPlayer(path, options = {}) {
+  const me = myPlayer();
+  try {
+    return await api(path, { ...options, token: me ? me.token : null });
+  } catch (error) {
+    if (error && error.code === "not_a_player") forgetPlayer();
+    throw error;
+  }
+}
+
+/**
+ * Make this browser's player on the server and keep it, with its name as the one this browser
+ * plays under (common.js's savedName).
+ * @param {string} name
+ * @param {string} avatar
+ * @returns {Promise<Player>}
+ */
+export async function makePlayer(name, avatar) {
+  const made = await api("/api/players", { method: "POST", body: { name, avatar } });
+  keepPlayer(made);
+  saveName(made.name);
+  return made;
+}
+
+/**
+ * An avatar for a new player: one of the set, drawn at random.
+ * @returns {string}
+ */
+export function someAvatar() {
+  return AVATARS[Math.floor(Math.random() * AVATARS.length)];
+}
+
+/**
+ * An avatar's picture (one not of the set is drawn as the first).
+ * @param {string | undefined} avatar
+ * @param {string} [size] a CSS class: "small" or "large"
+ * @returns {HTMLElement}
+ */
+export function avatarImage(avatar, size = "small") {
+  const name = avatar && AVATARS.includes(avatar) ? avatar : AVATARS[0];
+  return el("img", { class: `avatar-picture ${size}`, src: `/static/avatar-${name}.svg`, alt: "", width: "64", height: "64" });
+}
+
+/**
+ * The form that makes this browser's player: a name (the one this browser last played under, if
+ * any) and an avatar. Calls `made` with the player once the server made it and this browser
+ * keeps it.
+ * @param {(player: Player) => void} made
+ * @param {{submit?: string, refused?: string}} [options] the button's words (Make my player);
+ *   a refusal to show at once (a name the server refused without the form)
+ * @returns {HTMLElement}
+ */
+export function playerForm(made, options = {}) {
+  const name = el("input", { id: "player-name", name: "name", maxlength: "24", autocomplete: "nickname", value: savedName() });
+  const chosen = someAvatar();
+  const choices = el("div", { class: "avatars", role: "radiogroup", "aria-label": t("public.avatar") },
+    ...AVATARS.map((avatar) => el("label", { class: "avatar-choice" },
+      el("input", { type: "radio", name: "avatar", value: avatar, checked: avatar === chosen }),
+      avatarImage(avatar, "large"),
+      el("span", { class: "sr-only", text: t(`avatar.${avatar}`) }))));
+  const problem = el("p", { class: "error", role: "alert", text: options.refused || "" });
+  const form = el("form", { class: "player-form", "aria-labelledby": "player-form-title" },
+    el("h2", { id: "player-form-title", text: t("public.makeTitle") }),
+    el("p", { class: "hint", text: t("public.makeHint") }),
+    el("label", { for: "player-name", text: t("public.name") }), name,
+    el("p", { class: "label", text: t("public.avatar") }), choices,
+    problem,
+    el("button", { type: "submit", class: "primary", text: options.submit || t("public.make") }));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    problem.textContent = "";
+    // Said in the page's language, rather than the browser's bubble of a required field.
+    const typed = name.value.trim();
+    if (!typed) {
+      problem.textContent = t("room.nameNeeded");
+      name.focus();
       return;
     }
-    // No profile yet: made here, then shown.
-    view.append(el("section", { class: "panel" }, el("h1", { text: t("player.mine") }),
-      playerForm((player) => { location.hash = `#/player/${player.id}`; })));
-    return;
-  }
-  let career;
-  try {
-    career = await api(`/api/players/${id}/career`);
-  } catch (error) {
-    view.append(el("p", { class: "error", text: t("player.cannotLoad", { detail: serverText(error) }) }));
-    return;
-  }
-  const page = el("div", { class: "public-page player-page" });
-  view.append(page);
-  const ratings = Object.entries(career.ratings);
-  const matches = ratings.reduce((sum, [, rating]) => sum + rating.matches, 0);
-  const left = ratings.reduce((sum, [, rating]) => sum + rating.left, 0);
-  const figures = career.figures;
-  page.append(el("section", { class: "panel", "aria-labelledby": "player-title" },
-    el("div", { class: "player-head" }, avatarImage(career.avatar, "large"),
-      el("div", {}, el("h1", { id: "player-title", text: career.name }),
-        el("p", { class: "hint", text: mine && mine.id === id ? t("player.you") : t("player.since", { when: num(new Date(career.created * 1000).toISOString().slice(0, 10)) }) }))),
-    el("div", { class: "figures" },
-      figure(num(matches), tn("player.matches", matches)),
-      figure(num(left), tn("player.left", left)),
-      figure(made(figures), t("player.made")),
-      figure(figures.accuracy === null ? "–" : num(figures.accuracy), tn("player.accuracy", figures.reviewed)))));
-  if (!ratings.length) {
-    page.append(el("section", { class: "panel" }, el("p", { text: t("player.noRating") }),
-      el("p", {}, el("a", { href: "#/leaderboard", text: t("leaderboard.title") }), " · ", el("a", { href: "#/challenge", text: t("challenge.title") }))));
-    return;
-  }
-  for (const [pool, rating] of ratings) page.append(poolPanel(pool, rating));
-}
-
-function figure(value, label) {
-  return el("div", { class: "figure" }, el("b", { text: value }), el("span", { text: label }));
-}
-
-function made(figures) {
-  if (!figures.deals) return "–";
-  return num(figures.calls_made / figures.deals, { style: "percent" });
-}
-
-/** A pool's rating: its figures and its history as a chart. */
-function poolPanel(pool, rating) {
-  const id = `pool-${pool}`;
-  const standing = rating.provisional ? tn("player.provisional", rating.matches) : t("player.rank", { rank: rating.rank });
-  return el("section", { class: "panel", "aria-labelledby": id },
-    el("h2", { id, text: t("player.pool", { pool: profileLabel(pool) }) }),
-    el("p", {}, el("b", { text: num(rating.rating, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) }), " · ", standing),
-    chart(rating.history, t("player.chart", { pool: profileLabel(pool) })),
-    el("p", { class: "hint chart-caption", text: t("player.chartCaption") }));
-}
-
-/**
- * The rating after each rated match as a line: a point per match, the axis from the lowest to
- * the highest rating shown, written at its ends.
- * @param {{rating: number, matches: number}[]} history
- * @param {string} label
- * @returns {Element}
- */
-function chart(history, label) {
-  const width = 320;
-  const height = 120;
-  const pad = { left: 34, right: 8, top: 8, bottom: 18 };
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.setAttribute("class", "rating-chart");
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", label);
-  const add = (tag, attributes, text = null) => {
-    const node = document.createElementNS(SVG, tag);
-    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
-    if (text !== null) node.textContent = text;
-    svg.append(node);
-    return node;
-  };
-  if (!history.length) return svg;
-  const values = history.map((point) => point.rating);
-  let low = Math.min(...values);
-  let high = Math.max(...values);
-  if (high - low < 1) {
-    low -= 0.5;
-    high += 0.5;
-  }
-  const x = (index) => pad.left + (history.length === 1 ? 0.5 : index / (history.length - 1)) * (width - pad.left - pad.right);
-  const y = (value) => pad.top + (1 - (value - low) / (high - low)) * (height - pad.top - pad.bottom);
-  add("line", { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: "axis" });
-  add("line", { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: "axis" });
-  add("text", { x: pad.left - 4, y: pad.top + 8, "text-anchor": "end", class: "tick" }, num(Math.round(high)));
-  add("text", { x: pad.left - 4, y: height - pad.bottom, "text-anchor": "end", class: "tick" }, num(Math.round(low)));
-  add("text", { x: pad.left, y: height - 4, class: "tick" }, num(history[0].matches));
-  add("text", { x: width - pad.right, y: height - 4, "text-anchor": "end", class: "tick" }, num(history[history.length - 1].matches));
-  const points = history.map((point, index) => `${x(index).toFixed(1)},${y(point.rating).toFixed(1)}`).join(" ");
-  add("polyline", { points, class: "line" });
-  const last = history[history.length - 1];
-  add("circle", { cx: x(history.length - 1), cy: y(last.rating), r: 3.5, class: "dot" });
-  return svg;
+    const avatar = /** @type {HTMLInputElement | null} */ (form.querySelector("input[name=avatar]:checked"));
+    try {
+      made(await makePlayer(typed, avatar ? avatar.value : chosen));
+    } catch (error) {
+      problem.textContent = serverText(error);
+    }
+  });
+  return form;
 }

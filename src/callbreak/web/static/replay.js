@@ -60,7 +60,7 @@ export async function render(view, params) {
   const deals = record.deals
     .map((deal, index) => ({
       ...deal, hands: data.hands[index], winners: data.winners[index],
-      scores: data.scores[index], totals: data.totals[index],
+      scores: data.scores[index], totals: data.totals[index], names: dealNames(record, data.name_keys, index + 1),
     }))
     .filter((deal) => !deal.thrown_in);
   if (!deals.length) {
@@ -85,6 +85,26 @@ export async function render(view, params) {
   const answer = await asked;
   if (answer && answer.state === "done") page.reviewed(answer.review);
   return () => page.close();
+}
+
+/**
+ * Who played each seat in the deal at `position` (from 1), in the page's language: the record's
+ * players, and from its deal on the person who took over a seat (record-format.md, takeovers).
+ * @param {any} record
+ * @param {(string | null)[]} keys the name keys of the record's players
+ * @param {number} position
+ * @returns {string[]}
+ */
+function dealNames(record, keys, position) {
+  const names = [...record.players];
+  const worded = [...keys];
+  for (const takeover of record.takeovers || []) {
+    if (takeover.deal <= position) {
+      names[takeover.seat] = takeover.player;
+      worded[takeover.seat] = null; // a person's name, shown as it is
+    }
+  }
+  return seatNames(names, worded);
 }
 
 /** The seat a room's entry holds (a match's person is seat 0). */
@@ -249,6 +269,7 @@ class ReplayPage {
 
   draw() {
     const deal = this.deals[this.dealIndex];
+    this.names = deal.names || this.names; // a seat taken over is its person's from their deal
     const all = this.plays(deal);
     const shown = all.slice(0, this.step);
     const played = new Set(shown.map((p) => p.card));

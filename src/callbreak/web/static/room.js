@@ -44,6 +44,9 @@ class RoomPage {
     this.levels = levels;
     this.lobby = null;
     this.seat = undefined; // unknown until the server's welcome; null: watching
+    /** @type {{seat: number, deal: number} | null} a computer's seat this browser takes from
+     * a later deal (a table of strangers) */
+    this.arriving = null;
     this.build();
     this.table = new TablePage(this.tableBox, {
       socketPath: `/ws/rooms/${code}`,
@@ -53,6 +56,10 @@ class RoomPage {
       },
       onMessage: (message) => this.receive(message),
       room: true,
+      reactions: `room:${code}`,
+      creatorless: () => Boolean(this.lobby && this.lobby.pool),
+      watchingText: () => (this.arriving
+        ? t("now.watchUntil", { name: this.arrivingName(), deal: this.arriving.deal }) : null),
       recordHref: `/api/rooms/${code}/record`,
       replayHash: `#/replay/room/${code}`,
       review: () => reviewTarget(true, code),
@@ -79,7 +86,7 @@ class RoomPage {
 
   receive(message) {
     if (message.type === "welcome") {
-      this.welcome(message.seat);
+      this.welcome(message.seat, message.arriving || null);
       return true;
     }
     if (message.type === "room") {
@@ -96,9 +103,17 @@ class RoomPage {
     return message.type === "error" && message.code === "watching";
   }
 
-  welcome(seat) {
+  welcome(seat, arriving) {
     const entry = roomEntry(this.code);
-    if (seat === null && entry && entry.token) {
+    const coming = this.arriving;
+    // A computer's seat taken over at a table of strangers: watched until the person's first
+    // deal, then theirs (a welcome to it follows).
+    this.arriving = arriving;
+    if (arriving) {
+      this.say(t("now.arriving", { name: this.arrivingName(), deal: arriving.deal }));
+    } else if (seat !== null && coming) {
+      this.say(t("now.arrived", { deal: coming.deal }));
+    } else if (seat === null && entry && entry.token) {
       // The token no longer holds a seat (the person left): the room stays in the history.
       keepRoomEntry(this.code, { ...entry, token: null, left: true });
       this.say(t("room.notYours"));
@@ -108,6 +123,15 @@ class RoomPage {
     }
     this.seat = seat;
     this.draw();
+  }
+
+  /** The name of the seat this browser takes from a later deal (its computer's, until then),
+   * as the page words it. */
+  arrivingName() {
+    const seat = this.arriving.seat;
+    if (!this.lobby) return t("room.seatN", { seat: seat + 1 });
+    const seats = this.lobby.seats;
+    return seatNames(seats.map((info) => info.name), seats.map((info) => info.name_key))[seat];
   }
 
   /** A word about what just happened, shown for a while (over the table's status once the
@@ -137,10 +161,10 @@ class RoomPage {
     this.message = el("p", { class: "room-message", role: "status" });
     this.head = el("section", { class: "panel wide room-head", "aria-labelledby": "room-heading" },
       el("div", { class: "room-title" },
-        el("h1", { id: "room-heading", text: t("room.title") }),
+        this.heading = el("h1", { id: "room-heading", text: t("room.title") }),
         el("p", { class: "room-code", "aria-label": t("room.codeLabel", { code: this.code.split("").join(" ") }), text: this.code })),
       el("div", { class: "invite" }, ...[this.invite, this.shareButton, this.copyButton].filter(Boolean)),
-      el("p", { class: "hint", text: t("room.sendLink") }),
+      this.inviteHint = el("p", { class: "hint", text: t("room.sendLink") }),
       this.settings, this.message);
 
     this.joinName = el("input", { id: "join-name", name: "name", maxlength: "24", autocomplete: "nickname", value: savedName() });
@@ -188,7 +212,13 @@ class RoomPage {
     if (!lobby || this.seat === undefined) return;
     const started = lobby.status !== "lobby";
     const over = lobby.status === "finished" || lobby.status === "stopped";
-    const creator = this.seat === 0;
+    // A table of strangers (a pool's) has no creator: the server seats it and starts it.
+    const strangers = Boolean(lobby.pool);
+    const creator = this.seat === 0 && !strangers;
+    this.head.classList.toggle("strangers", strangers);
+    this.heading.textContent = t(strangers ? "now.tableTitle" : "room.title");
+    this.invite.parentElement.hidden = strangers;
+    this.inviteHint.hidden = strangers;
     // A computer's name, as every name the server leaves to the page, in the page's language.
     const names = seatNames(lobby.seats.map((seat) => seat.name), lobby.seats.map((seat) => seat.name_key));
     const seats = lobby.seats.map((seat, index) => ({ ...seat, name: names[index] }));
@@ -226,6 +256,7 @@ class RoomPage {
 
     let note;
     if (over) note = t("room.over");
+    else if (this.arriving) note = t("now.watchUntil", { name: this.arrivingName(), deal: this.arriving.deal });
     else if (this.seat === null) {
       note = t(canJoin ? "room.watchJoin" : started ? "room.watchStarted" : "room.watchFull");
     } else if (!started && creator) {
@@ -239,7 +270,7 @@ class RoomPage {
     this.startButton.hidden = started || !creator;
     this.startButton.disabled = open > 0;
     // The creator does not leave a lobby: without them nobody could start it.
-    this.leaveButton.hidden = this.seat === null || over || (!started && creator);
+    this.leaveButton.hidden = (this.seat === null && !this.arriving) || over || (!started && creator);
     this.links.replaceChildren(...(started ? [
       el("a", { href: `#/replay/room/${this.code}`, text: over ? t("history.replay") : t("room.replayDeals") }), " · ",
       el("a", { href: `/api/rooms/${this.code}/record`, download: "", text: t("table.download") }),
@@ -251,7 +282,7 @@ class RoomPage {
     const over = lobby.status === "finished" || lobby.status === "stopped";
     const mine = index === this.seat;
     const tags = [];
-    if (index === 0) tags.push(["creator", t("room.tagCreator")]);
+    if (index === 0 && !lobby.pool) tags.push(["creator", t("room.tagCreator")]);
     if (mine) tags.push(["you", t("table.you")]);
     if (info.kind === "computer") tags.push(["computer", t("room.tagComputer", { level: levelLabel(info.level) })]);
     if (info.kind === "person" && info.left) tags.push(["left", t("room.tagLeft")]);
@@ -261,12 +292,15 @@ class RoomPage {
       el("strong", { text: name }),
       ...tags.map(([kind, text]) => el("span", { class: `tag tag-${kind}`, text })));
     let line = null;
-    if (info.kind === "open") {
+    if (info.arriving) {
+      line = t("now.seatArriving", { name: info.arriving.name, deal: info.arriving.deal });
+    } else if (info.kind === "open") {
       line = t(started ? "room.openStarted" : "room.openWaiting");
     } else if (info.covered) {
       line = info.left ? t("table.coveredLeft", { name: info.name }) : t("table.coveredAway", { name: info.name });
     }
-    const controls = this.seat === 0 && !over && index > 0 ? this.seatControls(info, index, started) : null;
+    const controls = this.seat === 0 && !lobby.pool && !over && index > 0
+      ? this.seatControls(info, index, started) : null;
     return el("li", { class: `seat-row kind-${info.kind}` + (mine ? " mine" : ""), "data-seat": String(index) },
       el("span", { class: "seat-number", "aria-hidden": "true", text: num(index + 1) }),
       el("div", { class: "seat-body" }, who, line ? el("div", { class: "seat-line", text: line }) : null),

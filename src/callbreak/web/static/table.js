@@ -36,6 +36,7 @@ import { drawSeats, positionOf, tick } from "./badges.js";
 import { drawTrick, pump } from "./tricks.js";
 import { drawStatus, hintText, noticeText } from "./status.js";
 import { reviewTarget } from "./review.js";
+import { Reactions } from "./reactions.js";
 import {
   bindPeek, closedResult, drawAfter, drawScores, hidePeek, maybeShowResult, openScores, openSettings, seenDeals, sheet,
 } from "./dialogs.js";
@@ -70,6 +71,12 @@ import {
  * @property {string} missing
  * @property {(message: any) => boolean} [onMessage]
  * @property {boolean} [room]
+ * @property {() => boolean} [creatorless] whether the room is a table of strangers (no seat
+ *   settles it)
+ * @property {() => (string | null)} [watchingText] what a spectator is told instead of the
+ *   usual words (a person taking a seat from a later deal)
+ * @property {string} [reactions] the table's key (a room's code) where seated people send
+ *   reactions (reactions.js); none: no reactions
  * @property {() => (number | null)} [turnSeconds]
  * @property {(action: {type: string, card?: string, value?: number}) => (string | null)} [guard]
  *   a page's own refusal of a legal call or card, in words (the lesson's: "play the 9♣")
@@ -147,6 +154,8 @@ export class TablePage {
     this.missing = false; // the server has no such table
     this.noteTimer = undefined;
     this.peekTimer = undefined;
+    /** @type {Reactions | null} the reactions at a room's table */
+    this.reactions = options.reactions ? new Reactions(this, options.reactions) : null;
     this.build();
     this.socket = this.connection();
     this.socket.connect();
@@ -166,6 +175,7 @@ export class TablePage {
     clearTimeout(this.noteTimer);
     clearTimeout(this.peekTimer);
     clearInterval(this.ticker);
+    if (this.reactions) this.reactions.clear();
     this.resize.disconnect();
     window.removeEventListener("resize", this.onResize);
     document.removeEventListener("pointerdown", this.onPointer, true);
@@ -183,6 +193,8 @@ export class TablePage {
   pointedAt(target) {
     const inside = (element) => element && element.contains(target);
     if (!this.peek.hidden && !inside(this.peek) && !inside(this.lastButton)) hidePeek(this);
+    const reactions = this.reactions;
+    if (reactions && !reactions.panel.hidden && !inside(reactions.panel) && !inside(this.reactButton)) reactions.close();
     if (this.lifted && !(target instanceof Element && target.closest(".hand .card"))) drop(this);
     // A hint's words close at a tap elsewhere too (the outline on its card or call stays).
     const note = this.noteState;
@@ -258,6 +270,8 @@ export class TablePage {
         return;
       }
       this.note(serverText(message, (seat) => ((this.latest || {}).names || [])[seat]), "error");
+    } else if (message.type === "reaction") {
+      if (this.reactions) this.reactions.heard(message);
     } else if (message.type === "notice") {
       this.note(noticeText(this, message), "info");
     } else if (message.type === "hint") {
@@ -304,6 +318,8 @@ export class TablePage {
     this.settingsButton = tool("settings", "settings-button", () => openSettings(this));
     this.stopButton = tool("stop", "stop-button", () => this.act({ type: "stop" }));
     this.stopButton.hidden = true;
+    this.reactButton = tool("react", "react-button", () => this.reactions && this.reactions.toggle());
+    this.reactButton.hidden = true;
     this.dialog = el("dialog", { class: "result", "aria-labelledby": "result-title" });
     this.dialog.addEventListener("close", () => closedResult(this));
     this.settingsDialog = sheet("settings-dialog", "settings-title");
@@ -312,9 +328,10 @@ export class TablePage {
     this.scoresDialog.addEventListener("close", () => this.pageBox.append(this.side));
     this.title = el("h1", { class: "table-title" });
     const controls = el("div", { class: "controls" },
-      this.hintButton, this.lastButton, this.scoresButton, this.settingsButton, this.stopButton);
+      this.reactButton, this.hintButton, this.lastButton, this.scoresButton, this.settingsButton, this.stopButton);
     this.bar = el("div", { class: "table-bar" }, this.homeLink, this.title, controls);
-    this.board = el("div", { class: "board" }, ...this.seats, this.trick, this.calling, this.peek);
+    this.board = el("div", { class: "board" }, ...this.seats, this.trick, this.calling, this.peek,
+      ...(this.reactions ? [this.reactions.panel] : []));
     this.statusBox = el("div", { class: "status-box" }, this.status, this.clockLine, this.noteBox);
     this.pageBox = el("div", { class: "play-page" },
       el("div", { class: "play-main" }, this.bar, this.board, this.statusBox, this.hand, this.after, this.watching),
@@ -330,7 +347,7 @@ export class TablePage {
     this.hand.setAttribute("aria-label", t("table.yourHand"));
     this.peek.setAttribute("aria-label", t("table.lastTrick"));
     this.scores.setAttribute("aria-label", t("table.scores"));
-    this.watching.textContent = t("table.watching");
+    this.watching.textContent = (this.options.watchingText && this.options.watchingText()) || t("table.watching");
     this.homeLink.setAttribute("aria-label", t("brand"));
     this.homeLink.title = t("brand");
     labelTool(this.hintButton, t("table.hint"));
@@ -338,10 +355,23 @@ export class TablePage {
     labelTool(this.scoresButton, t("table.scores"));
     labelTool(this.settingsButton, t("table.settings"));
     labelTool(this.stopButton, t("table.stop"));
+    labelTool(this.reactButton, t("reaction.button"), t("reaction.title"));
   }
 
   position(seat) {
     return positionOf(this.state, seat);
+  }
+
+  /**
+   * Whether this page's person settles the table (its settings, the end of an open-ended
+   * match): the match's person; in a room, its creator (seat 0), unless the room is a table
+   * of strangers, which has none.
+   * @param {TableState} s
+   * @returns {boolean}
+   */
+  settles(s) {
+    if (!this.options.room) return true;
+    return s.seat === 0 && !(this.options.creatorless && this.options.creatorless());
   }
 
   // --- states shown one after the other (tricks.js) ----------------------------------------
@@ -371,10 +401,9 @@ export class TablePage {
       el("span", { class: "deal", text: s.match_over ? t("table.titleMatchOver")
         : t("table.titleDeal", { deal: s.deal_number, deals: s.rules.deals }) }),
       el("span", { class: "rules", text: t("table.titleRules", { rules: rulesName(s.rules) }) }));
-    // In a room the settings and the end of an open-ended match are the creator's (seat 0).
-    const settles = !this.options.room || s.seat === 0;
     const over = Boolean(s.match_over);
-    this.stopButton.hidden = !(s.can_stop && settles);
+    this.stopButton.hidden = !(s.can_stop && this.settles(s));
+    this.reactButton.hidden = !this.reactions || s.seat === null || over;
     // No hints in the daily challenge (its server refuses them): everyone plays it alone.
     this.hintButton.hidden = s.seat === null || over || Boolean(s.settings && s.settings.challenge);
     // The hand's place holds the hand, or a spectator's word, or (after the match) the places
@@ -398,6 +427,7 @@ export class TablePage {
   drawLive(state) {
     this.live = state;
     drawSeats(this, state);
+    if (this.reactions) this.reactions.place();
     drawStatus(this, state);
     tick(this);
     // A finished trick still up and the person's lead next: the hand is ready for it (its
