@@ -24,8 +24,8 @@ from callbreak.game import Observation
 from callbreak.players import Player
 from callbreak.seating import PlayerSpec
 
-NO_KERNEL = frozenset({"random"})
-"""Levels that never call the kernel."""
+NO_KERNEL = frozenset({"random", "learned"})
+"""Levels that never call the kernel (the learned player's network runs in numpy)."""
 
 STAND_IN = "advanced"
 """The level that decides for a search player whose compiled functions are not ready yet."""

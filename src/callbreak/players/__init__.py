@@ -46,6 +46,7 @@ LEVELS: dict[str, str | Factory] = {
     "advanced": "callbreak.players.simple:AdvancedPlayer",
     "expert": "callbreak.players.expert:ExpertPlayer",
     "ismcts": "callbreak.players.ismcts:IsmctsPlayer",
+    "learned": "callbreak.players.learned:LearnedPlayer",
 }
 
 
@@ -69,6 +70,7 @@ DESCRIPTIONS = {
     "advanced": "remembers every card and void and calls a little hopefully",
     "expert": "searches thousands of possible deals, reading every call and card",
     "ismcts": "a tree search over what it cannot see (information-set MCTS)",
+    "learned": "plays as the expert taught it, in a millisecond (a trained network)",
 }
 """One line about each level, for menus."""
 
