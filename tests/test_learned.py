@@ -16,6 +16,7 @@ from callbreak.env.table import Table, deal_hands
 from callbreak.game import Match, Observation, Phase
 from callbreak.players import PlayerError
 from callbreak.players.encoding import CARD_BASE, NUM_ACTIONS, encode
+from callbreak.players.expert import ExpertPlayer
 from callbreak.players.learned import (
     FEATURES,
     FOLDER_VARIABLE,
@@ -194,6 +195,20 @@ def test_the_shipped_weights_are_small_and_say_what_they_learned() -> None:
     assert path.parent == SHIPPED and path.stat().st_size < 2_000_000
     model = load_model(path)
     assert model.meta["trained_on"] and model.meta["holdout"]["card_agreement"] > 0.4
+
+
+def test_the_expert_calls_by_the_learned_distribution_with_calls_learned() -> None:
+    expert = make_player("expert(time=0.02, seed=1, deadline=false, calls=learned)")
+    assert isinstance(expert, ExpertPlayer)
+    for observation in _observations(3, "bhoos")[:8]:
+        if not observation.legal_calls:
+            continue
+        ranked = expert.rank_calls(observation)
+        chances = LearnedPlayer().distribution(observation)
+        assert all(distribution == chances for _, _, distribution in ranked)
+        assert expert.last_search["worlds"] == 0  # no simulation
+        assert ranked[0][0] in observation.legal_calls
+    assert expert.kernel_functions(True) == ("hand_strength",)
 
 
 # --- bad weights -------------------------------------------------------------------------------

@@ -479,6 +479,14 @@ def _add_train(commands: Any) -> None:
     )
     train.add_argument("data", metavar="DIR", nargs="+", help="folders of self-play runs")
     train.add_argument("--out", metavar="FILE", required=True, help="the weights file (.npz)")
+    train.add_argument(
+        "--outcomes",
+        metavar="DIR",
+        nargs="+",
+        default=[],
+        help="runs whose deals teach the calls head only (the tricks hands took), such as the "
+        "learned player's own self-play",
+    )
     train.add_argument("--epochs", type=int, default=8, help="passes over the data (default 8)")
     train.add_argument("--hidden", type=int, default=256, help="width of the hidden layers")
     train.add_argument("--seed", type=int, default=1, help="seed of the initial weights and order")
@@ -518,7 +526,9 @@ def run_train(args: argparse.Namespace) -> int:
         print(f"epoch {epoch}/{options.epochs}: loss {loss:.4f}", file=sys.stderr, flush=True)
 
     try:
-        trained = train.train(args.data, args.out, options, on_epoch=on_epoch)
+        trained = train.train(
+            args.data, args.out, options, on_epoch=on_epoch, outcomes=args.outcomes
+        )
     except CallbreakError as error:
         return fail(str(error))
     measured = ", ".join(f"{key} {value:.4g}" for key, value in trained.measured.items())

@@ -152,16 +152,22 @@ def _policy_targets(
     return out
 
 
-def read_runs(folders: Sequence[str | os.PathLike[str]], options: Options) -> Rows:
-    """Every decision of the self-play runs in ``folders`` with its targets; TrainError for a
-    folder without a run or a shard that cannot be read."""
+def read_runs(
+    folders: Sequence[str | os.PathLike[str]],
+    options: Options,
+    outcomes: Sequence[str | os.PathLike[str]] = (),
+) -> Rows:
+    """Every decision of the self-play runs in ``folders`` with its targets, and of the runs in
+    ``outcomes`` for the calls head alone (the tricks hands took: a run of the learned player
+    itself teaches it what its own play makes of a hand, and nothing of its cards);
+    TrainError for a folder without a run or a shard that cannot be read."""
     parts: dict[str, list[np.ndarray]] = {}
     rule_names: list[str] = []
 
     def add(name: str, array: np.ndarray) -> None:
         parts.setdefault(name, []).append(array)
 
-    for folder in folders:
+    for folder, taught in [(f, True) for f in folders] + [(f, False) for f in outcomes]:
         try:
             data = load(folder)  # every shard of the run, checked to be of it
         except SelfplayError as error:
@@ -174,7 +180,7 @@ def read_runs(folders: Sequence[str | os.PathLike[str]], options: Options) -> Ro
         calling = legal[:, :CARD_BASE].any(axis=1) | legal[:, CLAIM]
         choice = legal.sum(axis=1) > 1
         policy = _policy_targets(legal, action, a["values"], a["counts"], options.value_temperature)
-        policy_weight = (~calling & choice).astype(np.float32)
+        policy_weight = (~calling & choice & taught).astype(np.float32)
         played = ~a["thrown_in"]
         taken = np.zeros((len(action), TRICK_SLOTS), dtype=np.float32)
         rows = np.flatnonzero(played)
@@ -349,14 +355,16 @@ def train(
     out: str | os.PathLike[str],
     options: Options = Options(),
     on_epoch: OnEpoch | None = None,
+    outcomes: Sequence[str | os.PathLike[str]] = (),
 ) -> Trained:
-    """Train on the runs in ``folders`` and write the weights to ``out`` (an ``.npz``)."""
+    """Train on the runs in ``folders`` (and the calls head on the outcomes of the runs in
+    ``outcomes`` too, see :func:`read_runs`) and write the weights to ``out`` (an ``.npz``)."""
     if options.hidden < 1 or options.epochs < 1 or options.batch < 1 or options.threads < 1:
         raise TrainError("hidden, epochs, batch and threads must be 1 or more")
     started = time.perf_counter()
     torch.manual_seed(options.seed)
     torch.set_num_threads(options.threads)
-    rows = read_runs(folders, options)
+    rows = read_runs(folders, options, outcomes)
     training = rows.subset(~rows.holdout) if options.holdout >= 0 else rows
     held = rows.subset(rows.holdout if options.holdout >= 0 else np.zeros(len(rows), bool))
     useful = np.flatnonzero((training.policy_weight > 0) | (training.tricks_weight > 0))
@@ -396,6 +404,7 @@ def train(
         "hidden": options.hidden,
         "options": dataclasses.asdict(options),
         "trained_on": [_run_settings(folder) for folder in folders],
+        "outcomes_of": [_run_settings(folder) for folder in outcomes],
         "rows": len(training),
         "losses": [round(loss, 5) for loss in losses],
     }

@@ -53,6 +53,7 @@ from callbreak.players.ismcts import (
     options_signature,
 )
 from callbreak.players.knowledge import Knowledge, position
+from callbreak.players.learned import LearnedPlayer
 from callbreak.players.timing import chunk_sizes, overruns, share
 
 __all__ = ["ExpertOptions", "ExpertPlayer"]
@@ -74,10 +75,11 @@ MIN_CHUNK = 32
 # thread; measured like the rest, see docs/benchmarks.md).
 SECONDS_PER_PLAY_WEIGHED = 180e-9
 
-Calls = Literal["simulate", "model", "blend"]
+Calls = Literal["simulate", "model", "blend", "learned"]
 CALLS = get_args(Calls)
 """How a call's trick distribution is found: by policy playouts of sampled worlds, by the call
-model fitted on the expert's own deals (no search), or the mean of both."""
+model fitted on the expert's own deals (no search), the mean of both, or by the learned
+player's calls head (:mod:`callbreak.players.learned`, no search)."""
 Situation = Literal["last", "every"]
 SITUATIONS = get_args(Situation)
 """Which deals' calls weigh the chance of finishing first: the last only, or every deal."""
@@ -179,7 +181,7 @@ class ExpertOptions(SearchOptions):
             raise ValueError(f"play_temperature must be above 0, not {self.play_temperature}")
         if not 1 <= self.pool <= 100:
             raise ValueError(f"pool must be 1-100, not {self.pool}")
-        if self.playouts == "calls" and self.calls == "model":
+        if self.playouts == "calls" and self.calls in ("model", "learned"):
             raise ValueError("playouts=calls needs call simulations: calls=simulate or blend")
 
 
@@ -198,6 +200,8 @@ class ExpertPlayer(Player):
         self.seed = random.getrandbits(48) if seed is None else seed
         self.rng = random.Random(self.seed)
         self.call_model, self.card_model = playout_models(self.options.playouts)
+        # read now, so that missing weights are refused when the player is built
+        self.learned = LearnedPlayer() if self.options.calls == "learned" else None
         # Model playouts cost more per card: the searches are sized down to the same time.
         self.call_cost = kernel.MODEL_PLAYOUT_COST if len(self.call_model) else 1.0
         self.card_cost = kernel.MODEL_PLAYOUT_COST if len(self.card_model) else 1.0
@@ -233,7 +237,7 @@ class ExpertPlayer(Player):
             if not tree or self.options.solve_below > 0:
                 searches += ("evaluate",)
             return (*worlds, *searches)
-        if self.options.calls == "model":
+        if self.options.calls in ("model", "learned"):
             return ("hand_strength",)
         return ("hand_strength", *worlds, "world_calls", "simulate")
 
@@ -264,7 +268,10 @@ class ExpertPlayer(Player):
         knowledge = Knowledge.from_observation(observation)
         candidates = candidate_calls(knowledge.hand, rules)
         model = model_distribution(knowledge.hand, observation)
-        if self.options.calls == "model":  # the fitted model alone: no search
+        if self.options.calls == "learned":
+            assert self.learned is not None
+            model = self.learned.distribution(observation)
+        if self.options.calls in ("model", "learned"):  # a fitted model alone: no search
             ranked = [
                 (call, self._call_value(model, call, observation), model) for call in candidates
             ]
