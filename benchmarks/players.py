@@ -22,11 +22,14 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+import numpy as np
+
 from callbreak.cards import Card
 from callbreak.game import Match, Observation
 from callbreak.players import Player, PlayerError
+from callbreak.players.encoding import CARD_BASE, NUM_ACTIONS, encode
 from callbreak.players.expert import ExpertPlayer
-from callbreak.players.learned import LearnedPlayer
+from callbreak.players.learned import LearnedPlayer, features
 from callbreak.seating import make_player, play_match
 from callbreak.warmup import warm_up
 
@@ -57,6 +60,7 @@ class Timed(Player):
         self.player = player
         self.times: list[float] = []
         self.chosen: list[float] = []
+        self.seen: list[Observation] = []
 
     def _timed(self, decide: Callable[[], T], forced: bool) -> T:
         started = time.perf_counter()
@@ -71,6 +75,7 @@ class Timed(Player):
         return self._timed(lambda: self.player.call(observation), False)
 
     def play(self, observation: Observation, *, time: float | None = None) -> Card:
+        self.seen.append(observation)
         forced = len(observation.legal_cards) == 1
         return self._timed(lambda: self.player.play(observation), forced)
 
@@ -98,6 +103,20 @@ def learned(matches: int, rules: str) -> None:
         play_match(Match(rules, seed=f"bench/{index}"), [timed, *field])
     print(f"learned decisions: {len(timed.times)}, {_percentiles(timed.times)}")
     print(f"learned decisions with a choice: {len(timed.chosen)}, {_percentiles(timed.chosen)}")
+    # What a search that asked the network about many positions at once would pay for each
+    # (the inputs built from the vectors, then the forward pass), CPU time.
+    vectors = np.stack([encode(seen, 5) for seen in timed.seen])
+    legal = np.zeros((len(vectors), NUM_ACTIONS), dtype=bool)
+    for row, seen in enumerate(timed.seen):
+        for card in seen.legal_cards:
+            legal[row, CARD_BASE + int(card)] = True
+    batch = min(1024, len(vectors))
+    started = time.process_time()
+    repeats = 20
+    for _ in range(repeats):
+        player.model.card_logits(features(vectors[:batch], legal[:batch]))
+    each = (time.process_time() - started) / repeats / batch
+    print(f"learned in batches of {batch} positions: {each * 1e6:.1f} µs CPU a position")
 
 
 def expert_search(matches: int, budget: float, rules: str, options: str = "") -> None:

@@ -103,6 +103,8 @@ class Rows:
     holdout: np.ndarray
     rules: np.ndarray
     """Index into ``rule_names`` of each row's rules."""
+    card_values: np.ndarray
+    """float16, N x 52: the search's value of each card (NaN where it weighed none)."""
     rule_names: list[str]
 
     def __len__(self) -> int:
@@ -204,6 +206,7 @@ def read_runs(
         add("calling", calling)
         add("holdout", (a["match"] % 10) == options.holdout)
         add("rules", np.full(len(action), rule_names.index(rules_text), dtype=np.int16))
+        add("card_values", a["values"][:, CARD_BASE : CARD_BASE + 52].astype(np.float16))
     if not parts:
         raise TrainError("no decisions in the data given")
     joined = {name: np.concatenate(chunks) for name, chunks in parts.items()}
@@ -297,13 +300,16 @@ def _loss(network: Network, batch: tuple[torch.Tensor, ...]) -> torch.Tensor:
 
 def measure(path: str | os.PathLike[str], rows: Rows) -> dict[str, float]:
     """How the written model (read back as the player reads it, in numpy) agrees with the
-    search on ``rows``: its first card against the search's, its call against the search's,
-    and the calls head's log-loss of the tricks really taken."""
+    search on ``rows``: its first card against the search's, and what its card loses in the
+    search's own values against the best (``card_regret``, points a decision; the search's
+    own card loses ``search_regret``, its most visited card not always its best valued); its
+    call against the search's, and the calls head's mean trick count."""
     model = load_model(path)
     out: dict[str, float] = {}
     cards = np.flatnonzero(rows.policy_weight > 0)
     if len(cards):
         agree = 0
+        regret, search_regret, weighed = 0.0, 0.0, 0
         for start in range(0, len(cards), 4096):
             index = cards[start : start + 4096]
             x = features(rows.obs[index].astype(np.float32), rows.legal[index])
@@ -311,8 +317,19 @@ def measure(path: str | os.PathLike[str], rows: Rows) -> dict[str, float]:
             legal = rows.legal[index][:, CARD_BASE : CARD_BASE + 52]
             first = np.argmax(np.where(legal, logits, -np.inf), axis=1)
             agree += int((first + CARD_BASE == rows.action[index]).sum())
+            values = rows.card_values[index].astype(np.float64)
+            mine = values[np.arange(len(index)), first]
+            theirs = values[np.arange(len(index)), np.clip(rows.action[index] - CARD_BASE, 0, 51)]
+            valued = np.isfinite(mine) & np.isfinite(theirs) & (np.isfinite(values).sum(1) > 1)
+            best = np.nanmax(np.where(np.isfinite(values), values, -np.inf), axis=1)
+            regret += float((best - mine)[valued].sum())
+            search_regret += float((best - theirs)[valued].sum())
+            weighed += int(valued.sum())
         out["cards"] = len(cards)
         out["card_agreement"] = agree / len(cards)
+        if weighed:
+            out["card_regret"] = regret / weighed
+            out["search_regret"] = search_regret / weighed
     calls = np.flatnonzero(rows.calling & (rows.action < CARD_BASE))
     if len(calls):
         x = features(rows.obs[calls].astype(np.float32), rows.legal[calls])
