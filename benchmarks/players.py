@@ -4,7 +4,8 @@ Run: ``python benchmarks/players.py [--matches N] [--time T] [--rules R] [--opti
 [--levels L,...]``. Each
 level plays whole matches in seat 0 against three intermediate players; every decision of seat
 0 is timed. For the learned player it prints the median and 95th percentile of its decision
-times (forced cards included, as a table sees them, and without them) and its memory: the
+times (forced cards included, as a table sees them, and without them; wall clock, and CPU
+time, which a loaded machine does not stretch) and its memory: the
 weights' arrays and what building the first one added to the process's resident memory
 (the model is read once per process and shared by every learned seat).
 For the expert it also prints the median and 95th percentile of its decision times
@@ -60,12 +61,15 @@ class Timed(Player):
         self.player = player
         self.times: list[float] = []
         self.chosen: list[float] = []
+        self.cpu: list[float] = []
+        """CPU seconds of each decision (this thread's): its cost whatever the machine's load."""
         self.seen: list[Observation] = []
 
     def _timed(self, decide: Callable[[], T], forced: bool) -> T:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         answer = decide()
         seconds = time.perf_counter() - started
+        self.cpu.append(time.thread_time() - cpu)
         self.times.append(seconds)
         if not forced:
             self.chosen.append(seconds)
@@ -86,8 +90,9 @@ def _resident() -> int:
         return int(statm.read().split()[1]) * resource.getpagesize()
 
 
-def learned(matches: int, rules: str) -> None:
-    """The learned player's decision times (one process, one thread) and its memory."""
+def learned_memory() -> None:
+    """What the learned player's model holds, before anything else built one (the warm-up's
+    stand-in is a learned player: the model is read once per process)."""
     before = _resident()
     player = make_player("learned")
     grown = _resident() - before
@@ -97,11 +102,17 @@ def learned(matches: int, rules: str) -> None:
         f"learned: weights {size / 1e6:.2f} MB as float32 arrays; building the first player "
         f"added {grown / 1e6:.1f} MB to the process's resident memory"
     )
+
+
+def learned(matches: int, rules: str) -> None:
+    """The learned player's decision times (one process, one thread) and its memory."""
+    player = make_player("learned")
     timed = Timed(player)
     for index in range(matches):
         field = [make_player(f"intermediate(seed={index * 3 + k})") for k in range(3)]
         play_match(Match(rules, seed=f"bench/{index}"), [timed, *field])
     print(f"learned decisions: {len(timed.times)}, {_percentiles(timed.times)}")
+    print(f"learned decisions' CPU time (this thread's): {_percentiles(timed.cpu)}")
     print(f"learned decisions with a choice: {len(timed.chosen)}, {_percentiles(timed.chosen)}")
     # What a search that asked the network about many positions at once would pay for each
     # (the inputs built from the vectors, then the forward pass), CPU time.
@@ -166,6 +177,8 @@ def main() -> None:
             make_player(f"expert(time={args.time}, {args.options})")
         except PlayerError as error:
             parser.error(f"--options: {error}")
+    if "learned" in levels:
+        learned_memory()
     print(f"warm-up (loading the compiled kernel): {warm_up():.1f} s, not counted below")
     for level in ("random", "beginner", "intermediate"):
         if level in levels:

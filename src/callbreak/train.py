@@ -159,9 +159,9 @@ def read_runs(
     options: Options,
     outcomes: Sequence[str | os.PathLike[str]] = (),
 ) -> Rows:
-    """Every decision of the self-play runs in ``folders`` with its targets, and of the runs in
-    ``outcomes`` for the calls head alone (the tricks hands took: a run of the learned player
-    itself teaches it what its own play makes of a hand, and nothing of its cards);
+    """Every decision of the self-play runs in ``folders`` with its targets, and the calls of
+    the runs in ``outcomes`` for the calls head alone (the tricks hands took: a run of the
+    learned player itself teaches it what its own play makes of a hand, and nothing of its cards);
     TrainError for a folder without a run or a shard that cannot be read."""
     parts: dict[str, list[np.ndarray]] = {}
     rule_names: list[str] = []
@@ -171,7 +171,10 @@ def read_runs(
 
     for folder, taught in [(f, True) for f in folders] + [(f, False) for f in outcomes]:
         try:
-            data = load(folder)  # every shard of the run, checked to be of it
+            # every shard of the run, checked to be of it; of an outcomes run only the calls,
+            # all its calls head learns from (its cards would teach the tricks a seat ends with
+            # under its own play, which the search's runs teach already)
+            data = load(folder, kind="all" if taught else "calls")
         except SelfplayError as error:
             raise TrainError(str(error)) from None
         rules_text = data.settings["rules"]
