@@ -106,6 +106,8 @@ class Rows:
     card_values: np.ndarray
     """float16, N x 52: the search's value of each card (NaN where it weighed none)."""
     rule_names: list[str]
+    sources: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """Each run read: its settings and the shards read (for the weights file's record)."""
 
     def __len__(self) -> int:
         return len(self.action)
@@ -115,9 +117,9 @@ class Rows:
         fields = {
             field.name: getattr(self, field.name)[keep]
             for field in dataclasses.fields(self)
-            if field.name != "rule_names"
+            if field.name not in ("rule_names", "sources")
         }
-        return Rows(**fields, rule_names=self.rule_names)
+        return Rows(**fields, rule_names=self.rule_names, sources=self.sources)
 
 
 def _policy_targets(
@@ -165,6 +167,7 @@ def read_runs(
     TrainError for a folder without a run or a shard that cannot be read."""
     parts: dict[str, list[np.ndarray]] = {}
     rule_names: list[str] = []
+    sources: list[dict[str, Any]] = []
 
     def add(name: str, array: np.ndarray) -> None:
         parts.setdefault(name, []).append(array)
@@ -177,6 +180,9 @@ def read_runs(
             data = load(folder, kind="all" if taught else "calls")
         except SelfplayError as error:
             raise TrainError(str(error)) from None
+        planned = int(data.settings.get("matches", 0)) // int(data.settings["shard_matches"])
+        read = _ranges(sorted(set(range(planned)) - set(data.missing)))
+        sources.append({**data.settings, "taught": "all" if taught else "calls", "shards": read})
         rules_text = data.settings["rules"]
         if rules_text not in rule_names:
             rule_names.append(rules_text)
@@ -213,7 +219,16 @@ def read_runs(
     if not parts:
         raise TrainError("no decisions in the data given")
     joined = {name: np.concatenate(chunks) for name, chunks in parts.items()}
-    return Rows(**joined, rule_names=rule_names)
+    return Rows(**joined, rule_names=rule_names, sources=sources)
+
+
+def _ranges(indices: Sequence[int]) -> str:
+    """Shard indices as ranges: ``0-25, 27``."""
+    parts: list[str] = []
+    for _, group in itertools.groupby(enumerate(indices), lambda pair: pair[1] - pair[0]):
+        run = [index for _, index in group]
+        parts.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return ", ".join(parts)
 
 
 # --- hearts, diamonds and clubs play alike ------------------------------------------------------
@@ -423,8 +438,8 @@ def train(
         "torch": torch.__version__,
         "hidden": options.hidden,
         "options": dataclasses.asdict(options),
-        "trained_on": [_run_settings(folder) for folder in folders],
-        "outcomes_of": [_run_settings(folder) for folder in outcomes],
+        "trained_on": [source for source in rows.sources if source["taught"] == "all"],
+        "outcomes_of": [source for source in rows.sources if source["taught"] == "calls"],
         "rows": len(training),
         "losses": [round(loss, 5) for loss in losses],
     }
@@ -434,13 +449,6 @@ def train(
     meta["holdout"] = {key: round(value, 5) for key, value in measured.items()}
     _write(path, network.arrays(), meta)
     return Trained(path, len(training), time.perf_counter() - started, measured, losses)
-
-
-def _run_settings(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    """A run's settings as its manifest says, with the shards it held."""
-    settings: dict[str, Any] = json.loads((Path(folder) / "selfplay.json").read_text())
-    settings["shards"] = len(list(Path(folder).glob("shard-*.npz")))
-    return settings
 
 
 def _write(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
