@@ -211,6 +211,19 @@ def test_the_expert_calls_by_the_learned_distribution_with_calls_learned() -> No
     assert expert.kernel_functions(True) == ("hand_strength",)
 
 
+def test_the_expert_plays_the_learned_cards_with_cards_learned() -> None:
+    """``expert(cards=learned)``: the expert's calls, the learned player's cards."""
+    expert = make_player("expert(time=0.02, seed=1, deadline=false, cards=learned)")
+    learned = LearnedPlayer()
+    assert isinstance(expert, ExpertPlayer) and expert.kernel_functions(False) == ()
+    cards = [seen for seen in _observations(5, "strict") if len(seen.legal_cards) > 1]
+    assert cards and all(expert.play(seen) == learned.play(seen) for seen in cards)
+    match = Match("bhoos(deals=2)", seed=3)
+    field = [make_player(f"advanced(seed={s})") for s in range(3)]
+    play_match(match, [expert, *field])
+    assert match.is_over and check(Record.from_match(match)).valid
+
+
 # --- bad weights -------------------------------------------------------------------------------
 
 

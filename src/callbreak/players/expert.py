@@ -115,6 +115,10 @@ Inference = Literal["rules", "calls", "plays"]
 INFERENCE = get_args(Inference)
 """What weights the sampled worlds: nothing beyond the rules, the calls, or the calls and every
 play (a model of sensible play, :mod:`callbreak.players.inference`)."""
+Cards = Literal["search", "learned"]
+CARDS = get_args(Cards)
+"""How the cards are chosen: by the search (``search``), or by the learned player's cards head
+(``learned``, no search: with the expert's own calls, what those calls are worth to it)."""
 Playouts = Literal["policy", "model", "calls", "cards"]
 PLAYOUTS = get_args(Playouts)
 """How the other seats play in the playouts: by the kernel's policy (with ``eps`` random
@@ -170,6 +174,7 @@ class ExpertOptions(SearchOptions):
     spend: Spend = "even"
     search: Search = "tree"
     playouts: Playouts = "policy"
+    cards: Cards = "search"
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -201,7 +206,8 @@ class ExpertPlayer(Player):
         self.rng = random.Random(self.seed)
         self.call_model, self.card_model = playout_models(self.options.playouts)
         # read now, so that missing weights are refused when the player is built
-        self.learned = LearnedPlayer() if self.options.calls == "learned" else None
+        uses_learned = "learned" in (self.options.calls, self.options.cards)
+        self.learned = LearnedPlayer() if uses_learned else None
         # Model playouts cost more per card: the searches are sized down to the same time.
         self.call_cost = kernel.MODEL_PLAYOUT_COST if len(self.call_model) else 1.0
         self.card_cost = kernel.MODEL_PLAYOUT_COST if len(self.card_model) else 1.0
@@ -228,6 +234,8 @@ class ExpertPlayer(Player):
             "sample_worlds",
             *weighing.get(self.options.inference, (by_calls, "play_log_likelihoods")),
         )
+        if not calling and self.options.cards == "learned":
+            return ()
         if not calling:
             # The tree hands the last ``solve_below`` cards to the flat search's exact solves.
             tree = self.options.search == "tree"
@@ -350,6 +358,11 @@ class ExpertPlayer(Player):
         """Every legal card with its expected deal value in points, best first: by the tree
         (``search=tree``) while more than ``solve_below`` cards are in hand, by exact solves of
         every world from there on, and by policy playouts of every world otherwise."""
+        if self.options.cards == "learned":  # the cards head's chances, not points
+            assert self.learned is not None
+            chances = self.learned.card_chances(observation)
+            self.last_visits, self.last_search = {}, {"worlds": 0.0, "playouts": 0.0}
+            return sorted(chances.items(), key=lambda item: (-item[1], int(item[0])))
         started = clock.perf_counter()
         self.last_visits = {}
         knowledge = Knowledge.from_observation(observation)
