@@ -593,7 +593,7 @@ def test_a_warm_up_still_running_at_the_sign_prints_the_note_between(
 
 def test_readme_and_deploy_agree_with_serve_on_the_first_start() -> None:
     """Both say what `callbreak serve` does on a first start: it compiles in the background at
-    once, says so in the two lines it prints, and the advanced level stands in meanwhile."""
+    once, says so in the two lines it prints, and the learned level stands in meanwhile."""
     import inspect
 
     from callbreak import cli, warmup
@@ -603,12 +603,12 @@ def test_readme_and_deploy_agree_with_serve_on_the_first_start() -> None:
     deploy = " ".join((root / "docs" / "deploy.md").read_text().split())
     printed = inspect.getsource(cli._announced_warm_up)
     assert "Loading the computer players" in printed and "computer players are ready" in printed
-    assert warmup.STAND_IN == "advanced"
+    assert warmup.STAND_IN == "learned"
     for text in (readme, deploy):
         assert "about half a minute on a quiet 2-core machine" in text
         assert "*Loading the computer players...*" in text
         assert "*The computer players are ready (N s)*" in text
-        assert "the `advanced` level" in text and "in about a second" in text
+        assert "the `learned` level" in text and "in about a second" in text
         assert "about a minute once" not in text and "waits while the search" not in text
 
 

@@ -25,7 +25,6 @@ from callbreak.env.table import (
     CARD_BASE,
     LAYOUT,
     OBS_SIZE,
-    OFFSET,
     Table,
     action_of,
     deal_hands,
@@ -34,6 +33,7 @@ from callbreak.env.table import (
 from callbreak.errors import IllegalCallError, IllegalPlayError, InvalidRulesError
 from callbreak.game import Match, Phase
 from callbreak.players import PlayerError
+from callbreak.players.encoding import OFFSET
 from callbreak.record import check, dumps
 from callbreak.rules import PROFILES
 from callbreak.seating import play_match

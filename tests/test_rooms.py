@@ -136,7 +136,7 @@ async def test_the_lobby_seats_people_and_computers(base: str) -> None:
             "/api/rooms",
             {"name": "a", "seats": ["wizard", None, None]},
             400,
-            "the levels here are random, beginner, intermediate, advanced, expert",
+            "the levels here are random, beginner, intermediate, advanced, learned, expert",
         ),
         # Levels anyone may seat are bounded: a search of minutes would hold a core.
         (

@@ -297,6 +297,7 @@ def test_a_call_of_the_lowest_says_only_that_the_hand_is_weak() -> None:
         ("search=flat, inference=calls, spend=deal", False),
         ("playouts=model", True),
         ("search=flat, playouts=model", False),
+        ("calls=learned", True),
     ],
 )
 def test_expert_options_play_legally_and_repeat(options: str, twice: bool) -> None:

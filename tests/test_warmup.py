@@ -73,6 +73,7 @@ def test_which_specs_need_the_kernel() -> None:
 # and the search's not yet.
 ORDER = """
 import json
+from callbreak import warmup
 from callbreak.players import kernel
 from callbreak.players.expert import ExpertPlayer
 from callbreak.warmup import warm_up
@@ -80,8 +81,8 @@ seen = {}
 original = ExpertPlayer.rank_calls
 def rank_calls(self, observation, **limits):
     if not seen:
-        names = ("choose", "hand_strength", "simulate", "evaluate")
-        for name in names:
+        seen["stand-in ready"] = warmup.serving()
+        for name in ("simulate", "evaluate"):
             seen[name] = bool(kernel.dispatcher(getattr(kernel, name)).signatures)
     return original(self, observation, **limits)
 ExpertPlayer.rank_calls = rank_calls
@@ -95,7 +96,17 @@ def test_the_warm_up_readies_the_stand_in_before_the_search() -> None:
         [sys.executable, "-c", ORDER], capture_output=True, text=True, timeout=600, check=True
     )
     seen = json.loads(result.stdout.splitlines()[-1])
-    assert seen == {"choose": True, "hand_strength": True, "simulate": False, "evaluate": False}
+    assert seen == {"stand-in ready": True, "simulate": False, "evaluate": False}
+
+
+def test_the_stand_in_needs_nothing_compiled() -> None:
+    """The learned player reads its network in numpy: it is ready as soon as its weights are."""
+    from callbreak.players import build_player
+    from callbreak.warmup import STAND_IN
+
+    stand_in = build_player(STAND_IN, {"seed": 1})
+    assert stand_in.kernel_functions(True) == stand_in.kernel_functions(False) == ()
+    assert not needs_kernel([STAND_IN])
 
 
 class Searcher(Player):

@@ -188,7 +188,14 @@ def test_profiles_and_levels(client: TestClient) -> None:
     strict = profiles[0]["options"]
     assert strict["min_call"] == 2 and strict["deals"] == 5 and strict["no_spade_first_lead"]
     levels = client.get("/api/levels").json()
-    assert levels["levels"] == ["random", "beginner", "intermediate", "advanced", "expert"]
+    assert levels["levels"] == [
+        "random",
+        "beginner",
+        "intermediate",
+        "advanced",
+        "learned",
+        "expert",
+    ]
     assert all(levels["descriptions"][level] for level in levels["levels"])
 
 
@@ -814,7 +821,7 @@ def test_a_stand_in_decides_while_a_first_start_prepares_the_search(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """While the warm-up is still compiling a search player's functions (here: the expert's
-    search functions stand for ones with no machine code yet), the advanced level decides for
+    search functions stand for ones with no machine code yet), the learned level decides for
     it at once instead of the table waiting; the record marks each such decision with a
     ``preparing`` fault naming what was played, the view says so while that seat thinks (and
     only then), and the match is valid. Players without a search never wait."""
@@ -847,7 +854,7 @@ def test_a_stand_in_decides_while_a_first_start_prepares_the_search(
     assert [f["fault"] for f in faults] == ["preparing"] * 14
     assert {f["seat"] for f in faults} == {1}
     assert [f["substitute"] for f in faults] == [str(deal["calls"][1]), *plays]
-    assert "advanced" in faults[0]["detail"]
+    assert "learned" in faults[0]["detail"]
     assert thinking[1] == {True} and thinking[2] == {False} and thinking[None] == {False}
 
 

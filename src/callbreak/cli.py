@@ -161,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     league.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
     _add_ray(league, "sets")
     _add_selfplay(commands)
+    _add_train(commands)
 
     bot = commands.add_parser(
         "bot",
@@ -475,6 +476,80 @@ def run_selfplay(args: argparse.Namespace) -> int:
     return 130 if summary.interrupted else EXIT_OK
 
 
+def _add_train(commands: Any) -> None:
+    """``callbreak train``: the learned player fitted on self-play data."""
+    train = commands.add_parser(
+        "train",
+        help="train the learned player on self-play data (needs callbreak[train])",
+        description="Fit the learned player's network (calls and cards) on the decisions of "
+        "self-play runs (callbreak selfplay) and write its weights as an .npz the player reads "
+        "in numpy (docs/players.md, The learned player). Matches whose number ends in the "
+        "--holdout digit are measured, not trained on. Exit 0 when written, 2 for bad "
+        "arguments or data (one line).",
+    )
+    train.add_argument("data", metavar="DIR", nargs="+", help="folders of self-play runs")
+    train.add_argument("--out", metavar="FILE", required=True, help="the weights file (.npz)")
+    train.add_argument(
+        "--outcomes",
+        metavar="DIR",
+        nargs="+",
+        default=[],
+        help="runs whose deals teach the calls head only (the tricks hands took), such as the "
+        "learned player's own self-play",
+    )
+    train.add_argument("--epochs", type=int, default=8, help="passes over the data (default 8)")
+    train.add_argument("--hidden", type=int, default=256, help="width of the hidden layers")
+    train.add_argument("--seed", type=int, default=1, help="seed of the initial weights and order")
+    train.add_argument("--threads", type=int, default=1, help="PyTorch's threads (default 1)")
+    train.add_argument(
+        "--holdout",
+        type=int,
+        default=9,
+        help="matches numbered this modulo 10 are measured, not trained on (-1: none)",
+    )
+
+
+def run_train(args: argparse.Namespace) -> int:
+    """Train with a line per epoch; say what was written and how it agrees with the search."""
+
+    def fail(message: str) -> int:
+        print(f"callbreak train: {message}", file=sys.stderr)
+        return EXIT_UNREADABLE
+
+    try:
+        from callbreak import train
+    except ImportError as error:  # PyTorch is the train extra's
+        return fail(f"needs the train extra: pip install 'callbreak[train]' ({error})")
+    if not args.out.endswith(".npz"):
+        return fail(f"--out must name an .npz file, not {args.out!r}")
+    if not -1 <= args.holdout <= 9:
+        return fail(f"--holdout must be -1 to 9, not {args.holdout}")
+    options = train.Options(
+        hidden=args.hidden,
+        epochs=args.epochs,
+        seed=args.seed,
+        threads=args.threads,
+        holdout=args.holdout,
+    )
+
+    def on_epoch(epoch: int, loss: float) -> None:
+        print(f"epoch {epoch}/{options.epochs}: loss {loss:.4f}", file=sys.stderr, flush=True)
+
+    try:
+        trained = train.train(
+            args.data, args.out, options, on_epoch=on_epoch, outcomes=args.outcomes
+        )
+    except CallbreakError as error:
+        return fail(str(error))
+    measured = ", ".join(f"{key} {value:.4g}" for key, value in trained.measured.items())
+    print(
+        f"wrote {trained.path}: {trained.rows:,} decisions trained on in {trained.seconds:,.0f} s"
+        + (f"; held out: {measured}" if measured else ""),
+        flush=True,
+    )
+    return EXIT_OK
+
+
 def _add_challenge(commands: Any) -> None:
     challenge = commands.add_parser(
         "challenge",
@@ -532,6 +607,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "selfplay":
             _stop_on_terminate()
             return run_selfplay(args)
+        if args.command == "train":
+            return run_train(args)
         if args.command == "bot":
             return run_bot(args.player, args.host, args.port, args.rules)
         if args.command == "adopt":

@@ -8,10 +8,10 @@ remote host counting a bot's time budget should pay neither, so servers (and the
 workers, whose decision times are reported) warm up first.
 
 On a fresh install the search levels' functions are ready only half a minute into the warm-up,
-while the casual levels' few functions are ready within seconds. So a host where people wait
-(the browser app) asks :func:`ready` before a computer's decision: while the warm-up is still
-compiling what a search player needs, the advanced level stands in for it (and the game record
-says so), rather than leave the table waiting for the compiler.
+while the learned level needs nothing compiled at all (a network read in numpy). So a host where
+people wait (the browser app) asks :func:`ready` before a computer's decision: while the warm-up
+is still compiling what a search player needs, the learned level stands in for it (and the game
+record says so), rather than leave the table waiting for the compiler.
 """
 
 from __future__ import annotations
@@ -24,11 +24,14 @@ from callbreak.game import Observation
 from callbreak.players import Player
 from callbreak.seating import PlayerSpec
 
-NO_KERNEL = frozenset({"random"})
-"""Levels that never call the kernel."""
+NO_KERNEL = frozenset({"random", "learned"})
+"""Levels that never call the kernel (the learned player's network runs in numpy)."""
 
-STAND_IN = "advanced"
-"""The level that decides for a search player whose compiled functions are not ready yet."""
+STAND_IN = "learned"
+"""The level that decides for a search player whose compiled functions are not ready yet: the
+learned player, the expert's play distilled into a network read in numpy, needs no compile and
+plays closer to the expert than the advanced level, which stood in before (docs/strength.md,
+*The learned player*)."""
 GRACE = 1.0
 """Seconds a decision waits for a search player's functions before the stand-in decides: loading
 them from the cache of an earlier start takes about a second, compiling them half a minute."""
@@ -53,7 +56,7 @@ def serving() -> bool:
 
 
 def warm_up() -> float:
-    """Make the advanced level's call and first card (what a stand-in needs, first), then play
+    """Make the stand-in's call and first card (the learned player's weights read), then play
     one short seeded deal with two small experts (one inferring from plays), a small IS-MCTS
     player and the advanced player, which calls every kernel function the players call
     (calling, world sampling, playouts, the exact solver, the card policy, the model of play,
@@ -68,19 +71,21 @@ def warm_up() -> float:
 
 def _play_warm_up() -> float:
     from callbreak.game import Match
+    from callbreak.players import build_player
     from callbreak.players.expert import ExpertPlayer
     from callbreak.players.ismcts import IsmctsPlayer
     from callbreak.players.simple import AdvancedPlayer
     from callbreak.seating import play_match
 
     started = time.perf_counter()
-    # First what the stand-in needs (a few seconds' compile): its call and its card.
-    advanced = AdvancedPlayer(seed=3)
+    # First what the stand-in needs (no compile: its weights read): its call and its card.
+    stand_in = build_player(STAND_IN, {"seed": 3})
     match = Match("strict(deals=1)", seed="warm-up")
     while match.deal.legal_calls():
-        match.call(advanced.call(match.observation(match.deal.turn or 0)))
-    advanced.play(match.observation(match.deal.turn or 0))
+        match.call(stand_in.call(match.observation(match.deal.turn or 0)))
+    stand_in.play(match.observation(match.deal.turn or 0))
     _stand_in_ready.set()
+    advanced = AdvancedPlayer(seed=3)
     match = Match("strict(deals=1)", seed="warm-up")
     # In the order a first match against the browser's default opponents (three experts) needs
     # them: the default expert calls first and leads the first trick, so its calls' search and

@@ -244,7 +244,9 @@ def long_descriptions(page: Any) -> dict[str, str]:
         page.evaluate(
             """async () => {
               const i18n = await import('/static/i18n.js');
-              const levels = ['random', 'beginner', 'intermediate', 'advanced', 'expert'];
+              const levels = [
+                'random', 'beginner', 'intermediate', 'advanced', 'learned', 'expert',
+              ];
               const long = (level) => [level, i18n.t(`level.${level}.long`)];
               return Object.fromEntries(levels.map(long));
             }"""
@@ -295,7 +297,7 @@ def test_the_start_page_shows_start_and_every_level_in_full(
             page.wait_for_selector("#room-cover")
             page.select_option("#room-seat-1", "expert")
             seen = page.evaluate(START_PAGE)
-            assert [a["text"] for a in seen["about"]] == [full["expert"], full["intermediate"]]
+            assert [a["text"] for a in seen["about"]] == [full["expert"], full["learned"]]
             assert all(a["fits"] and a["shown"] and not a["ellipsis"] for a in seen["about"])
             assert all(menu["fits"] for menu in seen["menus"]), (where, seen["menus"])
         finally:

@@ -21,8 +21,9 @@ from pettingzoo import AECEnv
 
 from callbreak.cards import CardSet
 from callbreak.env.episode import REWARDS, Episode, Seeds, episode_rules, place_rewards
-from callbreak.env.table import NUM_ACTIONS, OBS_SIZE, PLAYING, TOTALS, EnvError, action_name
+from callbreak.env.table import NUM_ACTIONS, OBS_SIZE, PLAYING, EnvError, action_name
 from callbreak.game import Phase
+from callbreak.players.encoding import TOTALS
 from callbreak.record import Record
 from callbreak.rules import Rules, format_tenths, score_deal
 

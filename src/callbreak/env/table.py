@@ -37,13 +37,39 @@ from callbreak.game import (
     Action,
     Call,
     ClaimRedeal,
-    Observation,
-    Phase,
     Play,
     Refusal,
     deal_from_seed,
     first_dealer_from_seed,
 )
+
+# The observation vector and the action numbers are the players' (the learned player reads
+# the game through them too): this table keeps the same vector incrementally.
+from callbreak.players.encoding import (
+    CALLS,
+    CALLS_AT,
+    CARD_BASE,
+    CLAIM,
+    CLAIM_AT,
+    DEAL,
+    DEALER,
+    HAND,
+    LAYOUT,
+    LEADER,
+    NUM_ACTIONS,
+    OBS_SIZE,
+    PHASE,
+    PLAYED,
+    RULES_AT,
+    TOTALS,
+    TRICK,
+    TURN,
+    VOIDS,
+    WON,
+    encode,
+    rule_features,
+)
+from callbreak.players.encoding import bits as _bits
 from callbreak.rules import (
     Rules,
     calls_thrown_in,
@@ -76,76 +102,11 @@ __all__ = [
     "first_dealer",
 ]
 
-CALLS = 13
-"""Actions 0-12 call 1-13 tricks."""
-CARD_BASE = 13
-"""Action ``CARD_BASE + card`` plays the card of that index."""
-CLAIM = 65
-"""The action that claims a redeal for a hand dealt no spade."""
-NUM_ACTIONS = 66
-
 CALLING, PLAYING, OVER = 0, 1, 2
 
 
 class EnvError(CallbreakError):
     """An environment used wrongly: bad arguments, the wrong agent, a step after the end."""
-
-
-LAYOUT: tuple[tuple[str, int, str], ...] = (
-    ("hand", 52, "the cards this seat holds, by card index"),
-    ("played", 4 * 52, "cards played this deal, by relative seat (52 per seat)"),
-    ("trick", 4 * 52, "cards on the trick in progress, by relative seat"),
-    ("calls", 4 * 14, "each relative seat's call, one-hot: 0 not called yet, k called k"),
-    ("won", 4 * 14, "tricks won this deal by each relative seat, one-hot 0-13"),
-    ("voids", 4 * 4, "relative seat x suit (S H D C): the seat has shown out of the suit"),
-    ("totals", 4, "match totals before this deal by relative seat, in points / 100"),
-    ("dealer", 4, "the dealer's relative seat, one-hot"),
-    ("leader", 4, "the relative seat that leads (led) the trick in progress, one-hot"),
-    ("turn", 4, "the relative seat to act, one-hot (all zero once the match is over)"),
-    ("phase", 2, "calling, playing (both zero once the match is over)"),
-    ("claim", 1, "1 when this seat may now claim a redeal for a spadeless hand"),
-    ("deal", 2, "the deal's number / deals in the episode, deals left after it / deals"),
-    ("rules", 11, "the profile: see RULE_FEATURES"),
-)
-"""The observation vector, slice by slice: ``(name, size, meaning)``. Relative seat ``r`` is
-the seat ``r`` places after the observer in play order (0 is the observer itself)."""
-
-OFFSET: dict[str, int] = {}
-_at = 0
-for _name, _size, _meaning in LAYOUT:
-    OFFSET[_name] = _at
-    _at += _size
-OBS_SIZE = _at
-"""The observation vector's length."""
-
-RULE_FEATURES = (
-    "min_call / 13",
-    "max_call / 13",
-    "no_spade_first_lead",
-    "free_following",
-    "forced_low_spade",
-    "exact_scoring",
-    "bonus_call / 13 (0 without a bonus)",
-    "bonus_score / 13",
-    "min_total_calls / 52",
-    "spadeless_redeal",
-    "eight_wins",
-)
-
-HAND = OFFSET["hand"]
-PLAYED = OFFSET["played"]
-TRICK = OFFSET["trick"]
-CALLS_AT = OFFSET["calls"]
-WON = OFFSET["won"]
-VOIDS = OFFSET["voids"]
-TOTALS = OFFSET["totals"]
-DEALER = OFFSET["dealer"]
-LEADER = OFFSET["leader"]
-TURN = OFFSET["turn"]
-PHASE = OFFSET["phase"]
-CLAIM_AT = OFFSET["claim"]
-DEAL = OFFSET["deal"]
-RULES_AT = OFFSET["rules"]
 
 
 def _seat_indices(base: int, width: int) -> np.ndarray:
@@ -165,32 +126,6 @@ _WON_SLOTS = _seat_indices(WON, 14)
 _VOID_SLOTS = _seat_indices(VOIDS, 4)
 _TURN_SLOTS = _seat_indices(TURN, 1)[:, 0, :]
 _LEADER_SLOTS = _seat_indices(LEADER, 1)[:, 0, :]
-_WORD = np.zeros(1, dtype=np.uint64)
-_WORD_BYTES = _WORD.view(np.uint8)
-
-
-def _bits(mask: int) -> np.ndarray:
-    """A 52-bit mask as 52 zeros and ones (uint8), card index order."""
-    _WORD[0] = mask
-    bits: np.ndarray = np.unpackbits(_WORD_BYTES, count=52, bitorder="little")
-    return bits
-
-
-def rule_features(rules: Rules) -> list[float]:
-    """The rules block of the observation (see :data:`RULE_FEATURES`)."""
-    return [
-        rules.min_call / 13,
-        rules.max_call / 13,
-        float(rules.no_spade_first_lead),
-        float(rules.free_following),
-        float(rules.forced_low_spade),
-        float(rules.exact_scoring),
-        (rules.bonus_call or 0) / 13,
-        rules.bonus_score / 13,
-        rules.min_total_calls / 52,
-        float(rules.spadeless_redeal),
-        float(rules.eight_wins),
-    ]
 
 
 def action_name(action: int) -> str:
@@ -556,48 +491,3 @@ class Table:
         """A copy of ``seat``'s observation vector."""
         copy: np.ndarray = self.obs[seat].copy()
         return copy
-
-
-def encode(observation: Observation, deals: int) -> np.ndarray:
-    """The observation vector of :data:`LAYOUT` built from the engine's ``Observation`` (what
-    the seat may know), for a match of ``deals`` played deals.
-
-    It equals what a :class:`Table` keeps for that seat at the same moment (the tests check
-    it at every step); a player wrapping a policy uses it to see the game as the policy did.
-    """
-    out = np.zeros(OBS_SIZE, dtype=np.float32)
-    viewer = observation.seat
-    out[HAND : HAND + 52] = _bits(observation.hand.mask)
-    for trick in (*observation.tricks, observation.trick):
-        led = -1
-        for seat, card in trick.plays():
-            rel = (seat - viewer) & 3
-            out[PLAYED + 52 * rel + card] = 1
-            if led >= 0 and card // 13 != led:
-                out[VOIDS + 4 * rel + led] = 1
-                if led != 0 and card >= 13:
-                    out[VOIDS + 4 * rel] = 1
-            if led < 0:
-                led = card // 13
-    for seat, card in observation.trick.plays():
-        out[TRICK + 52 * ((seat - viewer) & 3) + card] = 1
-    for seat in range(4):
-        rel = (seat - viewer) & 3
-        out[CALLS_AT + 14 * rel + (observation.calls[seat] or 0)] = 1
-        out[WON + 14 * rel + observation.won[seat]] = 1
-        out[TOTALS + rel] = observation.totals[seat] / 1000
-    out[DEALER + ((observation.dealer - viewer) & 3)] = 1
-    out[LEADER + ((observation.trick.leader - viewer) & 3)] = 1
-    if observation.turn is not None and observation.phase in (Phase.CALLING, Phase.PLAYING):
-        out[TURN + ((observation.turn - viewer) & 3)] = 1
-    if observation.phase is Phase.CALLING:
-        out[PHASE] = 1
-    elif observation.phase is Phase.PLAYING:
-        out[PHASE + 1] = 1
-    out[CLAIM_AT] = float(observation.may_claim_redeal)
-    number = observation.deal_number
-    out[DEAL] = number / deals
-    out[DEAL + 1] = max(deals - number, 0) / deals
-    features = rule_features(observation.rules)
-    out[RULES_AT : RULES_AT + len(features)] = features
-    return out

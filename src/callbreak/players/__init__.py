@@ -46,6 +46,7 @@ LEVELS: dict[str, str | Factory] = {
     "advanced": "callbreak.players.simple:AdvancedPlayer",
     "expert": "callbreak.players.expert:ExpertPlayer",
     "ismcts": "callbreak.players.ismcts:IsmctsPlayer",
+    "learned": "callbreak.players.learned:LearnedPlayer",
 }
 
 
@@ -69,12 +70,15 @@ DESCRIPTIONS = {
     "advanced": "remembers every card and void and calls a little hopefully",
     "expert": "searches thousands of possible deals, reading every call and card",
     "ismcts": "a tree search over what it cannot see (information-set MCTS)",
+    "learned": "plays as the expert taught it, deciding in a blink",
 }
 """One line about each level, for menus."""
 
-MENU = ("random", "beginner", "intermediate", "advanced", "expert")
+MENU = ("random", "beginner", "intermediate", "advanced", "learned", "expert")
 """The levels a menu offers as opponents: the ladder, each step clearly stronger (see
-docs/strength.md). ``ismcts`` is a level too, the expert's sparring partner."""
+docs/strength.md; ``learned``, the expert's play learned into a network, decides in a fraction
+of a millisecond and stands between ``advanced`` and the expert). ``ismcts`` is a level too, the
+expert's sparring partner."""
 
 
 def register(name: str, factory: str | Factory) -> None:

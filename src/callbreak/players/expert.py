@@ -53,6 +53,7 @@ from callbreak.players.ismcts import (
     options_signature,
 )
 from callbreak.players.knowledge import Knowledge, position
+from callbreak.players.learned import LearnedPlayer
 from callbreak.players.timing import chunk_sizes, overruns, share
 
 __all__ = ["ExpertOptions", "ExpertPlayer"]
@@ -74,10 +75,11 @@ MIN_CHUNK = 32
 # thread; measured like the rest, see docs/benchmarks.md).
 SECONDS_PER_PLAY_WEIGHED = 180e-9
 
-Calls = Literal["simulate", "model", "blend"]
+Calls = Literal["simulate", "model", "blend", "learned"]
 CALLS = get_args(Calls)
 """How a call's trick distribution is found: by policy playouts of sampled worlds, by the call
-model fitted on the expert's own deals (no search), or the mean of both."""
+model fitted on the expert's own deals (no search), the mean of both, or by the learned
+player's calls head (:mod:`callbreak.players.learned`, no search)."""
 Situation = Literal["last", "every"]
 SITUATIONS = get_args(Situation)
 """Which deals' calls weigh the chance of finishing first: the last only, or every deal."""
@@ -113,6 +115,10 @@ Inference = Literal["rules", "calls", "plays"]
 INFERENCE = get_args(Inference)
 """What weights the sampled worlds: nothing beyond the rules, the calls, or the calls and every
 play (a model of sensible play, :mod:`callbreak.players.inference`)."""
+Cards = Literal["search", "learned"]
+CARDS = get_args(Cards)
+"""How the cards are chosen: by the search (``search``), or by the learned player's cards head
+(``learned``, no search: with the expert's own calls, what those calls are worth to it)."""
 Playouts = Literal["policy", "model", "calls", "cards"]
 PLAYOUTS = get_args(Playouts)
 """How the other seats play in the playouts: by the kernel's policy (with ``eps`` random
@@ -168,6 +174,7 @@ class ExpertOptions(SearchOptions):
     spend: Spend = "even"
     search: Search = "tree"
     playouts: Playouts = "policy"
+    cards: Cards = "search"
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -179,7 +186,7 @@ class ExpertOptions(SearchOptions):
             raise ValueError(f"play_temperature must be above 0, not {self.play_temperature}")
         if not 1 <= self.pool <= 100:
             raise ValueError(f"pool must be 1-100, not {self.pool}")
-        if self.playouts == "calls" and self.calls == "model":
+        if self.playouts == "calls" and self.calls in ("model", "learned"):
             raise ValueError("playouts=calls needs call simulations: calls=simulate or blend")
 
 
@@ -198,6 +205,9 @@ class ExpertPlayer(Player):
         self.seed = random.getrandbits(48) if seed is None else seed
         self.rng = random.Random(self.seed)
         self.call_model, self.card_model = playout_models(self.options.playouts)
+        # read now, so that missing weights are refused when the player is built
+        uses_learned = "learned" in (self.options.calls, self.options.cards)
+        self.learned = LearnedPlayer() if uses_learned else None
         # Model playouts cost more per card: the searches are sized down to the same time.
         self.call_cost = kernel.MODEL_PLAYOUT_COST if len(self.call_model) else 1.0
         self.card_cost = kernel.MODEL_PLAYOUT_COST if len(self.card_model) else 1.0
@@ -224,6 +234,8 @@ class ExpertPlayer(Player):
             "sample_worlds",
             *weighing.get(self.options.inference, (by_calls, "play_log_likelihoods")),
         )
+        if not calling and self.options.cards == "learned":
+            return ()
         if not calling:
             # The tree hands the last ``solve_below`` cards to the flat search's exact solves.
             tree = self.options.search == "tree"
@@ -233,7 +245,7 @@ class ExpertPlayer(Player):
             if not tree or self.options.solve_below > 0:
                 searches += ("evaluate",)
             return (*worlds, *searches)
-        if self.options.calls == "model":
+        if self.options.calls in ("model", "learned"):
             return ("hand_strength",)
         return ("hand_strength", *worlds, "world_calls", "simulate")
 
@@ -264,7 +276,10 @@ class ExpertPlayer(Player):
         knowledge = Knowledge.from_observation(observation)
         candidates = candidate_calls(knowledge.hand, rules)
         model = model_distribution(knowledge.hand, observation)
-        if self.options.calls == "model":  # the fitted model alone: no search
+        if self.options.calls == "learned":
+            assert self.learned is not None
+            model = self.learned.distribution(observation)
+        if self.options.calls in ("model", "learned"):  # a fitted model alone: no search
             ranked = [
                 (call, self._call_value(model, call, observation), model) for call in candidates
             ]
@@ -343,6 +358,11 @@ class ExpertPlayer(Player):
         """Every legal card with its expected deal value in points, best first: by the tree
         (``search=tree``) while more than ``solve_below`` cards are in hand, by exact solves of
         every world from there on, and by policy playouts of every world otherwise."""
+        if self.options.cards == "learned":  # the cards head's chances, not points
+            assert self.learned is not None
+            chances = self.learned.card_chances(observation)
+            self.last_visits, self.last_search = {}, {"worlds": 0.0, "playouts": 0.0}
+            return sorted(chances.items(), key=lambda item: (-item[1], int(item[0])))
         started = clock.perf_counter()
         self.last_visits = {}
         knowledge = Knowledge.from_observation(observation)

@@ -14,7 +14,7 @@ from callbreak.players import Player
 from callbreak.players.base import AWAY, TIMEOUT, Fault, written
 from callbreak.seating import Decision, PlayerSpec, derive_seed
 from callbreak.warmup import STAND_IN
-from callbreak.web.model import PERSON
+from callbreak.web.model import DEFAULT_COVER, PERSON
 from callbreak.web.searches import Searches
 from callbreak.web.state import TableState
 from callbreak.web.tasks import LEASE_SECONDS
@@ -38,7 +38,7 @@ class Cover:
     def player(self, seat: int) -> Player:
         """The computer that plays for the person in ``seat`` when they are away or out of
         time: the room's cover level, seeded from the match and the seat."""
-        spec = self.state.data.settings.get("cover") or "intermediate"
+        spec = self.state.data.settings.get("cover") or DEFAULT_COVER
         return self._helper(self.covers, "cover", spec, seat)
 
     def stand_in(self, seat: int) -> Player:

@@ -69,7 +69,10 @@ STATUSES = (LOBBY, PLAYING, FINISHED, STOPPED)
 DEFAULT_TURN_SECONDS = 30
 #: Seconds between two computer cards at each speed; a finished trick stays up a little longer.
 SPEEDS = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
-DEFAULT_COVER = "intermediate"
+DEFAULT_COVER = "learned"
+"""The level that plays for a person away or out of time unless the room chose another: the
+learned player, the strongest for its cost (a fraction of a millisecond a decision;
+docs/strength.md, *The learned player*)."""
 SUMMARY_SECONDS = 30.0
 """After a deal is scored, how long the computers wait for the people at the table to close its
 summary (the ``seen`` message) before the next deal's first decision; a person's turn clock for

@@ -49,6 +49,8 @@ export default {
   "level.advanced.long": "Advanced: remembers every card and void and calls a little hopefully",
   "level.expert": "Expert",
   "level.expert.long": "Expert: searches thousands of possible deals, reading every call and card",
+  "level.learned": "Learned",
+  "level.learned.long": "Learned: plays as the expert taught it, deciding in a blink",
   "level.ismcts": "IS-MCTS",
   "level.remote bot": "Remote bot",
   "profile.strict": "Strict",

@@ -50,6 +50,8 @@ export default {
   "level.advanced.long": "उन्नत: हरेक पत्ता र खाली रङ सम्झन्छ र अलिकति आशा राखेर कल गर्छ",
   "level.expert": "सिपालु",
   "level.expert.long": "सिपालु: हजारौँ सम्भावित बाँडाइ खोज्छ, हरेक कल र पत्ताबाट अनुमान गर्छ",
+  "level.learned": "सिकेको",
+  "level.learned.long": "सिकेको: सिपालुले सिकाएझैँ खेल्छ, पलभरमै निर्णय गर्छ",
   "level.ismcts": "रुख खोज",
   "level.remote bot": "बाहिरी बोट",
   "profile.strict": "कडा नियम",

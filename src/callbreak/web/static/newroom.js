@@ -37,7 +37,7 @@ export function roomForm(profiles, levels, speeds) {
   clock.value = String(saved.turn_seconds ?? 30);
   const cover = el("select", { id: "room-cover", name: "cover" },
     ...levels.map((level) => el("option", { value: level, text: levelLabel(level) })));
-  cover.value = saved.cover || "intermediate";
+  cover.value = saved.cover || "learned";
   // The menus name the levels; what each chosen one does is said in full under them.
   const seatsAbout = levelAbout("room-seats-about", seats);
   const coverAbout = levelAbout("room-cover-about", [cover]);
