@@ -499,6 +499,38 @@ def test_the_first_poll_after_the_end_rates_the_table_once(client: Any) -> None:
     assert again["state"] == "waiting"
 
 
+def test_the_people_who_leave_a_table_nobody_else_plays_are_rated_last_at_once(
+    client: Any,
+) -> None:
+    """A pool's table is driven only while someone is at it: once every person at it has left
+    for good it is played no further, so it is rated then, every person last, and offered to
+    nobody (a newcomer's match there could not be rated: it is rated already)."""
+    web, clock = client
+    asha, bina = make(web, "Asha"), make(web, "Bina")
+    for person in (asha, bina):
+        web.post("/api/pools/strict/join", headers=bearer(person["token"]))
+    clock.now += WAIT
+    spots = [seated([web], p["token"]) for p in (asha, bina)]
+    code = spots[0]["room"]
+    store = web.app.state.store
+    assert store.offers("strict") == [code]
+    left = web.post(f"/api/rooms/{code}/leave", headers=bearer(spots[0]["token"]))
+    assert left.status_code == 200
+    assert store.rating("strict", asha["id"]) is None  # Bina plays on: not over for her
+    web.post(f"/api/rooms/{code}/leave", headers=bearer(spots[1]["token"]))
+    for person in (asha, bina):
+        rating = store.rating("strict", person["id"])
+        assert rating is not None and (rating.matches, rating.left) == (1, 1)
+        assert place(web, person["token"])["over"] is True
+    # Nobody is given a seat at it: the next person waits, then sits down elsewhere.
+    cy = make(web, "Cy")
+    web.post("/api/pools/strict/join", headers=bearer(cy["token"]))
+    call(web, web.app.state.pools.look, POOLS[0])
+    assert store.offers("strict") != [code]
+    clock.now += WAIT
+    assert seated([web], cy["token"])["room"] != code
+
+
 LONG = Pool("long", "strict(deals=3)", 20, "random", WAIT)
 
 

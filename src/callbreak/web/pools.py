@@ -52,7 +52,7 @@ from callbreak.web.model import (
     take_over,
 )
 from callbreak.web.profiles import signed_in
-from callbreak.web.standings import rate_finished
+from callbreak.web.standings import abandoned, rate_finished
 from callbreak.web.state import replay
 from callbreak.web.tables import LiveTable, Tables
 
@@ -139,7 +139,7 @@ class Pools:
             return place
         data = await self.backend.load(place["room"])
         if data is None or not _holds(data, place["seat"], profile):
-            if data is not None and data.status == FINISHED:
+            if data is not None:  # finished, or left by everyone: rated if nobody has yet
                 await rate_finished(self.backend, data)
             place = place | {"over": True}
             await self.backend.placed({profile: place})
@@ -310,6 +310,8 @@ def _offered(
     if public is None or public.get("pool") != pool:
         return None
     seats = [seat for seat, info in enumerate(data.seats) if info.kind == COMPUTER]
+    if abandoned(data):
+        return None  # played no further, and rated already: nobody is sent there
     match = replay(data) if seats else None
     first = None if match is None else first_free_deal(data, match)
     if match is None or first is None:
