@@ -319,6 +319,28 @@ def test_a_finished_pool_table_is_its_outcome() -> None:
     assert outcome_of(data) is None  # a room of friends is not rated
 
 
+def test_the_offers_rank_tables_by_the_people_still_at_them() -> None:
+    """A table's people who left for good are nobody to play with: a table where two people
+    play on is offered before one where two sat down and one of them left, and neither of
+    those two sits down there again."""
+    from callbreak.web.pools import _offered
+
+    def table(profiles: list[str | None], left: set[int]) -> TableData:
+        data = new_room("strict(deals=2)", "P", [None, "random", "random"], seed="5")
+        join(data, "Q")
+        start(data)
+        data.settings["public"] = {"pool": "strict", "profiles": profiles}
+        for seat in left:
+            data.seats[seat].left = True
+        return data
+
+    two_one_left = _offered(table(["a", "b", None, None], {1}), "strict")
+    two = _offered(table(["c", "d", None, None], set()), "strict")
+    assert two_one_left is not None and two is not None
+    assert two_one_left[1] == frozenset({"a", "b"})  # neither sits down there again
+    assert two[0] < two_one_left[0]
+
+
 def test_a_finished_match_is_rated_once_when_two_processes_see_its_end(
     tmp_path: Path, redis_url: str
 ) -> None:
