@@ -137,15 +137,20 @@ def look(web: TestClient) -> None:
     raise AssertionError("the reviews never came")
 
 
+def first_state(socket: Any, attempt: dict[str, Any]) -> dict[str, Any]:
+    """Say hello on the attempt's socket with its token: the first view it is sent."""
+    socket.send_json({"type": "hello", "token": attempt["token"]})
+    assert socket.receive_json()["type"] == "welcome"
+    message = socket.receive_json()
+    while message["type"] != "state":
+        message = socket.receive_json()
+    return dict(message["state"])
+
+
 def hand_dealt(web: TestClient, attempt: dict[str, Any]) -> list[str]:
     """The hand seat 0 is shown first on the attempt's socket."""
     with web.websocket_connect(f"/ws/matches/{attempt['match']}") as socket:
-        socket.send_json({"type": "hello", "token": attempt["token"]})
-        assert socket.receive_json()["type"] == "welcome"
-        message = socket.receive_json()
-        while message["type"] != "state":
-            message = socket.receive_json()
-        return sorted(message["state"]["hand"])
+        return sorted(first_state(socket, attempt)["hand"])
 
 
 # --- the deals -------------------------------------------------------------------------------
@@ -235,12 +240,8 @@ def test_hints_are_refused_in_a_challenge(served: Any) -> None:
     web, _ = served
     attempt = begin(web, make(web, "Asha"))
     with web.websocket_connect(f"/ws/matches/{attempt['match']}") as socket:
-        socket.send_json({"type": "hello", "token": attempt["token"]})
-        assert socket.receive_json()["type"] == "welcome"
-        state = socket.receive_json()
-        while state["type"] != "state":
-            state = socket.receive_json()
-        assert state["state"]["settings"]["challenge"] is True  # the page shows no hint button
+        state = first_state(socket, attempt)
+        assert state["settings"]["challenge"] is True  # the page shows no hint button
         socket.send_json({"type": "hint"})
         message = socket.receive_json()
         while message["type"] != "error":
