@@ -19,7 +19,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from callbreak.web.client import http
-from rooms import free_port  # benchmarks/rooms.py, beside this script
+from rooms import free_port, serve_command  # benchmarks/rooms.py, beside this script
 
 
 async def play_until_searched(
@@ -91,16 +90,7 @@ def run(opponent: str, speed: str) -> dict[str, float | None]:
         env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(folder) / "numba"))
         started = time.perf_counter()
         server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "callbreak",
-                "serve",
-                "--port",
-                str(port),
-                "--db",
-                str(Path(folder) / "db.sqlite"),
-            ],
+            serve_command(port, Path(folder) / "db.sqlite"),
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -36,7 +36,6 @@ import re
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -45,82 +44,10 @@ from pathlib import Path
 from typing import Any
 
 from callbreak.web.client import Client, http
+from rooms import ready, start_redis, start_server  # benchmarks/rooms.py, beside this script
 
 POLL = 1.0
 """Seconds between two asks of the person's place: the browser's (static/now.js)."""
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def start_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("redis-server is not installed (apt-get install redis-server)")
-    port = free_port()
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(folder)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    time.sleep(0.5)
-    return process, f"redis://127.0.0.1:{port}/0"
-
-
-def start_server(
-    folder: Path, name: str, redis_url: str | None, pools: str
-) -> tuple[subprocess.Popen[bytes], str]:
-    """A `callbreak serve` process with the per-address limits lifted (every scripted person
-    comes from 127.0.0.1) and its metrics open to this machine."""
-    port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "callbreak",
-        "serve",
-        "--port",
-        str(port),
-        "--db",
-        str(folder / f"{name}.db"),
-        "--pools",
-        pools,
-        "--metrics",
-        "127.0.0.1",
-        "--create-rate",
-        "1000000",
-        "--lookup-rate",
-        "1000000",
-        "--sockets",
-        "1000000",
-        "--message-rate",
-        "1000000",
-    ]
-    if redis_url:
-        command += ["--redis", redis_url]
-    log = open(folder / f"{name}.log", "wb")  # noqa: SIM115  # kept for a failing run
-    process = subprocess.Popen(command, stdout=log, stderr=log)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            if http("GET", f"{base}/api/pools")[0] == 200:
-                break
-        except OSError:
-            pass
-        if time.monotonic() > deadline or process.poll() is not None:
-            raise SystemExit(f"the server {name} did not start (see {folder / name}.log)")
-        time.sleep(0.2)
-    # The computers' players loaded before anyone waits on them (as a deployed server is).
-    while "computer players are ready" not in (folder / f"{name}.log").read_text(errors="replace"):
-        if time.monotonic() > deadline:
-            raise SystemExit(f"the server {name} did not load its players")
-        time.sleep(0.5)
-    return process, base
 
 
 class Person:
@@ -290,9 +217,14 @@ def one_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
             processes.append(redis)
         bases = []
         for number in range(1 if mode == "one" else 2):
-            process, base = start_server(folder, f"serve{number}", redis_url, args.pools)
+            name = f"serve{number}"
+            options = ("--pools", args.pools, "--metrics", "127.0.0.1")
+            process, base = start_server(folder, name, redis_url, extra=options)
             processes.append(process)
             bases.append(base)
+            # The computers' players loaded before anyone waits on them (as a deployed
+            # server is).
+            ready(folder / f"{name}.log")
         began = time.monotonic()
         crowd = asyncio.run(run(bases, args.people, args.over, args.think, args.pool))
         return report(mode, crowd, bases, time.monotonic() - began)

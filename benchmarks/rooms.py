@@ -108,6 +108,27 @@ def traced_kb(process: subprocess.Popen[bytes], folder: Path, name: str) -> int:
     return int(path.read_text()) // 1024
 
 
+LIFTED = (
+    "--create-rate",
+    "1000000",
+    "--lookup-rate",
+    "1000000",
+    "--sockets",
+    "1000000",
+    "--message-rate",
+    "1000000",
+)
+"""Every scripted person comes from 127.0.0.1: the per-address limits lifted."""
+
+
+def serve_command(
+    port: int, database: Path, *options: str, launch: tuple[str, ...] = ("-m", "callbreak")
+) -> list[str]:
+    """The command line of a `callbreak serve` on ``port`` with its database at ``database``
+    (``launch``: how Python starts the command line, ``-m callbreak`` unless traced)."""
+    return [sys.executable, *launch, "serve", "--port", str(port), "--db", str(database), *options]
+
+
 def start_server(
     folder: Path,
     name: str,
@@ -115,29 +136,14 @@ def start_server(
     traced: bool = False,
     extra: tuple[str, ...] = (),
 ) -> tuple[subprocess.Popen[bytes], str]:
+    """A `callbreak serve` process with the limits lifted, its database and log ``name`` in
+    ``folder``, on Redis when ``redis_url``; its process and address once it answers (its
+    computer players may still be loading: :func:`ready`)."""
     port = free_port()
-    launch = ["-X", "tracemalloc=1", "-c", TRACED_SERVE] if traced else ["-m", "callbreak"]
-    command = [
-        sys.executable,
-        *launch,
-        "serve",
-        "--port",
-        str(port),
-        "--db",
-        str(folder / f"{name}.db"),
-        # Every scripted person comes from 127.0.0.1: the per-address limits are lifted.
-        "--create-rate",
-        "1000000",
-        "--lookup-rate",
-        "1000000",
-        "--sockets",
-        "1000000",
-        "--message-rate",
-        "1000000",
-    ]
-    if redis_url:
-        command += ["--redis", redis_url]
-    command += extra
+    launch = ("-X", "tracemalloc=1", "-c", TRACED_SERVE) if traced else ("-m", "callbreak")
+    redis = ("--redis", redis_url) if redis_url else ()
+    options = (*LIFTED, *redis, *extra)
+    command = serve_command(port, folder / f"{name}.db", *options, launch=launch)
     log = open(folder / f"{name}.log", "wb")  # noqa: SIM115  # kept for a failing run
     environment = os.environ | {"CALLBREAK_TRACED": str(folder / f"{name}.traced")}
     process = subprocess.Popen(command, stdout=log, stderr=log, env=environment)

@@ -158,14 +158,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running(app: Any, port: int | None = None) -> Iterator[str]:
+def running(app: Any, port: int | None = None, log_level: str = "error") -> Iterator[str]:
     """Serve the ASGI ``app`` with uvicorn on a loopback port (``port``, or a free one); yield
     its address. The server stops when the block ends."""
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 15
     while not server.started:
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.01)
@@ -273,38 +273,57 @@ def http_reply(status: str, body: bytes, *headers: str) -> bytes:
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
-@contextlib.contextmanager
-def callbreak_serve(folder: Path, *options: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """A real `callbreak serve` process on a free loopback port, its database in ``folder`` and
-    what it prints in ``folder/serve.log``; yields the process and its address, then stops it."""
+def start_serve(
+    folder: Path, *options: str, name: str = "serve", apart: bool = False
+) -> tuple[subprocess.Popen[bytes], str]:
+    """A real `callbreak serve` process on a free loopback port, its database ``name``.db in
+    ``folder`` and what it prints in ``name``.log there (``apart``: its standard error alone,
+    what it says in ``name``.out, so that a ``--log-json`` log holds JSON lines only), a crash
+    of its own saying where; its process and address once it listens. The caller stops it
+    (:func:`callbreak_serve` does)."""
     port = free_port()
     folder.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "callbreak", "serve", "--port", str(port)]
-    with (folder / "serve.log").open("wb") as log:
+    log = folder / f"{name}.log"
+    with contextlib.ExitStack() as files:
+        errors = files.enter_context(log.open("wb"))
+        said = files.enter_context((folder / f"{name}.out").open("wb")) if apart else errors
         process = subprocess.Popen(
-            [*command, "--db", str(folder / "serve.db"), *options],
-            stdout=log,
-            stderr=subprocess.STDOUT,
+            [*command, "--db", str(folder / f"{name}.db"), *options],
+            stdout=said,
+            stderr=errors,
+            env={**os.environ, "PYTHONFAULTHANDLER": "1"},
         )
-    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return process, f"http://127.0.0.1:{port}"
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                stop(process)
+                raise AssertionError(f"callbreak serve did not start: {log.read_text()}") from None
+            time.sleep(0.2)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop a process (SIGTERM, then SIGKILL after 10 s), if it still runs."""
+    process.terminate()
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                assert process.poll() is None, (folder / "serve.log").read_text()
-                assert time.monotonic() < deadline, "callbreak serve did not start"
-                time.sleep(0.2)
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+
+
+@contextlib.contextmanager
+def callbreak_serve(folder: Path, *options: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """:func:`start_serve` for the block: yields the process and its address, then stops it."""
+    process, base = start_serve(folder, *options)
+    try:
         yield process, base
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop(process)
 
 
 def on_server(app: Any, work: Callable[[], T] | Coroutine[Any, Any, T]) -> T:

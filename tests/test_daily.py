@@ -115,13 +115,15 @@ def finish(web: TestClient, attempt: dict[str, Any], deals: int | None = None) -
     return match
 
 
-def season(web: TestClient, *people: dict[str, Any]) -> None:
-    """Give each person the rated public matches their attempt needs to rank."""
+def season(web: TestClient, *people: dict[str, Any], left: bool = False) -> None:
+    """Give each person the rated public matches their attempt needs to rank (``left``: each
+    one left for good, rated last)."""
     store = web.app.state.backend
     for person in people:
         for n in range(10):
             seats = (Person(person["id"]), *[Computer("random")] * 3)
-            outcome = Outcome(f"{person['id']}-{n}", "strict", seats, (1, 2, 3, 4))
+            gone = frozenset({0} if left else ())
+            outcome = Outcome(f"{person['id']}-{n}", "strict", seats, (1, 2, 3, 4), gone)
             call(web, store.settle, outcome)
 
 
@@ -137,15 +139,20 @@ def look(web: TestClient) -> None:
     raise AssertionError("the reviews never came")
 
 
+def first_state(socket: Any, attempt: dict[str, Any]) -> dict[str, Any]:
+    """Say hello on the attempt's socket with its token: the first view it is sent."""
+    socket.send_json({"type": "hello", "token": attempt["token"]})
+    assert socket.receive_json()["type"] == "welcome"
+    message = socket.receive_json()
+    while message["type"] != "state":
+        message = socket.receive_json()
+    return dict(message["state"])
+
+
 def hand_dealt(web: TestClient, attempt: dict[str, Any]) -> list[str]:
     """The hand seat 0 is shown first on the attempt's socket."""
     with web.websocket_connect(f"/ws/matches/{attempt['match']}") as socket:
-        socket.send_json({"type": "hello", "token": attempt["token"]})
-        assert socket.receive_json()["type"] == "welcome"
-        message = socket.receive_json()
-        while message["type"] != "state":
-            message = socket.receive_json()
-        return sorted(message["state"]["hand"])
+        return sorted(first_state(socket, attempt)["hand"])
 
 
 # --- the deals -------------------------------------------------------------------------------
@@ -235,12 +242,8 @@ def test_hints_are_refused_in_a_challenge(served: Any) -> None:
     web, _ = served
     attempt = begin(web, make(web, "Asha"))
     with web.websocket_connect(f"/ws/matches/{attempt['match']}") as socket:
-        socket.send_json({"type": "hello", "token": attempt["token"]})
-        assert socket.receive_json()["type"] == "welcome"
-        state = socket.receive_json()
-        while state["type"] != "state":
-            state = socket.receive_json()
-        assert state["state"]["settings"]["challenge"] is True  # the page shows no hint button
+        state = first_state(socket, attempt)
+        assert state["settings"]["challenge"] is True  # the page shows no hint button
         socket.send_json({"type": "hint"})
         message = socket.receive_json()
         while message["type"] != "error":
@@ -395,6 +398,19 @@ def test_the_standings_rank_seasoned_finished_attempts_by_total(served: Any) -> 
         f"/api/challenge/days/{DAY.isoformat()}/standings", headers=bearer(people[3]["token"])
     ).json()
     assert dev["you"]["place"] is None and dev["you"]["why"] == "provisional"
+
+
+def test_matches_left_do_not_season_a_profile(served: Any) -> None:
+    """A match left for good is rated (last) as soon as its last person leaves: seconds, not a
+    match's play. Ten of them end a provisional rating, but they do not make a profile's
+    attempt rank: only matches played to their end do."""
+    web, _ = served
+    quitter = make(web, "Quitter")
+    season(web, quitter, left=True)
+    rating = web.get(f"/api/players/{quitter['id']}").json()["ratings"]["strict"]
+    assert (rating["matches"], rating["left"], rating["provisional"]) == (10, 10, False)
+    attempt = begin(web, quitter)
+    assert (attempt["ranked"], attempt["why"]) == (False, "provisional")
 
 
 def test_standings_order_ties_by_accuracy_then_by_the_earlier_finish(served: Any) -> None:

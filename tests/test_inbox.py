@@ -17,7 +17,7 @@ from callbreak.game import Call, Deal, Play
 from callbreak.players.base import TIMEOUT
 from callbreak.web.actions import TableAction, decode
 from callbreak.web.backend import Backend, LocalBackend
-from callbreak.web.driver import Decided
+from callbreak.web.driver import COVER, Decided
 from callbreak.web.model import (
     StaleAction,
     TableData,
@@ -122,7 +122,7 @@ async def test_a_card_and_the_clock_running_out_are_taken_in_the_order_they_came
     await table.join(socket, token)
     await _to_seat(table, 1)
     version = table.state.version
-    cover = Decided(1, version, Call(5), [{"fault": TIMEOUT}], covered=TIMEOUT)
+    cover = Decided(1, version, Call(5), [{"fault": TIMEOUT}], covered=TIMEOUT, by=COVER)
     done = asyncio.Event()
 
     async def covered() -> None:

@@ -319,6 +319,28 @@ def test_a_finished_pool_table_is_its_outcome() -> None:
     assert outcome_of(data) is None  # a room of friends is not rated
 
 
+def test_the_offers_rank_tables_by_the_people_still_at_them() -> None:
+    """A table's people who left for good are nobody to play with: a table where two people
+    play on is offered before one where two sat down and one of them left, and neither of
+    those two sits down there again."""
+    from callbreak.web.pools import _offered
+
+    def table(profiles: list[str | None], left: set[int]) -> TableData:
+        data = new_room("strict(deals=2)", "P", [None, "random", "random"], seed="5")
+        join(data, "Q")
+        start(data)
+        data.settings["public"] = {"pool": "strict", "profiles": profiles}
+        for seat in left:
+            data.seats[seat].left = True
+        return data
+
+    two_one_left = _offered(table(["a", "b", None, None], {1}), "strict")
+    two = _offered(table(["c", "d", None, None], set()), "strict")
+    assert two_one_left is not None and two is not None
+    assert two_one_left[1] == frozenset({"a", "b"})  # neither sits down there again
+    assert two[0] < two_one_left[0]
+
+
 def test_a_finished_match_is_rated_once_when_two_processes_see_its_end(
     tmp_path: Path, redis_url: str
 ) -> None:
@@ -497,6 +519,38 @@ def test_the_first_poll_after_the_end_rates_the_table_once(client: Any) -> None:
     # Over: the next join waits anew, at another table.
     again = web.post("/api/pools/strict/join", headers=bearer(people[0]["token"])).json()
     assert again["state"] == "waiting"
+
+
+def test_the_people_who_leave_a_table_nobody_else_plays_are_rated_last_at_once(
+    client: Any,
+) -> None:
+    """A pool's table is driven only while someone is at it: once every person at it has left
+    for good it is played no further, so it is rated then, every person last, and offered to
+    nobody (a newcomer's match there could not be rated: it is rated already)."""
+    web, clock = client
+    asha, bina = make(web, "Asha"), make(web, "Bina")
+    for person in (asha, bina):
+        web.post("/api/pools/strict/join", headers=bearer(person["token"]))
+    clock.now += WAIT
+    spots = [seated([web], p["token"]) for p in (asha, bina)]
+    code = spots[0]["room"]
+    store = web.app.state.store
+    assert store.offers("strict") == [code]
+    left = web.post(f"/api/rooms/{code}/leave", headers=bearer(spots[0]["token"]))
+    assert left.status_code == 200
+    assert store.rating("strict", asha["id"]) is None  # Bina plays on: not over for her
+    web.post(f"/api/rooms/{code}/leave", headers=bearer(spots[1]["token"]))
+    for person in (asha, bina):
+        rating = store.rating("strict", person["id"])
+        assert rating is not None and (rating.matches, rating.left) == (1, 1)
+        assert place(web, person["token"])["over"] is True
+    # Nobody is given a seat at it: the next person waits, then sits down elsewhere.
+    cy = make(web, "Cy")
+    web.post("/api/pools/strict/join", headers=bearer(cy["token"]))
+    call(web, web.app.state.pools.look, POOLS[0])
+    assert store.offers("strict") != [code]
+    clock.now += WAIT
+    assert seated([web], cy["token"])["room"] != code
 
 
 LONG = Pool("long", "strict(deals=3)", 20, "random", WAIT)

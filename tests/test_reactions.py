@@ -48,77 +48,86 @@ def _room() -> tuple[TableData, list[str]]:
     return data, tokens
 
 
-async def _seated(backend: Backend, data: TableData, tables: Tables) -> LiveTable:
+@dataclasses.dataclass
+class Seated:
+    """The room of :func:`_room` stored and taken up by a process's tables."""
+
+    backend: Backend
+    tables: Tables
+    data: TableData
+    tokens: list[str]
+    table: LiveTable
+
+
+async def _seated(**limits: float) -> Seated:
+    """:func:`_room` served under ``limits`` (FAST's, with the reactions' as given), not
+    driven: nothing moves but what the test sends."""
+    backend = LocalBackend(Store(":memory:"))
+    tables = Tables(backend, dataclasses.replace(FAST, **limits))
+    data, tokens = _room()
     await backend.create(data)
     table = await tables.get(data.id)
     assert table is not None
-    table.halted = True  # not driven: nothing moves but what the test sends
-    return table
+    table.halted = True
+    return Seated(backend, tables, data, tokens, table)
 
 
-async def _say(table: LiveTable, socket: Any, tables: Tables, reaction: object) -> None:
-    await handle(table, socket, json.dumps({"type": "react", "reaction": reaction}), tables)
-    await table.hub.flush(socket)
+async def _say(at: Seated, socket: Any, reaction: object) -> None:
+    message = json.dumps({"type": "react", "reaction": reaction})
+    await handle(at.table, socket, message, at.tables)
+    await at.table.hub.flush(socket)
 
 
 async def test_a_reaction_reaches_everyone_at_the_table_and_only_presets_are_taken() -> None:
-    backend = LocalBackend(Store(":memory:"))
-    tables = Tables(backend, FAST)
-    data, tokens = _room()
-    table = await _seated(backend, data, tables)
+    at = await _seated()
+    table, tokens = at.table, at.tokens
     asha, bikash, watcher = Socket("10.0.0.1"), Socket("10.0.0.2"), Socket("10.0.0.3")
     assert await table.join(asha, tokens[0]) == 0  # type: ignore[arg-type]
     assert await table.join(bikash, tokens[1]) == 1  # type: ignore[arg-type]
     assert await table.join(watcher, None) is None  # type: ignore[arg-type]
-    await _say(table, bikash, tables, "well_played")
+    await _say(at, bikash, "well_played")
     for socket in (asha, bikash, watcher):
         await table.hub.flush(socket)
         assert socket.messages("reaction") == [
             {"type": "reaction", "seat": 1, "reaction": "well_played"}
         ]
     for bad in ("you lose", "<b>x</b>", 3, None, "WELL_PLAYED"):
-        await _say(table, asha, tables, bad)
+        await _say(at, asha, bad)
         assert asha.messages("error")[-1]["code"] == "reaction"
-    await _say(table, watcher, tables, "heart")
+    await _say(at, watcher, "heart")
     assert watcher.messages("error")[-1]["code"] == "spectator"
     assert len(asha.messages("reaction")) == 1  # nothing refused reached anyone
 
 
 async def test_a_flood_of_reactions_from_one_address_is_refused_and_nothing_is_stored() -> None:
-    backend = LocalBackend(Store(":memory:"))
-    limits = dataclasses.replace(FAST, reaction_burst=100.0, address_reaction_burst=5.0)
-    tables = Tables(backend, limits)
-    data, tokens = _room()
-    table = await _seated(backend, data, tables)
-    before = json.dumps((await backend.load(data.id)).to_json())  # type: ignore[union-attr]
+    at = await _seated(reaction_burst=100.0, address_reaction_burst=5.0)
+    table, tokens = at.table, at.tokens
+    before = json.dumps((await at.backend.load(at.data.id)).to_json())  # type: ignore[union-attr]
     # Two people behind one address (a household), and someone elsewhere who watches.
     asha, bikash, watcher = Socket("10.0.0.1"), Socket("10.0.0.1"), Socket("10.0.0.9")
     await table.join(asha, tokens[0])  # type: ignore[arg-type]
     await table.join(bikash, tokens[1])  # type: ignore[arg-type]
     await table.join(watcher, None)  # type: ignore[arg-type]
     for number in range(30):
-        await _say(table, asha if number % 2 else bikash, tables, "thumbs")
+        await _say(at, asha if number % 2 else bikash, "thumbs")
     await table.hub.flush(watcher)
     assert len(watcher.messages("reaction")) == 5  # the address's burst, then nothing
     refused = asha.messages("error") + bikash.messages("error")
     assert len(refused) == 25 and {e["code"] for e in refused} == {"reactions_rate"}
     assert all(e["args"]["seconds"] >= 1 for e in refused)
-    after = await backend.load(data.id)
+    after = await at.backend.load(at.data.id)
     assert after is not None and json.dumps(after.to_json()) == before  # nothing stored
 
 
 async def test_a_person_over_their_rate_is_refused_while_others_react() -> None:
-    backend = LocalBackend(Store(":memory:"))
-    limits = dataclasses.replace(FAST, reaction_burst=3.0, address_reaction_burst=100.0)
-    tables = Tables(backend, limits)
-    data, tokens = _room()
-    table = await _seated(backend, data, tables)
+    at = await _seated(reaction_burst=3.0, address_reaction_burst=100.0)
+    table, tokens = at.table, at.tokens
     asha, bikash = Socket("10.0.0.1"), Socket("10.0.0.2")
     await table.join(asha, tokens[0])  # type: ignore[arg-type]
     await table.join(bikash, tokens[1])  # type: ignore[arg-type]
     for _ in range(5):
-        await _say(table, asha, tables, "laugh")
-    await _say(table, bikash, tables, "oops")
+        await _say(at, asha, "laugh")
+    await _say(at, bikash, "oops")
     await table.hub.flush(bikash)
     seen = [(m["seat"], m["reaction"]) for m in bikash.messages("reaction")]
     assert seen == [(0, "laugh")] * 3 + [(1, "oops")]

@@ -7,10 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,44 +21,15 @@ from callbreak.record import check, from_data
 from callbreak.web.client import Client, http
 from callbreak.web.redis_backend import RedisBackend
 from tests.fairness import hidden_cards_seen
-from tests.helpers import RecordingSocket, free_port, redis_server
+from tests.helpers import RecordingSocket, redis_server, start_serve
 
 pytestmark = pytest.mark.anyio
 
 
 def serve(url: str, folder: Path, name: str, *options: str) -> tuple[subprocess.Popen[bytes], str]:
-    """A `callbreak serve` process on a free port, kept in Redis at ``url``."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "callbreak",
-            "serve",
-            "--port",
-            str(port),
-            "--db",
-            str(folder / f"{name}.db"),
-            "--redis",
-            url,
-            *options,
-        ],
-        stdout=(folder / f"{name}.out").open("wb"),
-        # A process that dies of a signal of its own (a crash) says where, in its log.
-        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
-        stderr=(folder / f"{name}.log").open("wb"),  # kept for a failing run's report
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if http("GET", f"{base}/api/profiles")[0] == 200:
-                return process, base
-        except OSError:
-            pass
-        assert process.poll() is None, f"{name} stopped"
-        assert time.monotonic() < deadline, f"{name} did not start"
-        time.sleep(0.2)
+    """A `callbreak serve` process kept in Redis at ``url``: its output in ``name``.out, its
+    log in ``name``.log (``tests.helpers.start_serve``)."""
+    return start_serve(folder, "--redis", url, *options, name=name, apart=True)
 
 
 async def test_two_processes_serve_one_room_and_survive_one_dying(tmp_path: Path) -> None:

@@ -313,3 +313,23 @@ async def test_seat_zero_has_no_creators_powers_over_the_socket_at_a_public_tabl
         assert errors[-1]["code"] == "public_table"
     stored = await backend.load(data.id)
     assert stored is not None and stored.settings["speed"] == "normal" and stored.rev == data.rev
+
+
+async def test_a_computers_decision_made_before_the_takeover_is_not_the_persons() -> None:
+    """The computer's decision for its seat, made on the version the takeover is stored on and
+    arriving after it (its search was under way while the lobby change was stored), is not
+    taken: from the person's first deal the seat's calls and cards are theirs alone."""
+    from callbreak.web.driver import COMPUTER_TURN, Decided
+
+    table, _ = await _table(_public_table())
+    await _play_until(table, lambda match: len(match.deals) == 3)
+    seat = table.state.match.deal.turn
+    assert seat is not None and seat != 0  # a computer's call opens the deal
+    version = table.state.version
+    decided = Decided(seat, version, Call(table.state.match.rules.min_call), [], by=COMPUTER_TURN)
+    token, since = await _take_over(table, seat, "Bina")
+    assert since == 2 and table.state.seat_of(token) == seat
+    assert table.state.version == version  # a lobby change: the version the decision was on
+    await table.ask(lambda: table._take(decided))
+    assert table.state.version == version
+    assert table.state.match.deal.actions == []

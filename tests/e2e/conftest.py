@@ -7,18 +7,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from callbreak.warmup import warm_up
 from callbreak.web.app import create_app
-from tests.helpers import FAST
+from tests.helpers import FAST, running
 
 CHROMIUM = os.environ.get("CALLBREAK_CHROMIUM", "/usr/bin/chromium")
 SCREENS = Path(__file__).parent / "screens"
@@ -33,12 +29,6 @@ FLAGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
     """The web app served by uvicorn on a free loopback port, with a fresh database."""
@@ -51,18 +41,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, objec
     # A review's budget of a hundredth of a second a decision: a match reviewed in seconds
     # (the first review also starts its process, which loads the kernel).
     app = create_app(database, limits=dataclasses.replace(FAST, review_time=0.01))
-    port = _free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    instance = uvicorn.Server(config)
-    thread = threading.Thread(target=instance.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not instance.started:
-        assert time.monotonic() < deadline, "the web app did not start"
-        time.sleep(0.02)
-    yield {"url": f"http://127.0.0.1:{port}", "app": app}
-    instance.should_exit = True
-    thread.join(10)
+    with running(app, log_level="warning") as url:
+        yield {"url": url, "app": app}
 
 
 @pytest.fixture(scope="session")

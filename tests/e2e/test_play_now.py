@@ -13,21 +13,19 @@ pool's real wait)."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from callbreak.web.app import create_app
 from callbreak.web.pools import Pool
 from tests.e2e.table import turn
 from tests.fairness import hidden_cards_seen
-from tests.helpers import FAST, free_port
+from tests.helpers import FAST, running
 
 PHONE = {"width": 390, "height": 844}
 SHOTS = ({"width": 360, "height": 740}, {"width": 844, "height": 390})
@@ -55,17 +53,8 @@ def public(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     app = create_app(tmp_path_factory.mktemp("now") / "db.sqlite", limits=FAST, pools=pools)
     clock = Clock()
     app.state.pools.clock = clock
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert time.monotonic() < deadline, "the web app did not start"
-        time.sleep(0.02)
-    yield {"url": f"http://127.0.0.1:{port}", "app": app, "clock": clock}
-    server.should_exit = True
-    thread.join(10)
+    with running(app, log_level="warning") as url:
+        yield {"url": url, "app": app, "clock": clock}
 
 
 class Person:

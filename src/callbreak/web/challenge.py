@@ -20,9 +20,10 @@ once its day has closed (``web.career``). So until the close, a profile that has
 receives nothing that depends on the deals: only the commitment, which hides them.
 
 **Many profiles.** A profile costs nothing, so the standings rank an attempt only when its
-profile has :data:`SEASONED` rated public matches behind it when it starts, and only the first
-:data:`PER_ADDRESS` such attempts started from one address that day (the address kept as a keyed
-hash, never itself). Every profile may still play, once; an attempt that does not rank says why.
+profile has :data:`SEASONED` rated public matches played to their end behind it when it starts
+(a match left costs seconds), and only the first :data:`PER_ADDRESS` such attempts started from
+one address that day (the address kept as a keyed hash, never itself). Every profile may still
+play, once; an attempt that does not rank says why.
 
 A process looks at the attempts of today and yesterday every :data:`LOOK_EVERY` seconds when it
 holds the challenge's lease: an attempt whose match is over is settled (its total, deals and
@@ -89,8 +90,8 @@ REVIEW_TRIES = 3
 """Reviews of an attempt made before it is left without an accuracy (a review that fails
 three times would fail again: it must not take a review process every look)."""
 SEASONED = PROVISIONAL_MATCHES
-"""Rated public matches (in any pool) a profile needs behind it for its attempt to rank: a
-fresh profile costs hours of play, not a click."""
+"""Rated public matches (in any pool, played to their end: not left) a profile needs behind it
+for its attempt to rank: a fresh profile costs hours of play, not a click."""
 PER_ADDRESS = 1
 """Ranked attempts one address may start a day."""
 STANDINGS_SIZE = 100
@@ -249,10 +250,13 @@ class Challenge:
         return attempt
 
     async def _seasoned(self, profile: str) -> bool:
+        """Whether ``profile`` has :data:`SEASONED` rated public matches played to their end:
+        one left for good is rated the moment its table is left (``web.standings``), so it
+        costs seconds, not a match's play."""
         matches = 0
         for pool in self.pools:
             rating = await self.backend.rating(pool, profile)
-            matches += 0 if rating is None else rating.matches
+            matches += 0 if rating is None else rating.matches - rating.left
         return matches >= self.seasoned
 
     async def settle(self, attempt: dict[str, Any]) -> dict[str, Any]:

@@ -65,6 +65,9 @@ class Decided:
     after: list[Event] = dataclasses.field(default_factory=list)
     covered: str | None = None
     """The cover's reason, when the cover decided."""
+    by: str = dataclasses.field(kw_only=True)
+    """Who decided: the kind of its :class:`Move` (a computer's turn, the cover, a person's
+    forced card). The owner takes it only while the seat is still played so (``web.live``)."""
 
 
 class Driver:
@@ -142,7 +145,7 @@ class Driver:
         if move.kind == FORCED:
             (card,) = self.state.match.deal.legal_cards()
             await asyncio.sleep(move.delay)
-            return Decided(move.seat, move.version, Play(card), [])
+            return Decided(move.seat, move.version, Play(card), [], by=FORCED)
         if move.kind == COVER:
             return await self._cover(move, client, started, loop)
         return await self._computer(move, client, say, started, loop)
@@ -198,7 +201,9 @@ class Driver:
                 else:
                     await self.hub.send({"type": kind, "message": message})
         await pace(move.delay, started, loop)
-        return Decided(seat, version, decision.action, [f.to_json() for f in faults])
+        return Decided(
+            seat, version, decision.action, [f.to_json() for f in faults], by=COMPUTER_TURN
+        )
 
     async def _cover(
         self, move: Move, client: str, started: float, loop: asyncio.AbstractEventLoop
@@ -220,4 +225,6 @@ class Driver:
         notice = {"seat": seat, "reason": reason, "kind": fault.action, "action": fault.substitute}
         words = f"{state.names[seat]}: {detail}, so the computer made {what(fault)}"
         after: list[Event] = [{"type": "notice", "message": words, "cover": notice}]
-        return Decided(seat, move.version, decision.action, [fault.to_json()], after, reason)
+        return Decided(
+            seat, move.version, decision.action, [fault.to_json()], after, reason, by=COVER
+        )

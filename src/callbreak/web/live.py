@@ -36,12 +36,12 @@ from callbreak.bots.remote import NO_BOTS, BotAddresses
 from callbreak.web.accesslog import room_event
 from callbreak.web.actions import TableAction
 from callbreak.web.backend import OWNER, Backend, Event
-from callbreak.web.driver import Decided, Driver, Move
+from callbreak.web.driver import COMPUTER_TURN, Decided, Driver, Move
 from callbreak.web.http import LOG
 from callbreak.web.hub import ROOM_VIEW, VIEW, Hub
 from callbreak.web.listener import Teller, follow
 from callbreak.web.metrics import DETACHED, Metrics
-from callbreak.web.model import FINISHED, PLAYING, StaleAction, TableData
+from callbreak.web.model import COMPUTER, FINISHED, PLAYING, StaleAction, TableData
 from callbreak.web.presence import Presence
 from callbreak.web.reactions import REACTIONS
 from callbreak.web.searches import Searches
@@ -340,6 +340,11 @@ class LiveTable:
             self.deciding = None
         if self.state.version != decided.version:
             self.state.thinking = None  # the table moved on meanwhile (a person first)
+            return
+        if (decided.by == COMPUTER_TURN) != (self.state.seats[decided.seat].kind == COMPUTER):
+            # The seat changed hands on this version (a person took the computer's seat over
+            # from this deal): whoever plays it now decides, not the one that began.
+            self.state.thinking = None
             return
         try:
             await self._act(decided.seat, decided.action, decided.version, decided.faults, None)

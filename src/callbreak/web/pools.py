@@ -52,7 +52,7 @@ from callbreak.web.model import (
     take_over,
 )
 from callbreak.web.profiles import signed_in
-from callbreak.web.standings import rate_finished
+from callbreak.web.standings import abandoned, rate_finished
 from callbreak.web.state import replay
 from callbreak.web.tables import LiveTable, Tables
 
@@ -139,7 +139,7 @@ class Pools:
             return place
         data = await self.backend.load(place["room"])
         if data is None or not _holds(data, place["seat"], profile):
-            if data is not None and data.status == FINISHED:
+            if data is not None:  # finished, or left by everyone: rated if nobody has yet
                 await rate_finished(self.backend, data)
             place = place | {"over": True}
             await self.backend.placed({profile: place})
@@ -254,9 +254,9 @@ class Pools:
     async def _offers(self, pool: Pool) -> list[Offer]:
         """The computers' seats a person may take now at the pool's tables being played, the
         best first: a deal not yet begun (taken at once) before a deal being played (taken
-        from the next), tables with more people first, then the deal nearest its end. A table
-        with nothing left to take (its computers' seats taken, its last deal begun, over, gone)
-        is withdrawn."""
+        from the next), tables with more people still at them first, then the deal nearest its
+        end. A table with nothing left to take (its computers' seats taken, its last deal
+        begun, over, gone, or left by every person at it) is withdrawn."""
         found: list[tuple[tuple[int, int, int], Offer]] = []
         for room in await self.backend.offers(pool.name):
             data = await self.backend.load(room)
@@ -310,13 +310,18 @@ def _offered(
     if public is None or public.get("pool") != pool:
         return None
     seats = [seat for seat, info in enumerate(data.seats) if info.kind == COMPUTER]
+    if abandoned(data):
+        return None  # played no further, and rated already: nobody is sent there
     match = replay(data) if seats else None
     first = None if match is None else first_free_deal(data, match)
     if match is None or first is None:
         return None
-    people = frozenset(p for p in public["profiles"] if p is not None)
+    profiles = public["profiles"]
+    people = frozenset(p for p in profiles if p is not None)
+    # Ranked by the people still at it: those who left are nobody to play with.
+    staying = sum(1 for p, info in zip(profiles, data.seats, strict=True) if p and not info.left)
     soon = 0 if first == len(match.deals) - 1 else 1
-    return (soon, -len(people), -len(match.deal.actions)), people, seats
+    return (soon, -staying, -len(match.deal.actions)), people, seats
 
 
 def first_free_deal(data: TableData, match: Match) -> int | None:

@@ -18,7 +18,7 @@ from starlette.routing import Route
 from callbreak.refusals import Refusal, read_object
 from callbreak.web.accesslog import room_event
 from callbreak.web.export import record_of, replay_data
-from callbreak.web.http import bearer, check_bots
+from callbreak.web.http import LOG, bearer, check_bots
 from callbreak.web.limits import DEFAULT, Limits, address_of
 from callbreak.web.model import (
     DEFAULT_COVER,
@@ -34,6 +34,7 @@ from callbreak.web.model import (
     start,
 )
 from callbreak.web.reviews import Reviews
+from callbreak.web.standings import rate_finished
 from callbreak.web.state import replay
 from callbreak.web.tables import LiveTable, Tables
 from callbreak.web.view import lobby_json
@@ -143,6 +144,13 @@ def routes(tables: Tables, limits: Limits = DEFAULT, reviews: Reviews | None = N
         # make another person leave.
         seat = await table.change(lambda data: _left(data, token))
         room_event(table.id, "left", seat=seat)
+        if table.state.data.public is not None:
+            # The last person at a pool's table gone: it is played no further, so it is rated
+            # now (web.standings); a store out of reach leaves it to their next status poll.
+            try:
+                await rate_finished(table.backend, table.state.data)
+            except table.backend.failures:
+                LOG.warning("table %s: the rating waits for the store", table.id)
         return JSONResponse(lobby_json(table.state))
 
     async def record(request: Request) -> Response:

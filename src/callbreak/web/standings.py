@@ -26,11 +26,19 @@ from callbreak.refusals import Refusal
 from callbreak.seating import PlayerSpec
 from callbreak.web.backend import Backend
 from callbreak.web.career import play_of
-from callbreak.web.model import FINISHED, PERSON, Seat, TableData
+from callbreak.web.model import FINISHED, PERSON, PLAYING, Seat, TableData
 from callbreak.web.profiles import public_json, rating_json, signed_in
 from callbreak.web.state import replay
 
-__all__ = ["BOARD_SIZE", "match_id", "outcome_of", "rate_finished", "rated_for", "routes"]
+__all__ = [
+    "BOARD_SIZE",
+    "abandoned",
+    "match_id",
+    "outcome_of",
+    "rate_finished",
+    "rated_for",
+    "routes",
+]
 
 BOARD_SIZE = 100
 """Ratings a leaderboard lists at most."""
@@ -43,15 +51,16 @@ def match_id(data: TableData) -> str:
 
 
 def outcome_of(data: TableData) -> Outcome | None:
-    """A finished pool's table as the ratings see it; None for any other table (a room of
-    friends, a match against the computer, a table still being played or ended early).
+    """A finished pool's table as the ratings see it, or one every person left
+    (:func:`abandoned`); None for any other table (a room of friends, a match against the
+    computer, a table still being played or ended early).
 
     A seat a person took over from a computer (``Seat.since``) rates that person when they
     played at least half of the match's scored deals (:func:`rated_for`); otherwise the seat
     counts as its computer and the person is not rated for the match: the seat's score is
     mostly the computer's play, which must not make or cost a rating."""
     public = data.public
-    if data.status != FINISHED or public is None:
+    if public is None or not (data.status == FINISHED or abandoned(data)):
         return None
     match = replay(data)
     scored = [index for index, deal in enumerate(match.deals) if not deal.thrown_in]
@@ -71,6 +80,18 @@ def outcome_of(data: TableData) -> Outcome | None:
     return Outcome(match_id(data), str(public["pool"]), tuple(seats), places, frozenset(left))
 
 
+def abandoned(data: TableData) -> bool:
+    """Whether ``data`` is a pool's table being played that every person at it has left for
+    good: a table nobody is at is not driven, so it is played no further, and its people are
+    rated now, last (a match left counts as last place, whatever the seat scores after)."""
+    public = data.public
+    if public is None or data.status != PLAYING:
+        return False
+    profiles = public["profiles"]
+    people = [seat for seat, profile in zip(data.seats, profiles, strict=True) if profile]
+    return bool(people) and all(seat.left for seat in people)
+
+
 def rated_for(seat: Seat, scored: Sequence[int]) -> bool:
     """Whether the person in ``seat`` is rated for the match whose scored deals have the
     indexes ``scored``: always, unless they took the seat over from a computer and played
@@ -82,11 +103,12 @@ def rated_for(seat: Seat, scored: Sequence[int]) -> bool:
 
 
 async def rate_finished(backend: Backend, data: TableData) -> bool:
-    """Rate ``data``'s match if it is a finished pool's table; whether this call rated it
-    (False: not a pool's finished table, or some process rated it already). The live table
-    calls it once it has stored the action that ends the match (``web.live``); the pools'
-    status poll calls it too, so that a match whose rating failed there (the store out of
-    reach, the process gone) is rated at the next poll of one of its people."""
+    """Rate ``data``'s match if it is a finished pool's table, or one every person left;
+    whether this call rated it (False: neither, or some process rated it already). The live
+    table calls it once it has stored the action that ends the match (``web.live``), the
+    rooms' leave once a person has left (``web.rooms``); the pools' status poll calls it too,
+    so that a match whose rating failed there (the store out of reach, the process gone) is
+    rated at the next poll of one of its people."""
     outcome = outcome_of(data)
     if outcome is None:
         return False

@@ -731,7 +731,7 @@ export default {
   "challenge.madeShort": "Calls made",
   "challenge.madeOf": (v, h) => `${h.num(v.made)}/${h.num(v.deals)}`,
   "challenge.done": "Played: your place is in the standings below.",
-  "challenge.why.provisional": "Not ranked: a player needs 10 rated public matches before the challenge ranks them.",
+  "challenge.why.provisional": "Not ranked: a player needs 10 public matches played to the end before the challenge ranks them.",
   "challenge.why.address": "Not ranked: someone else from your address already played today's challenge, and one attempt ranks per address.",
   "challenge.why.late": "Not ranked: your attempt ended after the day closed.",
   "challenge.why.unfinished": "Not ranked: your attempt was not finished before the day closed.",
