@@ -175,10 +175,17 @@ RECORDER = """() => {
 }"""
 
 
+SHORT_MS = 600
+"""The finished trick's short pause (prefs.js PAUSES)."""
+
+
 @pytest.mark.parametrize("width", ["1366", "390"])
 def test_the_hand_stays_put_for_the_whole_deal(browser: Any, base_url: str, width: str) -> None:
-    # With motion, and a finished trick that stays up a moment (short), as a person sees it.
+    """With motion, fast computers and a finished trick that stays up a moment (short), as a
+    person sees it; the page's clock is Playwright's, and once a finished trick has been up a
+    frame the rest of its pause passes at once (nothing moves while it is up)."""
     ctx = context(browser, width, pause="short", motion=True)
+    ctx.clock.install()
     page = ctx.new_page()
     try:
         match = new_match(page, base_url, rules="strict(deals=1)", speed="fast")
@@ -190,7 +197,10 @@ def test_the_hand_stays_put_for_the_whole_deal(browser: Any, base_url: str, widt
             now = step(page)
             if now == "dialog":
                 break
-            tricks_seen = max(tricks_seen, page.locator(".trick .card").count())
+            on_table = page.locator(".trick .card").count()
+            tricks_seen = max(tricks_seen, on_table)
+            if page.locator(".trick .card.winner").count():
+                page.clock.fast_forward(SHORT_MS)
         moves = page.evaluate("window.__moves")
     finally:
         ctx.close()
@@ -219,7 +229,9 @@ def test_reduced_motion_turns_motion_off(browser: Any, base_url: str) -> None:
     ctx = context(browser, "1366", pause="short", motion=False)
     page = ctx.new_page()
     try:
-        match = new_match(page, base_url, rules="strict(deals=1)", speed="fast")
+        # The computers at once (the page draws their cards one after the other): nothing
+        # here waits on their pace.
+        match = new_match(page, base_url, rules="strict(deals=1)", speed="instant")
         page.goto(f"{base_url}/#/play/{match}")
         page.wait_for_selector(".hand .card")
         assert page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
