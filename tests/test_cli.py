@@ -298,6 +298,7 @@ def test_rules_lists_profiles() -> None:
         assert name in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not Path("/proc/self/task").exists(), reason="reads a process's children in /proc"
 )
@@ -365,6 +366,7 @@ def _rss(pid: int) -> int:
     raise AssertionError(f"no VmRSS for process {pid}")
 
 
+@pytest.mark.slow
 def test_x_forwarded_for_counts_only_from_a_configured_proxy(tmp_path: Path) -> None:
     """Rate limits count the peer; X-Forwarded-For names the client only from --proxies."""
     burst = int(DEFAULT.lookup_burst)
@@ -385,6 +387,7 @@ def test_x_forwarded_for_counts_only_from_a_configured_proxy(tmp_path: Path) -> 
         assert statuses == [404] * burst + [429]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads memory from /proc")
 def test_a_huge_frame_closes_its_socket_and_the_server_does_not_grow(tmp_path: Path) -> None:
     """uvicorn's own limit is the app's (16 kB): a 5 MB frame is never held."""
@@ -419,6 +422,7 @@ def test_a_huge_frame_closes_its_socket_and_the_server_does_not_grow(tmp_path: P
         assert _get(f"{base}/api/profiles") == 200
 
 
+@pytest.mark.slow
 def test_a_client_that_pings_and_never_reads_is_dropped(tmp_path: Path) -> None:
     """Pings pass every message limit, and uvicorn writes each pong at once: a client that
     sends 20 MB of pings and reads nothing is dropped, and the server does not keep its pongs."""

@@ -266,6 +266,7 @@ async def test_two_people_and_a_spectator_play_a_room(app: Any, base: str) -> No
         await client.close()
 
 
+@pytest.mark.slow
 async def test_the_clock_runs_out_and_the_cover_plays(app: Any, base: str) -> None:
     code, creator = new_room(
         base, seats=["random", "random", "random"], turn_seconds=5, cover="random", speed="instant"
@@ -288,6 +289,7 @@ async def test_the_clock_runs_out_and_the_cover_plays(app: Any, base: str) -> No
     await asha.close()
 
 
+@pytest.mark.slow
 async def test_a_searching_cover_has_the_stand_in_while_its_search_compiles(
     app: Any, base: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -327,6 +329,7 @@ async def test_a_searching_cover_has_the_stand_in_while_its_search_compiles(
     await asha.close()
 
 
+@pytest.mark.slow
 async def test_a_person_who_goes_away_is_covered_and_gets_the_seat_back(
     app: Any, base: str
 ) -> None:

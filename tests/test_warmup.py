@@ -46,6 +46,7 @@ def called_from_python() -> set[str]:
     return names
 
 
+@pytest.mark.slow
 def test_warm_up_compiles_every_kernel_function_the_players_call() -> None:
     result = subprocess.run(
         [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=600, check=True
@@ -90,6 +91,7 @@ print(json.dumps(seen))
 """
 
 
+@pytest.mark.slow
 def test_the_warm_up_readies_the_stand_in_before_the_search() -> None:
     result = subprocess.run(
         [sys.executable, "-c", ORDER], capture_output=True, text=True, timeout=600, check=True
@@ -169,6 +171,7 @@ def positions() -> list[tuple[Observation, tuple[int, ...]]]:
     return seen
 
 
+@pytest.mark.slow
 def test_each_search_player_names_the_kernel_functions_its_decisions_call(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
