@@ -11,6 +11,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -298,6 +299,7 @@ def test_rules_lists_profiles() -> None:
         assert name in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not Path("/proc/self/task").exists(), reason="reads a process's children in /proc"
 )
@@ -348,6 +350,18 @@ def _get(url: str, forwarded: str | None = None) -> int:
         return answer.code
 
 
+@pytest.fixture(scope="module")
+def loaded_server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """One `callbreak serve` process for the tests of its memory, started once for the module,
+    its computer players loaded (their memory is not what those tests measure)."""
+    folder = tmp_path_factory.mktemp("serve")
+    with callbreak_serve(folder) as (process, base):
+        _computers_loaded(process, folder)
+        yield process, base
+
+
 def _computers_loaded(process: subprocess.Popen[bytes], folder: Path) -> None:
     """Wait until the serve process says its computer players are loaded (in the background,
     from its start: memory it takes meanwhile is theirs)."""
@@ -365,6 +379,7 @@ def _rss(pid: int) -> int:
     raise AssertionError(f"no VmRSS for process {pid}")
 
 
+@pytest.mark.slow
 def test_x_forwarded_for_counts_only_from_a_configured_proxy(tmp_path: Path) -> None:
     """Rate limits count the peer; X-Forwarded-For names the client only from --proxies."""
     burst = int(DEFAULT.lookup_burst)
@@ -385,41 +400,46 @@ def test_x_forwarded_for_counts_only_from_a_configured_proxy(tmp_path: Path) -> 
         assert statuses == [404] * burst + [429]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads memory from /proc")
-def test_a_huge_frame_closes_its_socket_and_the_server_does_not_grow(tmp_path: Path) -> None:
+def test_a_huge_frame_closes_its_socket_and_the_server_does_not_grow(
+    loaded_server: tuple[subprocess.Popen[bytes], str],
+) -> None:
     """uvicorn's own limit is the app's (16 kB): a 5 MB frame is never held."""
     from websockets.exceptions import ConnectionClosed
     from websockets.sync.client import connect
 
-    with callbreak_serve(tmp_path) as (process, base):
-        _computers_loaded(process, tmp_path)  # their memory is not the frame's
-        request = urllib.request.Request(
-            f"{base}/api/matches",
-            data=json.dumps({"opponents": ["random"] * 3}).encode(),
-            headers={"Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            made = json.load(answer)
-        address = f"{base.replace('http', 'ws')}/ws/matches/{made['id']}"
-        before = _rss(process.pid)
-        for _ in range(5):
-            with connect(address, max_size=None, open_timeout=10) as socket:
-                socket.send(json.dumps({"type": "hello", "token": made["token"]}))
-                assert json.loads(socket.recv(timeout=10))["type"] == "welcome"
-                assert json.loads(socket.recv(timeout=10))["type"] == "state"
-                with pytest.raises(ConnectionClosed):
-                    socket.send("x" * 5_000_000)
-                    while True:  # past any message already on its way; never "too long"
-                        message = json.loads(socket.recv(timeout=10))
-                        assert message["type"] != "error", message
-            assert socket.close_code in (1009, 1006, None), socket.close_code
-        grown = _rss(process.pid) - before
-        assert grown < 20_000_000, f"the server grew by {grown / 1e6:.1f} MB"
-        # The server goes on.
-        assert _get(f"{base}/api/profiles") == 200
+    process, base = loaded_server
+    request = urllib.request.Request(
+        f"{base}/api/matches",
+        data=json.dumps({"opponents": ["random"] * 3}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        made = json.load(answer)
+    address = f"{base.replace('http', 'ws')}/ws/matches/{made['id']}"
+    before = _rss(process.pid)
+    for _ in range(5):
+        with connect(address, max_size=None, open_timeout=10) as socket:
+            socket.send(json.dumps({"type": "hello", "token": made["token"]}))
+            assert json.loads(socket.recv(timeout=10))["type"] == "welcome"
+            assert json.loads(socket.recv(timeout=10))["type"] == "state"
+            with pytest.raises(ConnectionClosed):
+                socket.send("x" * 5_000_000)
+                while True:  # past any message already on its way; never "too long"
+                    message = json.loads(socket.recv(timeout=10))
+                    assert message["type"] != "error", message
+        assert socket.close_code in (1009, 1006, None), socket.close_code
+    grown = _rss(process.pid) - before
+    assert grown < 20_000_000, f"the server grew by {grown / 1e6:.1f} MB"
+    # The server goes on.
+    assert _get(f"{base}/api/profiles") == 200
 
 
-def test_a_client_that_pings_and_never_reads_is_dropped(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_a_client_that_pings_and_never_reads_is_dropped(
+    loaded_server: tuple[subprocess.Popen[bytes], str],
+) -> None:
     """Pings pass every message limit, and uvicorn writes each pong at once: a client that
     sends 20 MB of pings and reads nothing is dropped, and the server does not keep its pongs."""
     import base64
@@ -427,42 +447,41 @@ def test_a_client_that_pings_and_never_reads_is_dropped(tmp_path: Path) -> None:
 
     from callbreak.web.client import http
 
-    with callbreak_serve(tmp_path) as (process, base):
-        _computers_loaded(process, tmp_path)  # their memory is not the pongs'
-        status, room = http("POST", f"{base}/api/rooms", {"name": "Asha"})
-        assert status == 201
-        port = int(base.rsplit(":", 1)[1])
-        before = _rss(process.pid)
-        peer = sockets.socket()
-        peer.setsockopt(sockets.SOL_SOCKET, sockets.SO_RCVBUF, 4096)  # reads nothing anyway
-        peer.connect(("127.0.0.1", port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        peer.sendall(
-            (
-                f"GET /ws/rooms/{room['room']} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            ).encode()
-        )
-        assert b" 101 " in peer.recv(4096).split(b"\r\n")[0] + b" "
-        payload = os.urandom(125)
-        mask = os.urandom(4)
-        masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
-        ping = bytes([0x89, 0x80 | 125]) + mask + masked
-        batch = ping * 8000  # 1 MB of pings a send
-        peer.settimeout(10)
-        sent, dropped = 0, False
-        try:
-            while sent < 20_000_000:
-                peer.sendall(batch)
-                sent += len(batch)
-        except (ConnectionResetError, BrokenPipeError, TimeoutError):
-            dropped = True
-        grown = _rss(process.pid) - before
-        peer.close()
-        assert dropped, f"{sent / 1e6:.0f} MB of pings were taken with nothing read"
-        assert grown < 20_000_000, f"the server grew by {grown / 1e6:.1f} MB"
-        assert _get(f"{base}/api/profiles") == 200  # and goes on
+    process, base = loaded_server
+    status, room = http("POST", f"{base}/api/rooms", {"name": "Asha"})
+    assert status == 201
+    port = int(base.rsplit(":", 1)[1])
+    before = _rss(process.pid)
+    peer = sockets.socket()
+    peer.setsockopt(sockets.SOL_SOCKET, sockets.SO_RCVBUF, 4096)  # reads nothing anyway
+    peer.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    peer.sendall(
+        (
+            f"GET /ws/rooms/{room['room']} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    assert b" 101 " in peer.recv(4096).split(b"\r\n")[0] + b" "
+    payload = os.urandom(125)
+    mask = os.urandom(4)
+    masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+    ping = bytes([0x89, 0x80 | 125]) + mask + masked
+    batch = ping * 8000  # 1 MB of pings a send
+    peer.settimeout(10)
+    sent, dropped = 0, False
+    try:
+        while sent < 20_000_000:
+            peer.sendall(batch)
+            sent += len(batch)
+    except (ConnectionResetError, BrokenPipeError, TimeoutError):
+        dropped = True
+    grown = _rss(process.pid) - before
+    peer.close()
+    assert dropped, f"{sent / 1e6:.0f} MB of pings were taken with nothing read"
+    assert grown < 20_000_000, f"the server grew by {grown / 1e6:.1f} MB"
+    assert _get(f"{base}/api/profiles") == 200  # and goes on
 
 
 @pytest.mark.parametrize(

@@ -653,6 +653,7 @@ def _hash_for(seconds: float) -> None:
         hashlib.sha256(block).digest()
 
 
+@pytest.mark.slow
 def test_a_thread_runs_on_while_the_expert_searches() -> None:
     """A 1 ms ticker thread sees no gap over 50 ms while the expert decides in another thread
     (it saw 130-530 ms while the kernel held the interpreter's lock): beyond what the ticker
@@ -708,6 +709,7 @@ print(numba.threading_layer())
 """
 
 
+@pytest.mark.slow
 def test_searches_in_several_threads_under_the_workqueue_layer() -> None:
     """numba's own threading layer aborts the process when two threads launch parallel loops at
     once, which the interpreter's lock prevented until the kernel let go of it; the kernel's

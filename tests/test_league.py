@@ -136,6 +136,7 @@ def test_cli_league_file_mistake_is_one_line(tmp_path: Path) -> None:
 # --- ratings -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_ratings_order_clearly_ranked_players(overcaller: str, tmp_path: Path) -> None:
     text = "sets = 4\nseed = 2\n" + "".join(
         f'[[entrant]]\nlabel = "+{extra}"\nspec = "overcaller(extra={extra})"\n'
@@ -154,8 +155,10 @@ def test_ratings_order_clearly_ranked_players(overcaller: str, tmp_path: Path) -
 # --- resuming ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_resume_plays_only_the_missing_sets(tmp_path: Path) -> None:
-    league = league_of("sets = 3\nseed = 4\n" + ENTRANTS)
+    # One-deal matches: what is checked is which sets are played, and that they add up.
+    league = league_of('sets = 3\nseed = 4\nrules = "strict(deals=1)"\n' + ENTRANTS)
     fresh = run_league(league, ResultsStore(tmp_path / "fresh.sqlite"), workers=1)
     assert fresh.complete and fresh.played == 3 * 3 * 2
 
@@ -214,6 +217,7 @@ def test_a_changed_spec_is_a_new_player(tmp_path: Path) -> None:
 # --- reports -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_reports_json_markdown_and_svg(tmp_path: Path) -> None:
     league = league_of('name = "tiny <league>"\nsets = 2\n' + ENTRANTS)
     standings = run_league(league, ResultsStore(tmp_path / "r.sqlite"), workers=1, command="x")
@@ -236,7 +240,7 @@ def test_reports_json_markdown_and_svg(tmp_path: Path) -> None:
 def test_a_remote_bot_entrant_on_ray_gives_the_local_result(local_ray: str, tmp_path: Path) -> None:
     with running(create_app("beginner")) as address:
         text = (
-            'sets = 1\nbot_budget = 0\nrules = "bhoos"\n'
+            'sets = 1\nbot_budget = 0\nrules = "bhoos(deals=1)"\n'
             '[[entrant]]\nlabel = "bot"\n'
             f'spec = "{address}"\n'
             '[[entrant]]\nlabel = "random"\nspec = "random"\n'

@@ -177,6 +177,7 @@ def test_levels_play_whole_matches_legally(level: str, profile: str) -> None:
     assert check(Record.from_match(match)).valid
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_expert_plays_a_whole_match_legally(profile: str) -> None:
     match = Match(profile, seed=5)
@@ -220,6 +221,7 @@ def test_same_seed_same_game(level: str) -> None:
     assert run() == run()
 
 
+@pytest.mark.slow
 def test_expert_is_deterministic_for_a_seed() -> None:
     match = Match("strict", seed=21)
     deal = match.deal

@@ -326,6 +326,7 @@ def test_a_match_past_the_review_bound_is_refused_by_code(tmp_path: Path, held: 
 # --- rooms, and the real pool ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_room_is_reviewed_for_the_seat_its_token_holds_by_the_real_pool(
     tmp_path: Path,

@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,12 +20,15 @@ from websockets.exceptions import ConnectionClosed
 from callbreak.bots.remote import BotAddresses
 from callbreak.game import Match
 from callbreak.record import check, from_data
+from callbreak.web import cover
 from callbreak.web.actions import Stop, decode, take
 from callbreak.web.app import create_app
 from callbreak.web.client import Client, http
+from callbreak.web.driver import Move
 from callbreak.web.export import record_of
 from callbreak.web.limits import DEFAULT
 from callbreak.web.state import event_json
+from callbreak.web.tasks import LEASE_SECONDS
 from callbreak.web.view import lobby_json, seat_view
 from tests.fairness import hidden_cards_seen
 from tests.helpers import FAST, Listener, http_reply, running, swap_hidden
@@ -266,6 +271,7 @@ async def test_two_people_and_a_spectator_play_a_room(app: Any, base: str) -> No
         await client.close()
 
 
+@pytest.mark.slow
 async def test_the_clock_runs_out_and_the_cover_plays(app: Any, base: str) -> None:
     code, creator = new_room(
         base, seats=["random", "random", "random"], turn_seconds=5, cover="random", speed="instant"
@@ -288,6 +294,7 @@ async def test_the_clock_runs_out_and_the_cover_plays(app: Any, base: str) -> No
     await asha.close()
 
 
+@pytest.mark.slow
 async def test_a_searching_cover_has_the_stand_in_while_its_search_compiles(
     app: Any, base: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -327,8 +334,9 @@ async def test_a_searching_cover_has_the_stand_in_while_its_search_compiles(
     await asha.close()
 
 
+@pytest.mark.slow
 async def test_a_person_who_goes_away_is_covered_and_gets_the_seat_back(
-    app: Any, base: str
+    app: Any, base: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     code, creator = new_room(
         base, seats=[None, "random", "random"], turn_seconds=0, speed="instant"
@@ -357,7 +365,14 @@ async def test_a_person_who_goes_away_is_covered_and_gets_the_seat_back(
     helper = asyncio.ensure_future(asha.play_until(lambda m: False, timeout=120))
     turn = await back.my_turn(timeout=60)
     assert turn is not None
-    await asyncio.sleep(6)  # longer than the grace: the cover must not play
+    # However long Bikash takes, the cover leaves his turn to him: asked with the cover's clock
+    # and the table loop's (asyncio's, time.monotonic) an hour on, far past the away grace, the
+    # driver moves nothing. A clock given, not a sleep that waits for nothing to happen.
+    hour, real = 3600.0, time.time
+    with monkeypatch.context() as later:
+        later.setattr(cover, "time", SimpleNamespace(time=lambda: real() + hour))
+        assert table.driver.cover.reason(1) == (None, LEASE_SECONDS)
+        assert not isinstance(table.driver.next(time.monotonic() + hour), Move)
     assert app.state.tables.live[code].state.version == turn["version"]
     helper.cancel()
     assert_fair(app, code, asha, back)

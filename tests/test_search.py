@@ -64,6 +64,7 @@ def _seen(match: Match) -> Observation:
 # --- IS-MCTS ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", ["strict", "bhoos", "pagat", "classic(free_following=true)"])
 def test_ismcts_plays_a_whole_match_legally(rules: str) -> None:
     match = Match(rules, seed=4)
@@ -121,6 +122,7 @@ def _fourth_caller(seed: int) -> Match:
     return match
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "spec",
     [
@@ -287,6 +289,7 @@ def test_a_call_of_the_lowest_says_only_that_the_hand_is_weak() -> None:
 # --- the expert's options ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("options", "twice"),
     [
@@ -385,6 +388,7 @@ def test_a_rounds_budget_goes_where_decisions_are_hard() -> None:
     assert share(first_card, 1.0, choices=4) > 1.0 / 13
 
 
+@pytest.mark.slow
 def test_spending_by_the_deal_never_exceeds_the_deals_budget() -> None:
     match = Match("strict(deals=1)", seed=3)
     expert = ExpertPlayer(time=0.05, seed=1, deadline=False, spend="deal")
@@ -431,6 +435,7 @@ def test_the_playouts_option_says_where_the_others_play_by_the_model() -> None:
     }
 
 
+@pytest.mark.slow
 def test_model_playouts_size_the_searches_they_slow() -> None:
     """The model costs more per card, so the searches that play the others by it are sized
     down by its cost factors, and only those."""
@@ -452,6 +457,7 @@ def test_model_playouts_size_the_searches_they_slow() -> None:
     assert cards[1] == pytest.approx(policy[1] / MODEL_TREE_COST, rel=0.05)
 
 
+@pytest.mark.slow
 def test_the_oracle_can_play_the_others_by_the_model_of_play() -> None:
     spec = "oracle(rollouts=16, playouts=model)"
     assert make_player(spec).spec == spec
@@ -470,6 +476,7 @@ def test_the_oracle_can_play_the_others_by_the_model_of_play() -> None:
     assert values("model") != values("policy")
 
 
+@pytest.mark.slow
 def test_the_seer_is_the_expert_with_a_share_of_its_worlds_the_true_deal() -> None:
     assert "seer" in MEASURING and "seer" not in LEVELS
     spec = "seer(time=0.05, seed=4, deadline=false, playouts=model, truth=0.5)"

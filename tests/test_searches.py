@@ -274,6 +274,7 @@ async def _match_person(base: str, seed: int, thinking: asyncio.Event) -> None:
         await person.close()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_clients_six_matches_of_experts_do_not_slow_another_room(tmp_path: Path) -> None:
     """Another room's 95th percentile action latency, without and then with one client playing

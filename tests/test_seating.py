@@ -161,6 +161,7 @@ class Timed(AdvancedPlayer):
         return super().call(observation)
 
 
+@pytest.mark.slow
 def test_a_limit_reaches_the_player_through_the_interface() -> None:
     match = Match("strict", seed=2)
     player = Timed()

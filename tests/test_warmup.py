@@ -19,19 +19,6 @@ from callbreak.warmup import needs_kernel
 
 PLAYERS = Path(__file__).parent.parent / "src" / "callbreak" / "players"
 
-# In a fresh process (this one has compiled kernel functions in other tests already): warm up,
-# then list the kernel's compiled functions that have machine code for some signature.
-PROBE = """
-import json
-from callbreak.players import kernel
-from callbreak.warmup import warm_up
-warm_up()
-dispatchers = {name: kernel.dispatcher(value) for name, value in vars(kernel).items()}
-print(json.dumps({
-    name: bool(value.signatures) for name, value in dispatchers.items() if value is not None
-}))
-"""
-
 
 def called_from_python() -> set[str]:
     """Kernel functions the players' Python code calls, read from their source."""
@@ -46,11 +33,50 @@ def called_from_python() -> set[str]:
     return names
 
 
-def test_warm_up_compiles_every_kernel_function_the_players_call() -> None:
+# In a fresh process on the cache other tests left (this one has compiled kernel functions in
+# other tests already), the warm-up, watched: which of the stand-in's and the search's functions
+# had machine code when its first search decision started (the stand-in must be serving; the
+# search's functions not compiled yet), and then which of the kernel's compiled functions have
+# machine code for some signature.
+WARM_UP = """
+import json
+from callbreak import warmup
+from callbreak.players import kernel
+from callbreak.players.expert import ExpertPlayer
+from callbreak.warmup import warm_up
+seen = {}
+original = ExpertPlayer.rank_calls
+def rank_calls(self, observation, **limits):
+    if not seen:
+        seen["stand-in ready"] = warmup.serving()
+        for name in ("simulate", "evaluate"):
+            seen[name] = bool(kernel.dispatcher(getattr(kernel, name)).signatures)
+    return original(self, observation, **limits)
+ExpertPlayer.rank_calls = rank_calls
+warm_up()
+dispatchers = {name: kernel.dispatcher(value) for name, value in vars(kernel).items()}
+compiled = {
+    name: bool(value.signatures) for name, value in dispatchers.items() if value is not None
+}
+print(json.dumps({"seen": seen, "compiled": compiled}))
+"""
+
+
+@pytest.fixture(scope="module")
+def warmed_up() -> dict[str, dict[str, bool]]:
+    """What WARM_UP found, in one fresh process for the module's tests (a warm-up loads the
+    whole kernel: about ten seconds on a loaded machine)."""
     result = subprocess.run(
-        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=600, check=True
+        [sys.executable, "-c", WARM_UP], capture_output=True, text=True, timeout=600, check=True
     )
-    compiled = json.loads(result.stdout.splitlines()[-1])
+    return json.loads(result.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest.mark.slow
+def test_warm_up_compiles_every_kernel_function_the_players_call(
+    warmed_up: dict[str, dict[str, bool]],
+) -> None:
+    compiled = warmed_up["compiled"]
     called = called_from_python() & set(compiled)
     assert {"choose", "simulate", "evaluate", "sample_worlds", "hand_strength"} <= called
     assert {"ismcts", "play_log_likelihoods"} <= called
@@ -68,34 +94,11 @@ def test_which_specs_need_the_kernel() -> None:
 
 # --- the stand-in while a first start compiles --------------------------------------------------
 
-# In a fresh process on the cache other tests left: when the warm-up's first search decision
-# starts, the stand-in's functions must have machine code already (loaded or compiled first),
-# and the search's not yet.
-ORDER = """
-import json
-from callbreak import warmup
-from callbreak.players import kernel
-from callbreak.players.expert import ExpertPlayer
-from callbreak.warmup import warm_up
-seen = {}
-original = ExpertPlayer.rank_calls
-def rank_calls(self, observation, **limits):
-    if not seen:
-        seen["stand-in ready"] = warmup.serving()
-        for name in ("simulate", "evaluate"):
-            seen[name] = bool(kernel.dispatcher(getattr(kernel, name)).signatures)
-    return original(self, observation, **limits)
-ExpertPlayer.rank_calls = rank_calls
-warm_up()
-print(json.dumps(seen))
-"""
-
-
-def test_the_warm_up_readies_the_stand_in_before_the_search() -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", ORDER], capture_output=True, text=True, timeout=600, check=True
-    )
-    seen = json.loads(result.stdout.splitlines()[-1])
+@pytest.mark.slow
+def test_the_warm_up_readies_the_stand_in_before_the_search(
+    warmed_up: dict[str, dict[str, bool]],
+) -> None:
+    seen = warmed_up["seen"]
     assert seen == {"stand-in ready": True, "simulate": False, "evaluate": False}
 
 
@@ -180,6 +183,7 @@ def positions() -> list[tuple[Observation, tuple[int, ...]]]:
     return seen
 
 
+@pytest.mark.slow
 def test_each_search_player_names_the_kernel_functions_its_decisions_call(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

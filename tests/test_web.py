@@ -771,7 +771,13 @@ def test_the_next_deal_waits_for_the_summary_to_be_closed(
         state = _play_first_deal(socket, seen=True)
         assert state["turn"] != 0 and state["phase"] == "calling"
         version = state["version"]
-        time.sleep(1.5)  # at instant speed the computers would have called by now
+        # At instant speed a computer would call at once: the driver, asked at any moment of
+        # the summary's time on its loop's clock (asyncio's, time.monotonic), moves nothing
+        # until that time is up. A clock given, not a sleep that waits for nothing to happen.
+        now = time.monotonic()
+        for later in (0.0, 1.5, 590.0):
+            assert not isinstance(table.driver.next(now + later), driver.Move), later
+        assert isinstance(table.driver.next(now + 601.0), driver.Move)
         assert table.state.version == version and table.driver.waiting_on_summary() == [0]
         socket.send_json({"type": "seen", "deals": 1})
         assert _wait_for(lambda: table.state.version > version)

@@ -7,6 +7,8 @@
 //
 // window.__phone: the checks of the page as it is now (look), of the last trick (peek), of the
 // card focused from the keyboard (focus), and what the page asks of its person (asks).
+//
+// window.__sent: the type of each message the page sent on its sockets, in order.
 
 (() => {
   const Native = window.WebSocket;
@@ -56,6 +58,9 @@
   };
 
   window.__sockets = [];
+  // The type of every message the page sends, in order: a tap that must not play is checked
+  // by what the page said, not by a wait that proves nothing.
+  window.__sent = [];
   window.WebSocket = class extends Native {
     constructor(...args) {
       super(...args);
@@ -95,6 +100,15 @@
         };
         setTimeout(check, 0);
       });
+    }
+
+    send(data) {
+      try {
+        window.__sent.push(JSON.parse(data).type);
+      } catch {
+        window.__sent.push(null);
+      }
+      super.send(data);
     }
   };
 

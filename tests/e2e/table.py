@@ -180,17 +180,23 @@ def play_deals(base_url: str, match_id: str, deals: int | None = None) -> None:
 
 
 def play_to(
-    base_url: str, match_id: str, deals: int | None = None, tricks: int | None = None
+    base_url: str,
+    match_id: str,
+    deals: int | None = None,
+    tricks: int | None = None,
+    room_token: str | None = None,
 ) -> None:
     """Play a match these tests made through its socket, as a quick person would (the lowest
     call, the first legal card), with no page open: to its end, or until ``deals`` deals are
     scored (each deal's summary taken as seen, so that the next deal is dealt), or until
-    ``tricks`` tricks of the deal in play are taken (the page then opens at its next trick)."""
+    ``tricks`` tricks of the deal in play are taken (the page then opens at its next trick).
+    With ``room_token``, ``match_id`` is a room's code and the seat that token holds plays."""
     from websockets.sync.client import connect
 
-    address = base_url.replace("http://", "ws://") + f"/ws/matches/{match_id}"
+    kind = "rooms" if room_token else "matches"
+    address = base_url.replace("http://", "ws://") + f"/ws/{kind}/{match_id}"
     with connect(address) as socket:
-        socket.send(json.dumps({"type": "hello", "token": TOKENS[match_id]}))
+        socket.send(json.dumps({"type": "hello", "token": room_token or TOKENS[match_id]}))
         if deals is not None:
             socket.send(json.dumps({"type": "seen", "deals": 99}))
         for _ in range(5_000):

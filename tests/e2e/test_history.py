@@ -12,7 +12,7 @@ from typing import Any
 
 from callbreak.web.model import new_match as new_match_data
 from callbreak.web.owners import adopt
-from tests.e2e.table import bearer, context, new_match, new_sheet, play_until
+from tests.e2e.table import bearer, context, finish, new_match, new_sheet
 from tests.e2e.test_rooms import create_room
 
 NAMES = ["Asha", "Bikash", "Chandra", "Dipa"]
@@ -70,8 +70,7 @@ def test_export_then_import_in_a_fresh_browser_shows_the_same_history(
     started = page.url.split("#/play/")[1]
     page.wait_for_selector(".hand .card")
     finished = new_match(page, base_url, rules="strict(deals=1)")
-    page.goto(f"{base_url}/#/play/{finished}")
-    play_until(page, "dialog")
+    finish(base_url, finished)  # through its socket: the history looks only at its end
     code, _token = create_room(base_url, page, seats=[None, "random", "random"])
     sheet = new_sheet(page, base_url, {"names": NAMES, "rules": "strict"})
     entered = page.request.put(

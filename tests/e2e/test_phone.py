@@ -7,18 +7,26 @@ whole deal, the badges keep one size with every line inside, the calls and the n
 badge, the clock ring keeps clear of the name; and, within 100 ms of each state message, the
 status and the lit badge name the seat to act and no hint outlives its decision. A room nobody
 is at says it is paused, why and who can resume it. Screenshots of every state at every size go
-to tests/e2e/screens/ (phone-SIZE-STATE.png) for a person to look at."""
+to tests/e2e/screens/ (phone-SIZE-STATE.png) for a person to look at.
+
+At 360×740, 390×844 and 844×390 by touch and 1366×768 by mouse (FIRST) the deals and the
+replay are played through on the page; at the other sizes the page plays until it has shown
+each kind of state, and the rest of the deal is played through the socket (the replay opened
+at its last trick). The page's clock is Playwright's: once a finished trick has been looked at,
+the rest of its pause passes at once."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from callbreak import refusals
-from tests.e2e.table import LONG_NAME, finish, hold, new_match
+from callbreak.web import cover
+from tests.e2e.table import LONG_NAME, finish, hold, new_match, play_to
 from tests.e2e.test_rooms import create_room
 
 # width, height, touch
@@ -32,11 +40,20 @@ SIZES = {
     "1366x768": (1366, 768, False),
 }
 PHONES = {"360x740", "390x844", "412x915", "844x390", "640x360"}
+FIRST = {"360x740", "390x844", "844x390", "1366x768"}
+"""The sizes a deal, a room's deal and a replay are played through at, every state checked:
+the phones first (by touch), then the desktop (by mouse). At the other sizes each kind of
+state is looked at, the rest played through the socket or opened directly."""
 NO_SCROLL = set(SIZES)  # the table fits the tablet and the desktop too
 
 # The page's checks (window.__sync, window.__phone), installed before the page's own scripts.
 CHECKS = (Path(__file__).parent / "phone.js").read_text(encoding="utf-8")
 SHOWN = ".hand .card[data-card='{code}'].chosen, .hand .card[data-card='{code}'].gone"
+PAUSE_MS = 600
+"""The finished trick's short pause (prefs.js PAUSES), which the played deals keep."""
+DEAL_SEED = "phone-1"
+"""The deal played at the other sizes (its hands, the computers' cards; the person plays the
+first legal card)."""
 
 
 class Table:
@@ -52,9 +69,17 @@ class Table:
         self.places: dict[str, set[tuple[int, int]]] = {}
         self.shots: set[str] = set()
         self.prefix = ""
+        # The page's own checks (window.__sync) of the states before a reload.
+        self.checked = 0
+        self.wrong: list[str] = []
 
-    def look(self, where: str, shot: str | None = None) -> dict[str, Any]:
-        seen = self.page.evaluate("() => window.__phone.look()")
+    def look(
+        self, where: str, shot: str | None = None, seen: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The page's checks as it is now (``seen``: what ``window.__phone.look()`` found, when
+        the caller asked already), and a screenshot of a ``shot`` not taken yet."""
+        if seen is None:
+            seen = self.page.evaluate("() => window.__phone.look()")
         self.problems += [f"{where}: {problem}" for problem in seen["problems"]]
         if self.size in NO_SCROLL and seen["scroll"]["y"] > 0:
             self.problems.append(f"{where}: the page scrolls by {seen['scroll']['y']} px")
@@ -72,7 +97,17 @@ class Table:
         if shot and shot not in self.shots:
             self.shots.add(shot)
             self.shoot(shot)
-        return seen  # type: ignore[no-any-return]
+        return seen
+
+    def reload(self, jump: Callable[[], None]) -> None:
+        """Let ``jump`` move the table on (through the socket), then reload the page there,
+        keeping what the page's checks found before."""
+        sync = self.page.evaluate("window.__sync")
+        self.checked += sync["checked"]
+        self.wrong += sync["wrong"]
+        jump()
+        self.page.reload()
+        self.page.locator(".hand .card:not(.gone)").first.wait_for()
 
     def shoot(self, name: str) -> None:
         self.page.screenshot(path=str(self.screens / f"phone-{self.size}-{self.prefix}{name}.png"))
@@ -105,7 +140,10 @@ def played(page: Any, code: str) -> None:
     page.locator(SHOWN.format(code=code)).first.wait_for(state="attached", timeout=3_000)
 
 
-def phone_context(browser: Any, size: str, pause: str = "short") -> Any:
+def phone_context(browser: Any, size: str, pause: str = "short", clock: bool = False) -> Any:
+    """A context at ``size`` in English, reduced motion, the finished trick's ``pause``, and
+    the page's checks; with ``clock``, the page's clock is Playwright's, which a test may move
+    on (it flows as usual otherwise)."""
     width, height, touch = SIZES[size]
     made = browser.new_context(
         viewport={"width": width, "height": height},
@@ -113,6 +151,8 @@ def phone_context(browser: Any, size: str, pause: str = "short") -> Any:
         is_mobile=touch,
         reduced_motion="reduce",
     )
+    if clock:
+        made.clock.install()
     made.add_init_script(
         "localStorage.setItem('callbreak:lang', 'en');"
         f"localStorage.setItem('callbreak:pause', {json.dumps(pause)});"
@@ -128,13 +168,16 @@ def play_card(table: Table, card: Any) -> None:
     page = table.page
     version = page.evaluate("window.__sync.latest.version")
     code = card.get_attribute("data-card")
+    sent = page.evaluate("window.__sent.length")
     table.press(card)
     if table.touch:
         lifted = page.locator(f".hand .card.lifted[data-card='{code}']")
         lifted.wait_for(timeout=3_000)
-        page.wait_for_timeout(150)
-        assert page.evaluate("window.__sync.latest.version") == version, "a first tap played"
         table.look("a card lifted", "lifted")
+        # What the page said since the first tap, read just before the second: no play.
+        said = page.evaluate("(from) => window.__sent.slice(from)", sent)
+        assert "play" not in said, f"a first tap played: {said}"
+        assert page.evaluate("window.__sync.latest.version") == version, "a first tap played"
         table.press(lifted)
     played(page, code)
 
@@ -245,23 +288,32 @@ def swipe_up(table: Table, card: Any) -> None:
     played(page, code)
 
 
-def play_a_deal(table: Table, again: str) -> None:
+def play_a_deal(table: Table, again: str, jump: Callable[[], None] | None = None) -> None:
     """Play the page's one deal to the match's end, by touch or by mouse, looking at every
     state (screenshots of each kind), trying on the way the settings and scores sheets, the
     last trick, a refusal, a hint, the keyboard's focus (desktop), a swipe and one-tap play
-    (touch); then the match over, with `again` the link to a new game."""
+    (touch); then the match over, with `again` the link to a new game.
+
+    With ``jump`` (the other sizes), the page plays only until it has shown each kind of state
+    (the person to play after 1, 2 and 3 cards, and to lead, besides the above): ``jump``
+    then plays the deal through the socket to its last trick, the page is reloaded there (its
+    hand's places kept) and the last trick, the summary and the match over are looked at."""
     page = table.page
     plays = 0
     # The keyboard's focus is tried on the desktop.
     done = dict.fromkeys(("sheets", "last", "refusal", "hint", "summary"), False)
     done["focus"] = table.touch
     won_seen = False
+    swipe_at, onetap_at = (3, 4) if jump else (5, 6)
+    on_tables: set[int] = set()  # how many cards were on the table at the person's turns
+    jumped = False
     for _ in range(3_000):
         now = asks(page)
         if now == "won":
             table.look("a trick won", "trick-won")
             won_seen = True
-            page.wait_for_timeout(30)
+            # Looked at: the rest of the trick's pause passes at once on the page's clock.
+            page.clock.fast_forward(PAUSE_MS)
         elif now == "call":
             table.look("calling", "calling")
             if not done["sheets"]:
@@ -271,6 +323,7 @@ def play_a_deal(table: Table, again: str) -> None:
             page.locator(".calling").wait_for(state="hidden")
         elif now == "play":
             on_table = page.locator(".trick .card").count()
+            on_tables.add(on_table)
             table.look(f"playing with {plays} played", f"trick-{on_table}-cards")
             if not done["last"] and page.locator(".last-trick").is_enabled():
                 last_trick(table)
@@ -285,9 +338,9 @@ def play_a_deal(table: Table, again: str) -> None:
                 done["focus"] = True
             first = page.locator(".hand.active .card.playable:not(.gone)").first
             card = page.locator(f".hand .card[data-card='{first.get_attribute('data-card')}']")
-            if table.touch and plays == 5:
+            if table.touch and plays == swipe_at:
                 swipe_up(table, card)
-            elif table.touch and plays == 6:
+            elif table.touch and plays == onetap_at:
                 # One-tap play, turned on in the settings: a tap plays at once.
                 open_settings(table)
                 page.locator("#set-onetap").check()
@@ -299,6 +352,13 @@ def play_a_deal(table: Table, again: str) -> None:
             else:
                 play_card(table, card)
             plays += 1
+            # Each place in a trick: following 1, 2 or 3 cards, and leading (the trick before
+            # still up, or gone).
+            places = {1, 2, 3} <= on_tables and bool(on_tables & {0, 4})
+            tried = all(done[k] for k in ("sheets", "last", "refusal", "hint", "focus"))
+            if jump and not jumped and places and tried and onetap_at < plays < 12:
+                table.reload(jump)
+                jumped = True
         elif now == "dialog":
             table.look("the deal's summary", "summary")
             done["summary"] = True
@@ -310,7 +370,9 @@ def play_a_deal(table: Table, again: str) -> None:
         else:
             page.wait_for_timeout(20)
     assert asks(page) == "over", "the match did not end"
-    assert plays == 13 and all(done.values()), (plays, done)
+    # A deal that showed each kind of state only late (a room's, dealt at random) is played
+    # to its end on the page.
+    assert (jumped or plays == 13) and all(done.values()), (plays, done, on_tables)
     assert won_seen, "no finished trick was seen"
     # After the match: no hint, the places and a new game where the hand was.
     assert page.locator(".hint-button").is_hidden()
@@ -324,8 +386,10 @@ def assert_all_true(table: Table) -> None:
     """What the page showed was true within 100 ms of each state, and right at every state; each
     card kept its place for the whole deal and each badge its size."""
     sync = table.page.evaluate("window.__sync")
-    assert sync["checked"] >= 5, sync
-    assert not sync["wrong"], sync["wrong"][:10]
+    checked = table.checked + sync["checked"]
+    wrong = table.wrong + sync["wrong"]
+    assert checked >= 5, (checked, sync)
+    assert not wrong, wrong[:10]
     assert not table.problems, table.problems[:15]
     moved = {card: places for card, places in table.places.items() if len(places) > 1}
     assert not moved, moved
@@ -335,6 +399,9 @@ def assert_all_true(table: Table) -> None:
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_whole_deal_at_every_size(browser: Any, base_url: str, screens: Path, size: str) -> None:
+    """A match of one deal at each size, every state checked; at the sizes other than FIRST,
+    played on the page until each kind of state was looked at, then through the socket to
+    its last trick, which the reloaded page plays (``play_a_deal``'s jump)."""
     whole_deal(browser, base_url, screens, size, "en", "Asha")
 
 
@@ -352,16 +419,21 @@ def whole_deal(browser: Any, base_url: str, screens: Path, size: str, lang: str,
     """A match of one deal against the computer played to its end at ``size`` in ``lang`` by a
     person called ``name``, every state checked (screenshots prefixed by the language but for
     English)."""
-    ctx = phone_context(browser, size)
+    ctx = phone_context(browser, size, clock=True)
     ctx.add_init_script(f"localStorage.setItem('callbreak:lang', {json.dumps(lang)})")
     page = ctx.new_page()
     table = Table(page, size, screens)
     table.prefix = "" if lang == "en" else f"{lang}-"
     try:
-        match = new_match(page, base_url, rules="strict(deals=1)", name=name, level="random")
+        # A new deal each run where every state is played; a known one where the deal jumps.
+        seed = None if size in FIRST else DEAL_SEED
+        match = new_match(
+            page, base_url, rules="strict(deals=1)", name=name, level="random", seed=seed
+        )
         page.goto(f"{base_url}/#/play/{match}")
         page.locator(".hand .card").first.wait_for()
-        play_a_deal(table, "#/")
+        jump = None if size in FIRST else lambda: play_to(base_url, match, tricks=12)
+        play_a_deal(table, "#/", jump)
         assert_all_true(table)
     finally:
         ctx.close()
@@ -392,23 +464,32 @@ def room_with_bikash(page: Any, base_url: str, turn_seconds: int) -> tuple[str, 
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_a_room_deal_by_touch(browser: Any, base_url: str, screens: Path, size: str) -> None:
+def test_a_room_deal_by_touch(
+    browser: Any, base_url: str, screens: Path, size: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A room's deal at every size (by touch on the touch screens), under a turn clock, with a
     friend who never came (the computer plays for them: a badge of the same size, the long
-    words for a screen reader)."""
-    ctx = phone_context(browser, size)
+    words for a screen reader). At the sizes other than FIRST, played on the page until each
+    kind of state was looked at, then through the socket to its last trick, which the
+    reloaded page plays. The friend is covered at once: how long the room waits for someone
+    away is tests/test_rooms.py's."""
+    monkeypatch.setattr(cover, "AWAY_GRACE", 0.0)
+    ctx = phone_context(browser, size, clock=True)
     page = ctx.new_page()
     table = Table(page, size, screens)
     table.prefix = "room-"
     try:
-        code, _tokens = room_with_bikash(page, base_url, turn_seconds=60)
+        code, tokens = room_with_bikash(page, base_url, turn_seconds=60)
         page.goto(f"{base_url}/#/room/{code}")
         page.locator(".hand .card").first.wait_for()
         covered = page.locator(".seat[data-seat='1']")
         covered.locator(".covered").wait_for(state="attached")
         assert "computer playing for Bikash" in covered.text_content()
         assert covered.locator(".mark.stand-in").count() == 1
-        play_a_deal(table, "#/friends")
+        jump = None
+        if size not in FIRST:
+            jump = lambda: play_to(base_url, code, tricks=12, room_token=tokens["Asha"])  # noqa: E731
+        play_a_deal(table, "#/friends", jump)
         assert_all_true(table)
     finally:
         ctx.close()
@@ -553,7 +634,21 @@ STEPS = """() => {
   });
   return { cut, steps };
 }"""
-ON_TABLE = "n => document.querySelectorAll('.replay .trick .card').length === n"
+# Once `n` cards are on the replay's table (within 20 s): its position (POSITION), how many of
+# them are marked the winner, the table's checks and the replay's own (STEPS), in one call.
+STEPPED = f"""async (n) => {{
+  const end = performance.now() + 20000;
+  while (document.querySelectorAll('.replay .trick .card').length !== n) {{
+    if (performance.now() > end) return null;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }}
+  return {{
+    position: ({POSITION})(),
+    winners: document.querySelectorAll('.replay .trick .card.winner').length,
+    seen: window.__phone.look(),
+    steps: ({STEPS})(),
+  }};
+}}"""
 
 
 def replay_position(page: Any) -> tuple[int, int, str]:
@@ -562,12 +657,14 @@ def replay_position(page: Any) -> tuple[int, int, str]:
     return int(deal), int(played), str(status)
 
 
-def replay_look(table: Table, where: str, shot: str | None = None) -> None:
+def replay_look(
+    table: Table, where: str, shot: str | None = None, stepped: dict[str, Any] | None = None
+) -> None:
     """The table's checks of the page as it is now, and the replay's own: the status line says
-    all it has to say, and the step buttons are a fingertip each, along the bottom edge."""
-    table.look(where, shot)
-    page = table.page
-    found = page.evaluate(STEPS)
+    all it has to say, and the step buttons are a fingertip each, along the bottom edge
+    (``stepped``: what STEPPED found, when the caller asked already)."""
+    table.look(where, shot, stepped and stepped["seen"])
+    found = stepped["steps"] if stepped else table.page.evaluate(STEPS)
     if found["cut"]:
         table.problems.append(f"{where}: the status line is cut short")
     for name, width, height, bottom in found["steps"]:
@@ -575,6 +672,18 @@ def replay_look(table: Table, where: str, shot: str | None = None) -> None:
             table.problems.append(f"{where}: {name} is {width:.0f}×{height:.0f} px")
         if not table.height - 64 <= bottom <= table.height:
             table.problems.append(f"{where}: {name} ends {bottom:.0f} px down, not at the bottom")
+
+
+def replay_step(
+    table: Table, on_table: int, where: str, shot: str | None = None
+) -> tuple[int, int, str, int]:
+    """Once ``on_table`` cards are on the replay's table, its looks (``replay_look``), and its
+    deal, the cards of it played, its status line and how many cards are marked the winner."""
+    stepped = table.page.evaluate(STEPPED, on_table)
+    assert stepped is not None, f"{where}: the table never showed {on_table} cards"
+    replay_look(table, where, shot, stepped)
+    deal, played, status = stepped["position"]
+    return int(deal), int(played), str(status), int(stepped["winners"])
 
 
 def swipe(table: Table, dx: int) -> None:
@@ -611,7 +720,9 @@ def test_the_replay_is_the_table(browser: Any, base_url: str, screens: Path, siz
     desktop: at every card the table's checks hold (no scroll, the trick whole and uncovered,
     the hand's cards a fingertip each and in their places for the whole deal), the status
     line is whole, the step buttons are along the bottom edge; stepping on past the deal's
-    end goes to the next deal, and back again."""
+    end goes to the next deal, and back again. At the sizes other than FIRST, the first trick
+    is stepped through and the deal's last card, the replay opened at the one before it (as
+    a review's link opens it)."""
     ctx = phone_context(browser, size)
     page = ctx.new_page()
     table = Table(page, size, screens)
@@ -625,17 +736,17 @@ def test_the_replay_is_the_table(browser: Any, base_url: str, screens: Path, siz
         forward = page.locator(".replay button.forward-card")
         back = page.locator(".replay button.back-card")
         assert back.is_disabled() and page.locator(".replay button.previous-trick").is_disabled()
-        for played in range(1, 53):
+        for played in range(1, 53) if size in FIRST else (1, 2, 3, 4, 52):
+            if played == 52 and size not in FIRST:
+                page.goto(f"{base_url}/#/replay/{match}?deal=1&step=51")
+                assert replay_step(table, 3, "card 51")[:2] == (0, 51)
             if table.touch and played == 3:
                 swipe(table, -120)  # to the left: on a card
             elif not table.touch and played % 2:
                 page.keyboard.press("ArrowRight")
             else:
                 table.press(forward)
-            page.wait_for_function(ON_TABLE, arg=(played - 1) % 4 + 1)
-            deal, shown, status = replay_position(page)
-            assert (deal, shown) == (0, played), (deal, shown, played)
-            on_table = page.locator(".replay .trick .card").count()
+            on_table = (played - 1) % 4 + 1
             shot = (
                 "deal-over"
                 if played == 52
@@ -643,9 +754,10 @@ def test_the_replay_is_the_table(browser: Any, base_url: str, screens: Path, siz
                 if on_table == 4
                 else f"trick-{on_table}-cards"
             )
-            replay_look(table, f"card {played}", shot)
+            deal, shown, status, winners = replay_step(table, on_table, f"card {played}", shot)
+            assert (deal, shown) == (0, played), (deal, shown, played)
             if on_table == 4:
-                assert page.locator(".replay .trick .card.winner").count() == 1
+                assert winners == 1
                 assert "won trick" in status
         assert "the deal is over" in replay_position(page)[2]
         assert page.locator(".replay .seat .points").count() == 4
@@ -692,8 +804,11 @@ def test_the_replay_in_every_language(
         replay_look(table, "before the first lead", "start")
         for played in range(1, 53):
             table.press(page.locator(".replay button.forward-card"))
-            page.wait_for_function(ON_TABLE, arg=(played - 1) % 4 + 1)
-            replay_look(table, f"card {played}", "deal-over" if played == 52 else None)
+            shot = "deal-over" if played == 52 else None
+            assert replay_step(table, (played - 1) % 4 + 1, f"card {played}", shot)[:2] == (
+                0,
+                played,
+            )
         assert not table.problems, table.problems[:15]
     finally:
         ctx.close()

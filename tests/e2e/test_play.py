@@ -39,7 +39,23 @@ def my_turn(page: Any) -> str:
     return str(page.wait_for_function(TURN).json_value())
 
 
-def test_a_whole_match_by_clicking(page: Any, base_url: str, server: Any, screens: Path) -> None:
+def test_a_whole_match_by_clicking(browser: Any, base_url: str, server: Any, screens: Path) -> None:
+    """Five deals from the new-match form to "Match over", each card and call clicked, every
+    summary closed; nothing the browser received or shows is another seat's hidden card.
+    Under reduced motion (the cards' travel has tests of its own: test_table_ui, test_table_feel),
+    which leaves no animation to wait for."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    context.add_init_script("localStorage.setItem('callbreak:pause', 'off')")
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    try:
+        whole_match_by_clicking(page, base_url, server, screens)
+    finally:
+        context.close()
+
+
+def whole_match_by_clicking(page: Any, base_url: str, server: Any, screens: Path) -> None:
+    """The whole match of ``test_a_whole_match_by_clicking`` in ``page``."""
     frames: list[str] = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
     match_id = start_match(page, base_url, rules="classic")
@@ -266,7 +282,7 @@ def test_a_deal_against_the_expert(page: Any, base_url: str) -> None:
         data=json.dumps(
             {
                 "rules": "strict(deals=1)",
-                "opponents": ["expert(time=0.2)"] * 3,
+                "opponents": ["expert(time=0.02)"] * 3,
                 "speed": "instant",
                 "name": "Asha",
             }

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from callbreak.web.http import CSP
-from tests.e2e.table import context, new_match, play_until, step
+from tests.e2e.table import context, finish, new_match, play_to, play_until, step
 from tests.e2e.test_rooms import create_room
 
 LISTEN = """
@@ -107,10 +107,11 @@ def test_every_page_keeps_to_the_content_security_policy(
         step(asha)
     if asha.locator(".last-trick").is_enabled():
         asha.locator(".last-trick").click()
-    # A whole one-deal match to its end, then the pages that look back at it.
+    # A one-deal match played to its end through its socket (the table's clicks were made
+    # above), its end as the page shows it, then the pages that look back at it.
     finished = new_match(asha, base_url, rules="strict(deals=1)", name="Asha")
-    watched.visit(asha, base_url, f"#/play/{finished}", ".hand .card")
-    play_until(asha, "dialog")
+    finish(base_url, finished)
+    watched.visit(asha, base_url, f"#/play/{finished}", "dialog.result[open]")
     watched.visit(asha, base_url, "#/history", f"tr[data-match='{finished}']")
     watched.visit(asha, base_url, f"#/replay/{finished}", ".replay .board")
     # Its review: asked at once, its progress and then its summary (a first review also starts
@@ -139,12 +140,14 @@ def test_every_page_keeps_to_the_content_security_policy(
         page.wait_for_selector(".hand .card")
     # A one-deal room played to its end (made over the API for its rules), and its replay.
     chandra = watched.page()
-    short, _ = create_room(
+    short, token = create_room(
         base_url, chandra, rules="strict(deals=1)", seats=["random"] * 3, speed="instant"
     )
     watched.visit(chandra, base_url, f"#/room/{short}", ".seat-row.mine[data-seat='0']")
     chandra.click("text=Start the match")
-    play_until(chandra, "dialog")
+    chandra.wait_for_selector(".hand .card")
+    play_to(base_url, short, room_token=token)
+    chandra.wait_for_selector("dialog.result[open]")
     watched.visit(chandra, base_url, f"#/replay/room/{short}", ".replay .board")
 
     # The scoresheet: a new one, a deal entered, its page.
