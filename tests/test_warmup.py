@@ -94,6 +94,7 @@ def test_which_specs_need_the_kernel() -> None:
 
 # --- the stand-in while a first start compiles --------------------------------------------------
 
+
 @pytest.mark.slow
 def test_the_warm_up_readies_the_stand_in_before_the_search(
     warmed_up: dict[str, dict[str, bool]],
