@@ -3,8 +3,11 @@ round-trip, and one clear line for bad arguments."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +28,7 @@ from callbreak.selfplay import (
     SelfplayError,
     Shard,
     ShardResult,
+    ShardTask,
     decision_row,
     iter_shards,
     load,
@@ -296,6 +300,57 @@ def test_decisions_become_whole_shards_of_matches() -> None:
     # 1000 decisions at 56 a deal, five deals a match: 4 matches, two shards.
     assert (plan.matches, plan.shards) == (4, 2)
     assert make_plan(["random"], matches=11, shard_matches=10).matches == 20
+
+
+def test_an_open_ended_match_is_played_as_five_deals_as_the_arena_plays_it() -> None:
+    # A shard task of open-ended rules (as a plan read back or built by hand may hold) once
+    # divided by zero in the deal block of the observation (a match of 0 deals).
+    open_ended = play_shard(ShardTask(0, ("random",) * 4, "pagat", 3, 0, 1))
+    plan = make_plan(["random"], rules="pagat", matches=1, shard_matches=1, seed=3)
+    assert plan.rules == "pagat(deals=5)"
+    five = play_shard(ShardTask(0, plan.players, plan.rules, 3, 0, 1))
+    assert open_ended.decisions == five.decisions > 0
+    a, b = (read_shard_bytes(result.data) for result in (open_ended, five))
+    for name in ("obs", "legal", "action", "deal", "match_totals"):
+        assert np.array_equal(a[name], b[name]), name
+
+
+def read_shard_bytes(data: bytes) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+        return {name: arrays[name] for name in arrays.files}
+
+
+WITHOUT_EXTRAS = """
+import sys
+from importlib.abc import MetaPathFinder
+
+class NoExtras(MetaPathFinder):  # the base install: none of the rl, train or cluster extras
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("pettingzoo", "gymnasium", "pyspiel", "torch", "ray"):
+            raise ImportError(f"no {name} in the base install")
+        return None
+
+sys.meta_path.insert(0, NoExtras())
+from callbreak.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_selfplay_runs_on_the_base_install(tmp_path: Path) -> None:
+    # the encoding and the action numbers are the players' (players.encoding), not the
+    # environments': self-play needs numpy, not the rl extra
+    out = tmp_path / "run"
+    command = ["random", "--rules", ONE_DEAL, "--matches", "1", "--shard-size", "1"]
+    command += ["--workers", "1", "--out", str(out)]
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_EXTRAS, "selfplay", *command],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert read_shard(shard_path(out, 0)).rows == 56
 
 
 @pytest.mark.slow

@@ -398,10 +398,8 @@ def run_selfplay(args: argparse.Namespace) -> int:
         print(f"callbreak selfplay: {message}", file=sys.stderr)
         return EXIT_UNREADABLE
 
-    try:
-        from callbreak import selfplay
-    except ImportError as error:  # the observation encoding is the environments' (rl extra)
-        return fail(f"needs the rl extra: pip install 'callbreak[rl]' ({error})")
+    from callbreak import selfplay
+
     if not _ray_address_ok("selfplay", args.ray):
         return EXIT_UNREADABLE
     if args.workers is not None and args.workers < 1:

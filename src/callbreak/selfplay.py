@@ -2,7 +2,7 @@
 
 A run plays seeded matches between four seated players (by default four copies of the expert
 at a budget suited to data) and writes, for every decision of every seat, one row: the seat's
-observation (the environments' vector, :func:`callbreak.env.table.encode` of the seat's own
+observation (the environments' vector, :func:`callbreak.players.encoding.encode` of the seat's own
 :class:`~callbreak.game.Observation`, nothing else), the legal actions, the value the search
 gave each legal call or card and how much search stands behind it, the action taken, and the
 outcome of the deal and of the match. The player deciding is shown that same ``Observation``
@@ -43,12 +43,12 @@ import numpy as np
 from callbreak import __version__
 from callbreak.arena import ArenaError, arena_spec, check_rules
 from callbreak.cards import Card
-from callbreak.env.table import CARD_BASE, CLAIM, NUM_ACTIONS, OBS_SIZE, action_of, encode
 from callbreak.errors import CallbreakError
 from callbreak.game import Match, Observation, Phase
 from callbreak.players.base import Event, Player
+from callbreak.players.encoding import CARD_BASE, CLAIM, NUM_ACTIONS, OBS_SIZE, action_of, encode
 from callbreak.players.expert import ExpertPlayer
-from callbreak.seating import PlayerSpec, Seating, derive_seed
+from callbreak.seating import OPEN_ENDED_DEALS, PlayerSpec, Seating, derive_seed
 from callbreak.warmup import needs_kernel, warm_up
 from callbreak.workers import WorkerError, open_runner
 
@@ -293,8 +293,10 @@ def play_shard(task: ShardTask) -> ShardResult:
 
 def _play_match(task: ShardTask, number: int) -> list[dict[str, np.ndarray]]:
     """Every decision of match ``number`` of the run, outcome included."""
-    match = Match(task.rules, seed=f"selfplay/{task.seed}/{number}")
-    deals = match.rules.deals or 0
+    # an open-ended profile plays five deals, as the arena and make_plan play it (without an
+    # end the match would never stop, and the observation's deal block counts deals)
+    match = Match(check_rules(task.rules), seed=f"selfplay/{task.seed}/{number}")
+    deals = match.rules.deals or OPEN_ENDED_DEALS
     recorders = [
         Recorder(arena_spec(spec, derive_seed(task.seed, "selfplay", number, seat)).build())
         for seat, spec in enumerate(task.players)

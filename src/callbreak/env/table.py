@@ -66,6 +66,7 @@ from callbreak.players.encoding import (
     TURN,
     VOIDS,
     WON,
+    action_of,
     encode,
     rule_features,
 )
@@ -148,15 +149,6 @@ def engine_action(action: int) -> Action:
     if action == CLAIM:
         return ClaimRedeal()
     raise EnvError(f"no action {action!r}: actions are 0-{NUM_ACTIONS - 1}")
-
-
-def action_of(action: Action) -> int:
-    """The action number of an engine action."""
-    if isinstance(action, Call):
-        return action.value - 1
-    if isinstance(action, Play):
-        return CARD_BASE + int(action.card)
-    return CLAIM
 
 
 def first_dealer(seed: int | str) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from callbreak.game import Observation, Phase
+from callbreak.game import Action, Call, Observation, Phase, Play
 from callbreak.rules import Rules
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "OBS_SIZE",
     "OFFSET",
     "RULE_FEATURES",
+    "action_of",
     "bits",
     "encode",
     "rule_features",
@@ -169,3 +170,12 @@ def encode(observation: Observation, deals: int) -> np.ndarray:
     features = rule_features(observation.rules)
     out[RULES_AT : RULES_AT + len(features)] = features
     return out
+
+
+def action_of(action: Action) -> int:
+    """The action number of an engine action (a call, a card played, a claim for a redeal)."""
+    if isinstance(action, Call):
+        return action.value - 1
+    if isinstance(action, Play):
+        return CARD_BASE + int(action.card)
+    return CLAIM
