@@ -29,6 +29,16 @@ process near a whole core), the machine (its cores busy with other work while ne
 neither. ``--clients N`` shares the
 rooms among N client processes, started together, when one saturates first; ``--serve
 "OPTIONS"`` passes more options to `callbreak serve` (``--serve "--deflate off"``).
+
+CPU seconds per action move with the machine's other load (a shared core's caches, a busier
+loop doing more per wake-up). ``--callgrind`` runs the servers under Valgrind's callgrind
+(``valgrind`` on the PATH; Debian's ``valgrind`` package, not a project dependency), counting
+nothing until the rooms are ready, then every instruction the servers execute while they play:
+the report's "instructions per action" is the same on a quiet machine and a loaded one, so
+that two commits compare without taking turns on a quiet machine. The servers run about 50
+times slower under it: keep the rooms few and ``--think 0`` (``--rooms 20 --think 0 --deals
+2`` plays 2,240 actions in a few minutes), and read only the instructions of such a run, not
+its latencies (nor its memory, which is valgrind's). One client process only.
 """
 
 from __future__ import annotations
@@ -114,10 +124,12 @@ def start_server(
     redis_url: str | None,
     traced: bool = False,
     extra: tuple[str, ...] = (),
+    counted: bool = False,
 ) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     launch = ["-X", "tracemalloc=1", "-c", TRACED_SERVE] if traced else ["-m", "callbreak"]
     command = [
+        *(callgrind_command(folder, name) if counted else []),
         sys.executable,
         *launch,
         "serve",
@@ -142,7 +154,7 @@ def start_server(
     environment = os.environ | {"CALLBREAK_TRACED": str(folder / f"{name}.traced")}
     process = subprocess.Popen(command, stdout=log, stderr=log, env=environment)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + (600 if counted else 90)
     while True:
         try:
             if http("GET", f"{base}/api/profiles")[0] == 200:
@@ -154,9 +166,80 @@ def start_server(
         time.sleep(0.2)
 
 
-def ready(log: Path) -> None:
-    """Wait until the server of ``log`` says its computer players are loaded (3 minutes)."""
-    deadline = time.monotonic() + 180
+def callgrind_command(folder: Path, name: str) -> list[str]:
+    """The start of a command that runs a server under callgrind, counting nothing until told
+    (:class:`Instructions`)."""
+    binary = shutil.which("valgrind")
+    if binary is None:
+        raise SystemExit("--callgrind needs valgrind (apt-get install valgrind)")
+    out = folder / f"{name}.callgrind"
+    return [binary, "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}"]
+
+
+class Instructions:
+    """The instructions the servers run under callgrind execute between :meth:`start` and
+    :meth:`count`, counted by callgrind itself (``callgrind_control``): the same work gives the
+    same count however loaded the machine is."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.on = False
+
+    def _control(self, *args: str) -> str:
+        result = subprocess.run(
+            ["callgrind_control", *args, *map(str, self.pids)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=600,
+        )
+        return result.stdout
+
+    def start(self) -> None:
+        """Count from now on (the first time, the servers' instrumentation is switched on)."""
+        if not self.on:
+            self._control("--instr=on")
+            self.on = True
+        self._control("--zero")
+
+    def count(self) -> int:
+        """The instructions counted since :meth:`start`, every thread of every server."""
+        total = 0
+        for line in self._control("-e", "Ir").splitlines():
+            words = line.split()
+            if len(words) == 3 and words[0] == "Th":
+                total += int(words[2].replace(",", ""))
+        return total
+
+
+COUNTED: list[Instructions] = []
+"""The servers' instruction counter, with --callgrind (one client process only)."""
+
+
+def counted_pid(process: subprocess.Popen[bytes]) -> int:
+    """The process that runs the server: ``process`` itself, or, when ``valgrind`` is a wrapper
+    script (Debian's), the valgrind it started."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            mine = entry.name == str(process.pid) or stat[1] == str(process.pid)
+            program = Path(command.split(b"\0")[0].decode()).name
+            if mine and b"--tool=callgrind" in command and program not in ("sh", "dash", "bash"):
+                return int(entry.name)
+        time.sleep(0.1)
+    raise SystemExit("the server under callgrind was not found")
+
+
+def ready(log: Path, seconds: float = 180) -> None:
+    """Wait until the server of ``log`` says its computer players are loaded."""
+    deadline = time.monotonic() + seconds
     while "computer players are ready" not in log.read_text(errors="replace"):
         if time.monotonic() > deadline:
             raise SystemExit(f"the server of {log} did not load its players")
@@ -219,6 +302,8 @@ class Timing:
         """Each server process's CPU seconds while the rooms played."""
         self.machine: tuple[float, float] = (0.0, 0.0)
         """The whole machine's busy and total CPU seconds (all cores) while the rooms played."""
+        self.instructions: int | None = None
+        """The instructions the servers executed while the rooms played (--callgrind)."""
 
     def saw(self, table: str, version: int) -> None:
         started = self.sent.get((table, version))
@@ -238,6 +323,7 @@ class Timing:
         self.text_bytes += other.text_bytes
         self.server_cpu = self.server_cpu or other.server_cpu
         self.machine = self.machine if self.machine[1] else other.machine
+        self.instructions = self.instructions or other.instructions
 
 
 WIRE = [0]
@@ -277,6 +363,8 @@ class Played:
         self.read = WIRE[0]
         self.server = [cpu_seconds(pid) for pid in self.servers]
         self.machine = machine_cpu()
+        if COUNTED:
+            COUNTED[0].start()
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -284,6 +372,8 @@ class Played:
         timing.elapsed = time.perf_counter() - self.started
         timing.client_cpu = [time.process_time() - self.cpu]
         timing.read_bytes = WIRE[0] - self.read
+        if COUNTED:
+            timing.instructions = COUNTED[0].count()
         timing.server_cpu = [
             cpu_seconds(pid) - before for pid, before in zip(self.servers, self.server, strict=True)
         ]
@@ -564,6 +654,11 @@ def bottleneck(timing: Timing, p95: float) -> None:
             "server's own, unloaded"
         )
     print(f"  bottleneck: {verdict}")
+    if timing.instructions is not None:
+        print(
+            f"  servers' instructions while playing (callgrind): {timing.instructions:,} "
+            f"({timing.instructions / actions / 1e6:.3f} million per action)"
+        )
 
 
 class Memory:
@@ -630,6 +725,11 @@ def main() -> None:
         help="client processes the rooms are shared among (when one saturates before the server)",
     )
     parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="count the servers' instructions per action under valgrind's callgrind (slow)",
+    )
+    parser.add_argument(
         "--serve",
         action="append",
         default=[],
@@ -637,6 +737,8 @@ def main() -> None:
         help="more options for `callbreak serve` (split at spaces), to compare its settings",
     )
     args = parser.parse_args()
+    if args.callgrind and (args.clients > 1 or args.tracemalloc):
+        parser.error("--callgrind counts with one client process, and without --tracemalloc")
     with tempfile.TemporaryDirectory() as name:
         folder = Path(args.keep or name)
         folder.mkdir(parents=True, exist_ok=True)
@@ -648,17 +750,20 @@ def main() -> None:
         count = 2 if args.mode == "redis" else 1
         extra = tuple(word for words in args.serve for word in words.split())
         servers = [
-            start_server(folder, f"s{i}", redis_url, args.tracemalloc, extra) for i in range(count)
+            start_server(folder, f"s{i}", redis_url, args.tracemalloc, extra, args.callgrind)
+            for i in range(count)
         ]
         processes = [process for process, _ in servers]
         bases = [base for _, base in servers]
-        memory = Memory(processes, folder, args.tracemalloc)
         # The servers load the players' compiled kernel in the background at start: wait until
         # they say it is loaded, so that it is not counted as the rooms'.
         for number in range(count):
-            ready(folder / f"s{number}.log")
+            ready(folder / f"s{number}.log", 900 if args.callgrind else 180)
+        pids = [counted_pid(p) if args.callgrind else p.pid for p in processes]
+        if args.callgrind:
+            COUNTED.append(Instructions(pids))
+        memory = Memory(processes, folder, args.tracemalloc)
         memory.measure("at start", 0)
-        pids = [process.pid for process in processes]
         try:
             if args.warm:
                 play_rooms(
