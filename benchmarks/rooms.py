@@ -39,6 +39,11 @@ that two commits compare without taking turns on a quiet machine. The servers ru
 times slower under it: keep the rooms few and ``--think 0`` (``--rooms 20 --think 0 --deals
 2`` plays 2,240 actions in a few minutes), and read only the instructions of such a run, not
 its latencies (nor its memory, which is valgrind's). One client process only.
+
+``--idle SECONDS``: the rooms are opened and every person connected, and nobody acts; the
+report says what the servers spent on them meanwhile per table and second (CPU, and with
+``--callgrind`` instructions): what keeping a table costs besides its actions (each process's
+looks at the store, pings to quiet sockets).
 """
 
 from __future__ import annotations
@@ -433,10 +438,12 @@ async def rooms_load(
     servers: list[int],
     first: int = 0,
     go: Callable[[], Awaitable[None]] | None = None,
+    idle: float = 0.0,
 ) -> Timing:
     """``rooms`` rooms of four people, each person on one of ``bases`` in turn (numbered from
     ``first``, when several client processes share the rooms); ``go`` is awaited once every
-    socket is open, before the first action (the other client processes' rooms ready too)."""
+    socket is open, before the first action (the other client processes' rooms ready too).
+    ``idle``: nobody acts, and what the servers spend is measured for that many seconds."""
     timing = Timing()
     tasks = []
     clients = []
@@ -469,12 +476,17 @@ async def rooms_load(
     if go is not None:
         await go()
     stop = asyncio.get_running_loop().time() + seconds
-    with Played(timing, servers):
-        for client, code in clients:
-            tasks.append(asyncio.create_task(person(client, code, timing, think, stop)))
-        tick = asyncio.create_task(ticker(timing, stop))
-        await asyncio.gather(*tasks, return_exceptions=True)
-        tick.cancel()
+    if idle:
+        timing.tables = {code for _, code in clients}
+        with Played(timing, servers):
+            await asyncio.sleep(idle)
+    else:
+        with Played(timing, servers):
+            for client, code in clients:
+                tasks.append(asyncio.create_task(person(client, code, timing, think, stop)))
+            tick = asyncio.create_task(ticker(timing, stop))
+            await asyncio.gather(*tasks, return_exceptions=True)
+            tick.cancel()
     for client, _ in clients:
         await client.close()
     return timing
@@ -519,13 +531,14 @@ def client_process(
     servers: list[int],
     barrier: Any,
     results: Any,
+    idle: float = 0.0,
 ) -> None:
     """One of ``--clients`` processes: its share of the rooms, started with the others'."""
 
     async def go() -> None:
         await asyncio.to_thread(barrier.wait)
 
-    timing = asyncio.run(rooms_load(bases, rooms, think, deals, seconds, servers, first, go))
+    timing = asyncio.run(rooms_load(bases, rooms, think, deals, seconds, servers, first, go, idle))
     timing.sent.clear()  # not needed by the report, and large to send
     results.put(timing)
 
@@ -538,11 +551,12 @@ def play_rooms(
     seconds: float,
     servers: list[int],
     processes: int,
+    idle: float = 0.0,
 ) -> Timing:
     """The rooms on ``processes`` client processes (in this one when 1): one event loop and one
     interpreter lock for 800 sockets may be the first to saturate, not the server."""
     if processes <= 1:
-        return asyncio.run(rooms_load(bases, rooms, think, deals, seconds, servers))
+        return asyncio.run(rooms_load(bases, rooms, think, deals, seconds, servers, idle=idle))
     context = multiprocessing.get_context("spawn")
     barrier, results = context.Barrier(processes), context.Queue()
     shares = [rooms // processes + (i < rooms % processes) for i in range(processes)]
@@ -550,7 +564,7 @@ def play_rooms(
     workers = [
         context.Process(
             target=client_process,
-            args=(bases, share, start, think, deals, seconds, servers, barrier, results),
+            args=(bases, share, start, think, deals, seconds, servers, barrier, results, idle),
         )
         for share, start in zip(shares, starts, strict=True)
     ]
@@ -573,6 +587,24 @@ def percentile(values: list[float], share: float) -> float:
 SATURATED = 0.8
 """A process busy this share of one core is taken as saturated: one Python process does its
 work on one core at a time (the interpreter's lock), whatever the machine has."""
+
+
+def report_idle(title: str, timing: Timing) -> None:
+    """What the servers spent on tables whose people are all connected and nobody acts: what
+    keeping a table costs apart from its actions (the processes' looks at the store, pings)."""
+    table_seconds = max(len(timing.tables) * timing.elapsed, 1e-9)
+    cpu = sum(timing.server_cpu)
+    line = (
+        f"{title}: {len(timing.tables)} tables idle for {timing.elapsed:.1f} s: the servers "
+        f"spent {cpu:.2f} s of CPU ({1e6 * cpu / table_seconds:.0f} µs per table and second)"
+    )
+    if timing.instructions is not None:
+        line += (
+            f", {timing.instructions:,} instructions (callgrind; "
+            f"{timing.instructions / table_seconds / 1e6:.3f} million per table and second)"
+        )
+    busy, total = timing.machine
+    print(f"{line}; the machine {100 * busy / max(total, 1e-9):.0f}% busy")
 
 
 def report(title: str, timing: Timing) -> None:
@@ -725,6 +757,13 @@ def main() -> None:
         help="client processes the rooms are shared among (when one saturates before the server)",
     )
     parser.add_argument(
+        "--idle",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="nobody acts: measure what the servers spend on the open rooms for this long",
+    )
+    parser.add_argument(
         "--callgrind",
         action="store_true",
         help="count the servers' instructions per action under valgrind's callgrind (slow)",
@@ -739,6 +778,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.callgrind and (args.clients > 1 or args.tracemalloc):
         parser.error("--callgrind counts with one client process, and without --tracemalloc")
+    if args.idle and args.mode == "computers":
+        parser.error("--idle is for rooms of people (computers act on their own)")
     with tempfile.TemporaryDirectory() as name:
         folder = Path(args.keep or name)
         folder.mkdir(parents=True, exist_ok=True)
@@ -781,7 +822,14 @@ def main() -> None:
                     )
                 else:
                     timing = play_rooms(
-                        bases, args.rooms, args.think, args.deals, args.seconds, pids, args.clients
+                        bases,
+                        args.rooms,
+                        args.think,
+                        args.deals,
+                        args.seconds,
+                        pids,
+                        args.clients,
+                        args.idle,
                     )
                 cpu = sum(cpu_seconds(pid) for pid in pids) - cpu
                 played = round_ * args.rooms
@@ -801,11 +849,11 @@ def main() -> None:
                     "redis": "two processes on Redis",
                     "computers": "people against computers",
                 }
-                report(
-                    f"{args.rooms} {'tables' if args.mode == 'computers' else 'rooms'}, "
-                    f"{what[args.mode]}, think {args.think} s",
-                    timing,
-                )
+                title = f"{args.rooms} {'tables' if args.mode == 'computers' else 'rooms'}"
+                if args.idle:
+                    report_idle(f"{title}, {what[args.mode]}", timing)
+                    continue
+                report(f"{title}, {what[args.mode]}, think {args.think} s", timing)
                 per = 1000 * cpu / max(timing.actions, 1)
                 print(f"servers' CPU: {cpu:.1f} s for {timing.actions} actions ({per:.2f} ms each)")
             print("servers' memory (all processes):", *memory.lines, sep="\n  ")
