@@ -24,9 +24,10 @@ from callbreak.web.tasks import LEASE_SECONDS
 
 __all__ = ["LOOK_SECONDS", "look", "look_once"]
 
-LOOK_SECONDS = LEASE_SECONDS / 3
-"""Seconds between two looks: the lease is renewed well before it runs out, and a person's
-connection is said again well within ``redis_backend.PRESENCE_SECONDS``."""
+LOOK_SECONDS = LEASE_SECONDS / 4
+"""Seconds between two looks: within a table's own renewal of its lease (``live.RENEW``, a
+third of it), so that the look renews it first and the table need not; a person's connection
+is said again well within ``redis_backend.PRESENCE_SECONDS``."""
 BATCH = 250
 """Tables asked about in one round trip at most, so that a look at thousands of tables lets
 the event loop serve the sockets between its parts."""
