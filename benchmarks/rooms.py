@@ -208,7 +208,10 @@ class Instructions:
         self._control("--zero")
 
     def count(self) -> int:
-        """The instructions counted since :meth:`start`, every thread of every server."""
+        """The instructions counted since :meth:`start`, every thread of every server; what
+        they were spent on is dumped beside the servers' logs (``--keep``), for
+        ``callgrind_annotate``."""
+        self._control("--dump=played")
         total = 0
         for line in self._control("-e", "Ir").splitlines():
             words = line.split()
