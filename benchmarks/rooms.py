@@ -211,12 +211,12 @@ class Instructions:
         """The instructions counted since :meth:`start`, every thread of every server; what
         they were spent on is dumped beside the servers' logs (``--keep``), for
         ``callgrind_annotate``."""
-        self._control("--dump=played")
         total = 0
         for line in self._control("-e", "Ir").splitlines():
             words = line.split()
             if len(words) == 3 and words[0] == "Th":
                 total += int(words[2].replace(",", ""))
+        self._control("--dump=played")  # after the count: a dump sets the counters to zero
         return total
 
 
