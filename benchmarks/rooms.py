@@ -189,6 +189,9 @@ class Instructions:
     def __init__(self, pids: list[int]) -> None:
         self.pids = pids
         self.on = False
+        self.threads: list[int] = []
+        """The last count's instructions of each thread that ran (callgrind's order: the
+        event loop's first, then the threads in the order they started; every server's)."""
 
     def _control(self, *args: str) -> str:
         result = subprocess.run(
@@ -212,10 +215,12 @@ class Instructions:
         they were spent on is dumped beside the servers' logs (``--keep``), for
         ``callgrind_annotate``."""
         total = 0
+        self.threads = []
         for line in self._control("-e", "Ir").splitlines():
             words = line.split()
             if len(words) == 3 and words[0] == "Th":
                 total += int(words[2].replace(",", ""))
+                self.threads.append(int(words[2].replace(",", "")))
         self._control("--dump=played")  # after the count: a dump sets the counters to zero
         return total
 
@@ -312,6 +317,8 @@ class Timing:
         """The whole machine's busy and total CPU seconds (all cores) while the rooms played."""
         self.instructions: int | None = None
         """The instructions the servers executed while the rooms played (--callgrind)."""
+        self.threads: list[int] = []
+        """The same, of each of the servers' threads that ran."""
 
     def saw(self, table: str, version: int) -> None:
         started = self.sent.get((table, version))
@@ -382,6 +389,7 @@ class Played:
         timing.read_bytes = WIRE[0] - self.read
         if COUNTED:
             timing.instructions = COUNTED[0].count()
+            timing.threads = COUNTED[0].threads
         timing.server_cpu = [
             cpu_seconds(pid) - before for pid, before in zip(self.servers, self.server, strict=True)
         ]
@@ -692,7 +700,8 @@ def bottleneck(timing: Timing, p95: float) -> None:
     if timing.instructions is not None:
         print(
             f"  servers' instructions while playing (callgrind): {timing.instructions:,} "
-            f"({timing.instructions / actions / 1e6:.3f} million per action)"
+            f"({timing.instructions / actions / 1e6:.3f} million per action; by thread: "
+            f"{', '.join(f'{n / actions / 1e6:.3f}' for n in timing.threads)})"
         )
 
 
