@@ -29,6 +29,21 @@ process near a whole core), the machine (its cores busy with other work while ne
 neither. ``--clients N`` shares the
 rooms among N client processes, started together, when one saturates first; ``--serve
 "OPTIONS"`` passes more options to `callbreak serve` (``--serve "--deflate off"``).
+
+CPU seconds per action move with the machine's other load (a shared core's caches, a busier
+loop doing more per wake-up). ``--callgrind`` runs the servers under Valgrind's callgrind
+(``valgrind`` on the PATH; Debian's ``valgrind`` package, not a project dependency), counting
+nothing until the rooms are ready, then every instruction the servers execute while they play:
+the report's "instructions per action" is the same on a quiet machine and a loaded one, so
+that two commits compare without taking turns on a quiet machine. The servers run about 50
+times slower under it: keep the rooms few and ``--think 0`` (``--rooms 20 --think 0 --deals
+2`` plays 2,240 actions in a few minutes), and read only the instructions of such a run, not
+its latencies (nor its memory, which is valgrind's). One client process only.
+
+``--idle SECONDS``: the rooms are opened and every person connected, and nobody acts; the
+report says what the servers spent on them meanwhile per table and second (CPU, and with
+``--callgrind`` instructions): what keeping a table costs besides its actions (each process's
+looks at the store, pings to quiet sockets).
 """
 
 from __future__ import annotations
@@ -135,6 +150,7 @@ def start_server(
     redis_url: str | None,
     traced: bool = False,
     extra: tuple[str, ...] = (),
+    counted: bool = False,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """A `callbreak serve` process with the limits lifted, its database and log ``name`` in
     ``folder``, on Redis when ``redis_url``; its process and address once it answers (its
@@ -144,11 +160,13 @@ def start_server(
     redis = ("--redis", redis_url) if redis_url else ()
     options = (*LIFTED, *redis, *extra)
     command = serve_command(port, folder / f"{name}.db", *options, launch=launch)
+    if counted:
+        command = [*callgrind_command(folder, name), *command]
     log = open(folder / f"{name}.log", "wb")  # noqa: SIM115  # kept for a failing run
     environment = os.environ | {"CALLBREAK_TRACED": str(folder / f"{name}.traced")}
     process = subprocess.Popen(command, stdout=log, stderr=log, env=environment)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + (600 if counted else 90)
     while True:
         try:
             if http("GET", f"{base}/api/profiles")[0] == 200:
@@ -160,9 +178,88 @@ def start_server(
         time.sleep(0.2)
 
 
-def ready(log: Path) -> None:
-    """Wait until the server of ``log`` says its computer players are loaded (3 minutes)."""
-    deadline = time.monotonic() + 180
+def callgrind_command(folder: Path, name: str) -> list[str]:
+    """The start of a command that runs a server under callgrind, counting nothing until told
+    (:class:`Instructions`)."""
+    binary = shutil.which("valgrind")
+    if binary is None:
+        raise SystemExit("--callgrind needs valgrind (apt-get install valgrind)")
+    out = folder / f"{name}.callgrind"
+    return [binary, "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}"]
+
+
+class Instructions:
+    """The instructions the servers run under callgrind execute between :meth:`start` and
+    :meth:`count`, counted by callgrind itself (``callgrind_control``): the same work gives the
+    same count however loaded the machine is."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.on = False
+        self.threads: list[int] = []
+        """The last count's instructions of each thread that ran (callgrind's order: the
+        event loop's first, then the threads in the order they started; every server's)."""
+
+    def _control(self, *args: str) -> str:
+        result = subprocess.run(
+            ["callgrind_control", *args, *map(str, self.pids)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=600,
+        )
+        return result.stdout
+
+    def start(self) -> None:
+        """Count from now on (the first time, the servers' instrumentation is switched on)."""
+        if not self.on:
+            self._control("--instr=on")
+            self.on = True
+        self._control("--zero")
+
+    def count(self) -> int:
+        """The instructions counted since :meth:`start`, every thread of every server; what
+        they were spent on is dumped beside the servers' logs (``--keep``), for
+        ``callgrind_annotate``."""
+        total = 0
+        self.threads = []
+        for line in self._control("-e", "Ir").splitlines():
+            words = line.split()
+            if len(words) == 3 and words[0] == "Th":
+                total += int(words[2].replace(",", ""))
+                self.threads.append(int(words[2].replace(",", "")))
+        self._control("--dump=played")  # after the count: a dump sets the counters to zero
+        return total
+
+
+COUNTED: list[Instructions] = []
+"""The servers' instruction counter, with --callgrind (one client process only)."""
+
+
+def counted_pid(process: subprocess.Popen[bytes]) -> int:
+    """The process that runs the server: ``process`` itself, or, when ``valgrind`` is a wrapper
+    script (Debian's), the valgrind it started."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            mine = entry.name == str(process.pid) or stat[1] == str(process.pid)
+            program = Path(command.split(b"\0")[0].decode()).name
+            if mine and b"--tool=callgrind" in command and program not in ("sh", "dash", "bash"):
+                return int(entry.name)
+        time.sleep(0.1)
+    raise SystemExit("the server under callgrind was not found")
+
+
+def ready(log: Path, seconds: float = 180) -> None:
+    """Wait until the server of ``log`` says its computer players are loaded."""
+    deadline = time.monotonic() + seconds
     while "computer players are ready" not in log.read_text(errors="replace"):
         if time.monotonic() > deadline:
             raise SystemExit(f"the server of {log} did not load its players")
@@ -225,6 +322,10 @@ class Timing:
         """Each server process's CPU seconds while the rooms played."""
         self.machine: tuple[float, float] = (0.0, 0.0)
         """The whole machine's busy and total CPU seconds (all cores) while the rooms played."""
+        self.instructions: int | None = None
+        """The instructions the servers executed while the rooms played (--callgrind)."""
+        self.threads: list[int] = []
+        """The same, of each of the servers' threads that ran."""
 
     def saw(self, table: str, version: int) -> None:
         started = self.sent.get((table, version))
@@ -244,6 +345,7 @@ class Timing:
         self.text_bytes += other.text_bytes
         self.server_cpu = self.server_cpu or other.server_cpu
         self.machine = self.machine if self.machine[1] else other.machine
+        self.instructions = self.instructions or other.instructions
 
 
 WIRE = [0]
@@ -283,6 +385,8 @@ class Played:
         self.read = WIRE[0]
         self.server = [cpu_seconds(pid) for pid in self.servers]
         self.machine = machine_cpu()
+        if COUNTED:
+            COUNTED[0].start()
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -290,6 +394,9 @@ class Played:
         timing.elapsed = time.perf_counter() - self.started
         timing.client_cpu = [time.process_time() - self.cpu]
         timing.read_bytes = WIRE[0] - self.read
+        if COUNTED:
+            timing.instructions = COUNTED[0].count()
+            timing.threads = COUNTED[0].threads
         timing.server_cpu = [
             cpu_seconds(pid) - before for pid, before in zip(self.servers, self.server, strict=True)
         ]
@@ -349,10 +456,12 @@ async def rooms_load(
     servers: list[int],
     first: int = 0,
     go: Callable[[], Awaitable[None]] | None = None,
+    idle: float = 0.0,
 ) -> Timing:
     """``rooms`` rooms of four people, each person on one of ``bases`` in turn (numbered from
     ``first``, when several client processes share the rooms); ``go`` is awaited once every
-    socket is open, before the first action (the other client processes' rooms ready too)."""
+    socket is open, before the first action (the other client processes' rooms ready too).
+    ``idle``: nobody acts, and what the servers spend is measured for that many seconds."""
     timing = Timing()
     tasks = []
     clients = []
@@ -385,12 +494,17 @@ async def rooms_load(
     if go is not None:
         await go()
     stop = asyncio.get_running_loop().time() + seconds
-    with Played(timing, servers):
-        for client, code in clients:
-            tasks.append(asyncio.create_task(person(client, code, timing, think, stop)))
-        tick = asyncio.create_task(ticker(timing, stop))
-        await asyncio.gather(*tasks, return_exceptions=True)
-        tick.cancel()
+    if idle:
+        timing.tables = {code for _, code in clients}
+        with Played(timing, servers):
+            await asyncio.sleep(idle)
+    else:
+        with Played(timing, servers):
+            for client, code in clients:
+                tasks.append(asyncio.create_task(person(client, code, timing, think, stop)))
+            tick = asyncio.create_task(ticker(timing, stop))
+            await asyncio.gather(*tasks, return_exceptions=True)
+            tick.cancel()
     for client, _ in clients:
         await client.close()
     return timing
@@ -435,13 +549,14 @@ def client_process(
     servers: list[int],
     barrier: Any,
     results: Any,
+    idle: float = 0.0,
 ) -> None:
     """One of ``--clients`` processes: its share of the rooms, started with the others'."""
 
     async def go() -> None:
         await asyncio.to_thread(barrier.wait)
 
-    timing = asyncio.run(rooms_load(bases, rooms, think, deals, seconds, servers, first, go))
+    timing = asyncio.run(rooms_load(bases, rooms, think, deals, seconds, servers, first, go, idle))
     timing.sent.clear()  # not needed by the report, and large to send
     results.put(timing)
 
@@ -454,11 +569,12 @@ def play_rooms(
     seconds: float,
     servers: list[int],
     processes: int,
+    idle: float = 0.0,
 ) -> Timing:
     """The rooms on ``processes`` client processes (in this one when 1): one event loop and one
     interpreter lock for 800 sockets may be the first to saturate, not the server."""
     if processes <= 1:
-        return asyncio.run(rooms_load(bases, rooms, think, deals, seconds, servers))
+        return asyncio.run(rooms_load(bases, rooms, think, deals, seconds, servers, idle=idle))
     context = multiprocessing.get_context("spawn")
     barrier, results = context.Barrier(processes), context.Queue()
     shares = [rooms // processes + (i < rooms % processes) for i in range(processes)]
@@ -466,7 +582,7 @@ def play_rooms(
     workers = [
         context.Process(
             target=client_process,
-            args=(bases, share, start, think, deals, seconds, servers, barrier, results),
+            args=(bases, share, start, think, deals, seconds, servers, barrier, results, idle),
         )
         for share, start in zip(shares, starts, strict=True)
     ]
@@ -489,6 +605,24 @@ def percentile(values: list[float], share: float) -> float:
 SATURATED = 0.8
 """A process busy this share of one core is taken as saturated: one Python process does its
 work on one core at a time (the interpreter's lock), whatever the machine has."""
+
+
+def report_idle(title: str, timing: Timing) -> None:
+    """What the servers spent on tables whose people are all connected and nobody acts: what
+    keeping a table costs apart from its actions (the processes' looks at the store, pings)."""
+    table_seconds = max(len(timing.tables) * timing.elapsed, 1e-9)
+    cpu = sum(timing.server_cpu)
+    line = (
+        f"{title}: {len(timing.tables)} tables idle for {timing.elapsed:.1f} s: the servers "
+        f"spent {cpu:.2f} s of CPU ({1e6 * cpu / table_seconds:.0f} µs per table and second)"
+    )
+    if timing.instructions is not None:
+        line += (
+            f", {timing.instructions:,} instructions (callgrind; "
+            f"{timing.instructions / table_seconds / 1e6:.3f} million per table and second)"
+        )
+    busy, total = timing.machine
+    print(f"{line}; the machine {100 * busy / max(total, 1e-9):.0f}% busy")
 
 
 def report(title: str, timing: Timing) -> None:
@@ -570,6 +704,12 @@ def bottleneck(timing: Timing, p95: float) -> None:
             "server's own, unloaded"
         )
     print(f"  bottleneck: {verdict}")
+    if timing.instructions is not None:
+        print(
+            f"  servers' instructions while playing (callgrind): {timing.instructions:,} "
+            f"({timing.instructions / actions / 1e6:.3f} million per action; by thread: "
+            f"{', '.join(f'{n / actions / 1e6:.3f}' for n in timing.threads)})"
+        )
 
 
 class Memory:
@@ -636,6 +776,18 @@ def main() -> None:
         help="client processes the rooms are shared among (when one saturates before the server)",
     )
     parser.add_argument(
+        "--idle",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="nobody acts: measure what the servers spend on the open rooms for this long",
+    )
+    parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="count the servers' instructions per action under valgrind's callgrind (slow)",
+    )
+    parser.add_argument(
         "--serve",
         action="append",
         default=[],
@@ -643,6 +795,10 @@ def main() -> None:
         help="more options for `callbreak serve` (split at spaces), to compare its settings",
     )
     args = parser.parse_args()
+    if args.callgrind and (args.clients > 1 or args.tracemalloc):
+        parser.error("--callgrind counts with one client process, and without --tracemalloc")
+    if args.idle and args.mode == "computers":
+        parser.error("--idle is for rooms of people (computers act on their own)")
     with tempfile.TemporaryDirectory() as name:
         folder = Path(args.keep or name)
         folder.mkdir(parents=True, exist_ok=True)
@@ -654,17 +810,20 @@ def main() -> None:
         count = 2 if args.mode == "redis" else 1
         extra = tuple(word for words in args.serve for word in words.split())
         servers = [
-            start_server(folder, f"s{i}", redis_url, args.tracemalloc, extra) for i in range(count)
+            start_server(folder, f"s{i}", redis_url, args.tracemalloc, extra, args.callgrind)
+            for i in range(count)
         ]
         processes = [process for process, _ in servers]
         bases = [base for _, base in servers]
-        memory = Memory(processes, folder, args.tracemalloc)
         # The servers load the players' compiled kernel in the background at start: wait until
         # they say it is loaded, so that it is not counted as the rooms'.
         for number in range(count):
-            ready(folder / f"s{number}.log")
+            ready(folder / f"s{number}.log", 900 if args.callgrind else 180)
+        pids = [counted_pid(p) if args.callgrind else p.pid for p in processes]
+        if args.callgrind:
+            COUNTED.append(Instructions(pids))
+        memory = Memory(processes, folder, args.tracemalloc)
         memory.measure("at start", 0)
-        pids = [process.pid for process in processes]
         try:
             if args.warm:
                 play_rooms(
@@ -682,7 +841,14 @@ def main() -> None:
                     )
                 else:
                     timing = play_rooms(
-                        bases, args.rooms, args.think, args.deals, args.seconds, pids, args.clients
+                        bases,
+                        args.rooms,
+                        args.think,
+                        args.deals,
+                        args.seconds,
+                        pids,
+                        args.clients,
+                        args.idle,
                     )
                 cpu = sum(cpu_seconds(pid) for pid in pids) - cpu
                 played = round_ * args.rooms
@@ -702,11 +868,11 @@ def main() -> None:
                     "redis": "two processes on Redis",
                     "computers": "people against computers",
                 }
-                report(
-                    f"{args.rooms} {'tables' if args.mode == 'computers' else 'rooms'}, "
-                    f"{what[args.mode]}, think {args.think} s",
-                    timing,
-                )
+                title = f"{args.rooms} {'tables' if args.mode == 'computers' else 'rooms'}"
+                if args.idle:
+                    report_idle(f"{title}, {what[args.mode]}", timing)
+                    continue
+                report(f"{title}, {what[args.mode]}, think {args.think} s", timing)
                 per = 1000 * cpu / max(timing.actions, 1)
                 print(f"servers' CPU: {cpu:.1f} s for {timing.actions} actions ({per:.2f} ms each)")
             print("servers' memory (all processes):", *memory.lines, sep="\n  ")

@@ -87,22 +87,42 @@ async def test_a_stale_append_in_a_group_is_refused_alone(store: Store) -> None:
     appends.close()
 
 
-async def test_a_failing_append_fails_alone(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_failing_append_fails_alone(store: Store) -> None:
+    """An append that fails once its action's row is written (its table's row refused, as a
+    disk error would) takes back its own rows and none of its group's."""
+    appends = Appends(store)
+    a, b, c = rooms(store, 3)
+    with store._lock:  # the action inserted, then its table's update fails, for b only
+        store._connection.execute(
+            f"CREATE TEMP TRIGGER failing BEFORE UPDATE ON tables WHEN NEW.id = '{b.id}' "
+            "BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END"
+        )
+    answers = await grouped(appends, store, [(t.id, t.rev, step(0)) for t in (a, b, c)])
+    assert answers[0] is True and answers[2] is True
+    assert isinstance(answers[1], sqlite3.Error)
+    assert [actions(store, t) for t in (a, b, c)] == [["x0"], [], ["x0"]]
+    appends.close()
+
+
+async def test_a_failure_that_ends_the_transaction_fails_the_whole_group(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure after which SQLite has rolled the whole transaction back (a full disk): no
+    append of the group is stored, and each is answered with the error."""
     appends = Appends(store)
     a, b, c = rooms(store, 3)
     append = store_module._append
 
     def failing(db: sqlite3.Connection, table_id: str, rev: int, taken: Step) -> bool:
-        stored = append(db, table_id, rev, taken)  # its rows written, then it fails
         if table_id == b.id:
-            raise sqlite3.OperationalError("disk I/O error")
-        return stored
+            db.rollback()  # as SQLite does on SQLITE_FULL
+            raise sqlite3.OperationalError("database or disk is full")
+        return append(db, table_id, rev, taken)
 
     monkeypatch.setattr(store_module, "_append", failing)
     answers = await grouped(appends, store, [(t.id, t.rev, step(0)) for t in (a, b, c)])
-    assert answers[0] is True and answers[2] is True
-    assert isinstance(answers[1], sqlite3.OperationalError)
-    assert [actions(store, t) for t in (a, b, c)] == [["x0"], [], ["x0"]]
+    assert all(isinstance(answer, sqlite3.OperationalError) for answer in answers)
+    assert [actions(store, t) for t in (a, b, c)] == [[], [], []]
     appends.close()
 
 

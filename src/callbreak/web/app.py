@@ -41,6 +41,7 @@ from callbreak.web.export import record_of, replay_data
 from callbreak.web.health import Health
 from callbreak.web.http import Guarded, bearer, check_bots
 from callbreak.web.limits import DEFAULT, Limits, RateLimits, address_of
+from callbreak.web.looks import look
 from callbreak.web.messages import PING_SECONDS
 from callbreak.web.metrics import Metered, Metrics, Networks, endpoint
 from callbreak.web.model import DAMAGED, LOBBY, MATCH, ROOM, SPEEDS, TableData, read_settings
@@ -268,10 +269,14 @@ def create_app(
         # looks in from outside the loop, as the tests do.
         loop = asyncio.get_running_loop()
         app.state.upkeep = loop.create_task(upkeep(tables, retention))
+        # On a shared store, every table served here is looked at every few seconds, at once.
+        looks = loop.create_task(look(tables)) if backend.shared else None
         deciding = loop.create_task(quick.run()) if quick.pools else None
         looking = loop.create_task(daily.run())
         yield
         app.state.upkeep.cancel()
+        if looks is not None:
+            looks.cancel()
         looking.cancel()
         if deciding is not None:
             deciding.cancel()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import os
 import secrets
@@ -33,6 +34,7 @@ __all__ = [
     "STORE_RETRY",
     "Backend",
     "LocalBackend",
+    "Look",
     "Place",
     "Profile",
     "Sheet",
@@ -56,6 +58,24 @@ Place = dict[str, Any]
 Sheet = dict[str, Any]
 """A stored scoresheet: ``id``, ``created``, ``updated``, ``data``, ``token`` (its hash),
 ``rev``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Look:
+    """A table as a process's look at the store found it (:meth:`Backend.look`)."""
+
+    rev: int
+    """The lobby's revision."""
+    version: int
+    """The actions stored."""
+    present: frozenset[int]
+    """The seats with a connection open in some process."""
+    driver: str | None
+    """The process that holds the lease to run the table's computers and clock, if any."""
+
+
+Held = Sequence[tuple[str, Mapping[int, int]]]
+"""Tables this process serves, each with how many of its connections here play each seat."""
 
 
 class Backend(Protocol):
@@ -100,6 +120,13 @@ class Backend(Protocol):
     async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
         """Take or renew the lease to run the table's computers and clock; False when another
         process holds it."""
+
+    async def look(self, held: Held, owner: str, seconds: float) -> list[Look | None]:
+        """For each table of ``held``, what this process (``owner``) says and asks of it every
+        few seconds, for all of them at once (one round trip on a shared store): the seats
+        it holds connections for (:meth:`set_presence` of each, the others left as they are),
+        the lease renewed for ``seconds`` where ``owner`` holds it (never taken), and the
+        table as stored read back, None for a table the store does not have."""
 
     async def restore(self, data: TableData) -> bool:
         """Write back a process's copy of a table the store lost (all of it, or its last
@@ -406,6 +433,16 @@ class LocalBackend:
 
     async def lease(self, table_id: str, owner: str, seconds: float) -> bool:
         return True
+
+    async def look(self, held: Held, owner: str, seconds: float) -> list[Look | None]:
+        found: list[Look | None] = []
+        for table_id, seats in held:
+            for seat, count in seats.items():
+                await self.set_presence(table_id, seat, owner, count)
+            data = self.store.load(table_id)
+            present = frozenset(self._presence.get(table_id, {}))
+            found.append(None if data is None else Look(data.rev, data.version, present, owner))
+        return found
 
     async def restore(self, data: TableData) -> bool:
         return False  # one process owns the file: nothing is lost behind its back

@@ -184,6 +184,14 @@ class Hub:
         """The seats with a connection here."""
         return {c.seat for c in self.connections.values() if c.seat is not None}
 
+    def counts(self) -> dict[int, int]:
+        """How many connections here play each seat (the seats with none left out)."""
+        counts: dict[int, int] = {}
+        for connection in self.connections.values():
+            if connection.seat is not None:
+                counts[connection.seat] = counts.get(connection.seat, 0) + 1
+        return counts
+
     async def flush(self, websocket: WebSocket) -> None:
         """Let the messages queued for a connection go out."""
         connection = self.connections.get(websocket)

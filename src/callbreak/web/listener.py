@@ -6,12 +6,13 @@ through the backend for the other processes. A change announced is stored alread
 storing), so a store that refuses the publish (Redis out of reach between the append and the
 publish, or refusing PUBLISH alone) never makes it look unsaved nor keeps it from this
 process's sockets: the event is published again in the background, in order, with pauses that
-grow, for :data:`TELL_SECONDS` (the other processes read the table every
-:data:`PRESENCE_REFRESH` seconds anyway), and the log says so once an outage.
+grow, for :data:`TELL_SECONDS` (each other process looks at the store every few seconds anyway,
+``web.looks``), and the log says so once an outage.
 
 While a process has connections to a table, :func:`follow` hears the backend's events for it
-and hands each to the table's inbox, and every :data:`PRESENCE_REFRESH` seconds, however quiet
-the table, asks it to look at the store again (pub/sub may drop a message).
+and hands each to the table's inbox. An event lost (pub/sub may drop one) is a gap that the
+next event fills (the table is read from the store, never from the message), or the process's
+next look at every table it serves (``web.looks``), which finds the stored version ahead.
 """
 
 from __future__ import annotations
@@ -23,18 +24,15 @@ from collections.abc import Callable
 from callbreak.web.backend import OWNER, Backend, Event
 from callbreak.web.http import LOG
 from callbreak.web.hub import Hub
-from callbreak.web.tasks import spawn, until_store_answers, within
+from callbreak.web.tasks import spawn, until_store_answers
 
-__all__ = ["PRESENCE_REFRESH", "TELL_PAUSES", "TELL_SECONDS", "Teller", "follow"]
+__all__ = ["TELL_PAUSES", "TELL_SECONDS", "Teller", "follow"]
 
-PRESENCE_REFRESH = 4.0
-"""Seconds between two looks of the listener at the store, however quiet the table: it says
-again which seats this process holds, and reads the table (pub/sub may drop a message)."""
 TELL_PAUSES = (0.1, 0.2, 0.4, 0.8, 1.6)
 """Pauses between the tries of an event the store refused to publish (the last one repeated)."""
 TELL_SECONDS = 10.0
 """How long an event the store refused is tried again: by then every other process has read
-the table on its own (:data:`PRESENCE_REFRESH`), and what else an event says (a computer
+the table on its own (its looks, ``web.looks``), and what else an event says (a computer
 thinking, a notice) is out of date."""
 UNTOLD = 100
 """Events of one table waiting to be published, at most (past it the oldest go: the others
@@ -124,39 +122,16 @@ class Teller:
             tries = 0
 
 
-async def follow(
-    table_id: str,
-    hub: Hub,
-    backend: Backend,
-    heard: Callable[[Event], None],
-    refresh: Callable[[], None],
-) -> None:
-    """Hand the other processes' events for the table to ``heard``, and call ``refresh`` every
-    :data:`PRESENCE_REFRESH` seconds however busy the table, while anyone is connected here;
-    a store out of reach as the listening starts is waited out."""
+async def follow(table_id: str, hub: Hub, backend: Backend, heard: Callable[[Event], None]) -> None:
+    """Hand the other processes' events for the table to ``heard`` while anyone is connected
+    here; a store out of reach as the listening starts is waited out."""
     while hub.connections:
         try:
-            await _follow(table_id, backend, heard, refresh)
+            async with backend.events(table_id) as events:
+                while True:
+                    event = await events.get()
+                    if event.get("origin") != OWNER:
+                        heard(event)
         except backend.failures:  # the store out of reach as the listening started
             LOG.warning("table %s could not listen: the store does not answer", table_id)
             await until_store_answers(hub, backend)
-
-
-async def _follow(
-    table_id: str,
-    backend: Backend,
-    heard: Callable[[Event], None],
-    refresh: Callable[[], None],
-) -> None:
-    loop = asyncio.get_running_loop()
-    refreshed = loop.time()
-    async with backend.events(table_id) as events:
-        while True:
-            event = await within(events.get(), PRESENCE_REFRESH)
-            if loop.time() - refreshed >= PRESENCE_REFRESH:
-                # However busy the table, this process says again which seats it holds, and
-                # reads the table again: pub/sub may have dropped a message.
-                refreshed = loop.time()
-                refresh()
-            if event is not None and event.get("origin") != OWNER:
-                heard(event)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from starlette.websockets import WebSocket
@@ -35,7 +35,7 @@ from starlette.websockets import WebSocket
 from callbreak.bots.remote import NO_BOTS, BotAddresses
 from callbreak.web.accesslog import room_event
 from callbreak.web.actions import TableAction
-from callbreak.web.backend import OWNER, Backend, Event
+from callbreak.web.backend import OWNER, Backend, Event, Look
 from callbreak.web.driver import COMPUTER_TURN, Decided, Driver, Move
 from callbreak.web.http import LOG
 from callbreak.web.hub import ROOM_VIEW, VIEW, Hub
@@ -101,6 +101,11 @@ class LiveTable:
         self.timer: asyncio.TimerHandle | None = None
         """When the owner looks at the table next (a letter then)."""
         self.leased_at = -LEASE_SECONDS
+        """When this process last took or renewed the lease (the loop's clock), while it drives
+        the table; -LEASE_SECONDS when it does not."""
+        self.refused_at = -LEASE_SECONDS
+        """When another process was last found holding the lease: asked again only a
+        :data:`RENEW` later (or once a look finds it free), not at every letter."""
         self.store_tries = 0
         """How many times in a row the driver found the store out of reach."""
         self.halted = False
@@ -223,6 +228,37 @@ class LiveTable:
         event = {"type": "reaction", "seat": seat, "reaction": reaction}
         await self.ask(lambda: self._announce(event))
 
+    def looked(self, look: Look | None, held: Mapping[int, int], at: float) -> None:
+        """What the process's look at the store (``web.looks``: every table served here at
+        once, every few seconds) found of this table, having said that this process holds
+        ``held`` connections of each seat, from ``at`` (the loop's clock): a letter only for
+        what differs from this copy. Not a letter itself: it reads and posts, nothing more."""
+        state = self.state
+        if look is None or (look.rev, look.version) != (state.data.rev, state.data.version):
+            # An event lost (pub/sub may drop one), or the store lost the table: caught up, or
+            # the table written back (an action being stored makes it differ too: a look then
+            # finds nothing new).
+            self.post(self._caught_up)
+        now = self.hub.counts()
+        if now != dict(held):
+            # Connections came or went during the look, whose fields may have landed after
+            # their own: counted again, in order with them.
+            changed = sorted(now.keys() ^ held.keys() | {s for s in now if now[s] != held.get(s)})
+            self.post(lambda: self._count(changed))
+        elif look is not None and look.present != state.present:
+            self.post(lambda: self._hear({"type": "presence"}))  # a process gone: away seats
+        if look is None:
+            return
+        if look.driver == OWNER:
+            if self.leased_at > at - LEASE_SECONDS:  # driven here, and renewed by the look
+                self.leased_at = max(self.leased_at, at)
+        elif look.driver is None:
+            self.refused_at = -LEASE_SECONDS
+            if not self.halted:
+                self.post(self._look)  # the driver takes the lease (its holder gave it up)
+        else:
+            self.refused_at = max(self.refused_at, at)
+
     def in_use(self) -> bool:
         """Whether anything here depends on this copy now: a socket is connected, a letter is
         being handled, a decision made, the other processes heard, or an event the store
@@ -319,20 +355,20 @@ class LiveTable:
     async def _heard(self, event: Event) -> None:
         """An event from another process: an action or a lobby change is read from the store,
         never from the message; anything else is taken as it comes."""
+        if event.get("type") in ("action", "lobby"):
+            await self._caught_up()
+            return
         try:
-            if event.get("type") in ("action", "lobby"):
-                await self._catch_up()
-            else:
-                await self._hear(event)
-        except self.backend.failures:  # read again at the next refresh
-            LOG.warning("table %s could not catch up: the store does not answer", self.id)
+            await self._hear(event)
+        except self.backend.failures:  # read again at the next look
+            LOG.warning("table %s could not hear an event: the store does not answer", self.id)
 
-    async def _refresh(self) -> None:
+    async def _caught_up(self) -> None:
+        """Catch up, a store out of reach left to the next event or look."""
         try:
-            await self.presence.refresh()
             await self._catch_up()
-        except Exception:  # the shared store out of reach: tried again next time
-            LOG.exception("table %s could not refresh", self.id)
+        except self.backend.failures:
+            LOG.warning("table %s could not catch up: the store does not answer", self.id)
 
     async def _take(self, decided: Decided) -> None:
         """A decision made: taken on the version it was made on, unless the table moved on."""
@@ -441,11 +477,7 @@ class LiveTable:
     async def _listen(self) -> None:
         try:
             await follow(
-                self.id,
-                self.hub,
-                self.backend,
-                lambda event: self.post(lambda: self._heard(event)),
-                lambda: self.post(self._refresh),
+                self.id, self.hub, self.backend, lambda event: self.post(lambda: self._heard(event))
             )
         finally:
             if self.listening is asyncio.current_task():
@@ -462,9 +494,15 @@ class LiveTable:
         loop = asyncio.get_running_loop()
         try:
             if self.backend.shared and loop.time() - self.leased_at >= RENEW:
-                if not await self.backend.lease(self.id, OWNER, LEASE_SECONDS):
-                    self._stop_deciding()  # another process drives it
-                    self._wake_in(RENEW)
+                # Another process drives it: asked again a RENEW after it last said so (every
+                # letter asked once, at every action of the table), or when a look finds the
+                # lease free.
+                refused = loop.time() - self.refused_at < RENEW
+                if refused or not await self.backend.lease(self.id, OWNER, LEASE_SECONDS):
+                    if not refused:
+                        self.refused_at = loop.time()
+                    self._stop_deciding()
+                    self._wake_in(RENEW - (loop.time() - self.refused_at))
                     return
                 self.leased_at = loop.time()
                 await self._catch_up()  # just leased: this copy may be behind the last holder's

@@ -245,6 +245,7 @@ OPERATIONS = {
     "presence": "presence",
     "lease": "lease",
     "release": "lease",
+    "look": "look",
     "restore": "restore",
     "expire": "expire",
     "expire_sheets": "expire",

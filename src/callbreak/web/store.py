@@ -178,6 +178,33 @@ def default_path() -> Path:
     return Path(base) / "callbreak" / "callbreak.db"
 
 
+APPENDING = """
+CREATE TEMP VIEW IF NOT EXISTS appending
+    (table_id, rev, version, code, faults, status, deadline, updated, updated_json)
+    AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL;
+CREATE TEMP TRIGGER IF NOT EXISTS appending INSTEAD OF INSERT ON appending
+WHEN (SELECT rev FROM tables WHERE id = NEW.table_id) = NEW.rev
+    AND NOT EXISTS (SELECT 1 FROM actions WHERE table_id = NEW.table_id AND version >= NEW.version)
+    AND (NEW.version = 0 OR EXISTS (
+        SELECT 1 FROM actions WHERE table_id = NEW.table_id AND version = NEW.version - 1))
+BEGIN
+    INSERT INTO actions VALUES (NEW.table_id, NEW.version, NEW.code, NEW.faults);
+    UPDATE tables SET data = json_set(data, '$.status', NEW.status, '$.deadline',
+            json(NEW.deadline), '$.updated', json(NEW.updated_json)),
+        status = NEW.status, updated = NEW.updated
+    WHERE id = NEW.table_id;
+END;
+"""
+"""An action appended by one statement, ``INSERT INTO appending``: stored only on its table's
+lobby revision and on the version the match is at (the actions' versions run from 0 without a
+gap, so the version is the one after the last, found through the key, not by counting the
+table's actions), with the table's status, deadline and time of change set inside SQLite
+(``json_set``: the numbers as JSON text, to their last digit), not by decoding and encoding its
+data in Python. The appends' writer thread holds the interpreter's lock between SQLite's
+calls: one call an append, where the check, the insert, the update and a savepoint to take
+back a failed one's rows were six; a statement that fails is taken back whole by SQLite."""
+
+
 class Store:
     """A SQLite database of matches, rooms and scoresheets, safe to use from several threads."""
 
@@ -198,6 +225,7 @@ class Store:
             db.executescript(SCHEMA)
             _migrate_matches(db)
             _migrate_sheets(db)
+            db.executescript(APPENDING)  # this connection's own (TEMP)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -273,14 +301,15 @@ class Store:
             try:
                 db.execute("BEGIN")
                 for table_id, rev, step in appends:
-                    # A savepoint each: a failure takes back its own append, not the group's.
-                    db.execute("SAVEPOINT one")
                     try:
                         answers.append(_append(db, table_id, rev, step))
                     except sqlite3.Error as error:
-                        db.execute("ROLLBACK TO one")
+                        # One statement: SQLite took back its own rows, not the group's,
+                        # unless it rolled the whole transaction back (a full disk, an I/O
+                        # error), when nothing of the group is stored.
+                        if not db.in_transaction:
+                            raise
                         answers.append(error)
-                    db.execute("RELEASE one")
                 self._commit(db)
             except sqlite3.Error as error:
                 with contextlib.suppress(sqlite3.Error):
@@ -784,29 +813,25 @@ def _replaceable(place: Mapping[str, Any], stale: float) -> bool:
 
 
 def _append(db: sqlite3.Connection, table_id: str, rev: int, step: Step) -> bool:
-    """:meth:`Store.append` inside a transaction the caller holds."""
-    row = db.execute("SELECT rev FROM tables WHERE id = ?", (table_id,)).fetchone()
-    if row is None or row["rev"] != rev:
-        return False
-    (count,) = db.execute("SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)).fetchone()
-    if count != step.version:
-        return False
-    faults = json.dumps(step.faults) if step.faults else None
-    db.execute(
-        "INSERT INTO actions VALUES (?, ?, ?, ?)",
-        (table_id, step.version, step.code, faults),
-    )
+    """:meth:`Store.append` inside a transaction the caller holds: one statement
+    (:data:`APPENDING`), which SQLite takes back whole when it fails."""
+    before = db.total_changes
     now = time.time()
-    # The three fields set inside SQLite (json_set), not by decoding and encoding the table's
-    # whole data here: that work holds the interpreter's lock, SQLite's does not. The numbers
-    # go as JSON text (json(?)) so that they are stored to the last digit, as json.dumps
-    # writes them, not rounded to SQLite's 15.
     db.execute(
-        "UPDATE tables SET data = json_set(data, '$.status', ?, '$.deadline', json(?), "
-        "'$.updated', json(?)), status = ?, updated = ? WHERE id = ?",
-        (step.status, json.dumps(step.deadline), json.dumps(now), step.status, now, table_id),
+        "INSERT INTO appending VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            table_id,
+            rev,
+            step.version,
+            step.code,
+            json.dumps(step.faults) if step.faults else None,
+            step.status,
+            json.dumps(step.deadline),
+            now,
+            json.dumps(now),
+        ),
     )
-    return True
+    return db.total_changes != before  # the action and its table's row, or nothing
 
 
 GROUP_MOST = 256

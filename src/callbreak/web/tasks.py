@@ -1,23 +1,20 @@
 """How a table's tasks start, wait and end: :func:`spawn` starts one whose failure goes to the
-log, :func:`within` waits with a bound (never ``asyncio.wait_for``), :func:`until_store_answers`
-waits for a store out of reach, :func:`pace` keeps a computer's decision at a pace a person can
-follow.
+log, :func:`until_store_answers` waits for a store out of reach, :func:`pace` keeps a
+computer's decision at a pace a person can follow.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
 from callbreak.web.backend import Backend
 from callbreak.web.http import LOG
 from callbreak.web.hub import Hub
 
-__all__ = ["LEASE_SECONDS", "pace", "spawn", "until_store_answers", "within"]
+__all__ = ["LEASE_SECONDS", "pace", "spawn", "until_store_answers"]
 
-T = TypeVar("T")
 LEASE_SECONDS = 9.0
 """How long a driver's lease lasts unless renewed (renewed every third of it); what a table
 waits at most between two looks when nothing calls for it."""
@@ -34,18 +31,6 @@ async def until_store_answers(hub: Hub, backend: Backend) -> None:
         except backend.failures:
             await asyncio.sleep(pause)
             pause = min(2 * pause, 1.0)
-
-
-async def within(work: Coroutine[Any, Any, T], seconds: float) -> T | None:
-    """``work``'s result, or None when ``seconds`` pass first.
-
-    Not ``asyncio.wait_for``: on Python 3.11 it swallows a cancellation that arrives as its
-    work completes, and the cancelled task then ran for ever (a table's listener holding the
-    table in memory)."""
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds):
-            return await work
-    return None
 
 
 async def pace(delay: float, started: float, loop: asyncio.AbstractEventLoop) -> None:

@@ -28,6 +28,7 @@ __all__ = [
     "public_view",
     "rules_json",
     "seat_view",
+    "seats_json",
     "trick_json",
 ]
 
@@ -72,36 +73,47 @@ def hand_json(mask: int) -> tuple[str, ...]:
 
 def public_view(state: TableState) -> dict[str, Any]:
     """What every seat (and a spectator) sees of ``state``: no hand, no legal cards."""
+    # Made once per version of the table (``web.hub``), yet the largest part of a state's
+    # cost: what the match's methods would each work out again (the deals played, each one's
+    # scores, whether the match is over) is worked out once here.
     match = state.match
     deal = match.deal
     played = match.played_deals()
+    over = match.is_over
     last_trick = deal.tricks[-1] if deal.tricks else None
     if last_trick is None and len(match.deals) > 1:
         # Until the new deal's first card, the last trick of the deal before is still up.
         previous = match.deals[-2]
         last_trick = previous.tricks[-1] if previous.tricks else None
+    scores = [finished.scores() for finished in played]
     results = [
         {
             "number": number,
             "calls": list(finished.calls),
             "won": list(finished.won),
-            "scores": [format_tenths(s) for s in finished.scores()],
+            "scores": [format_tenths(s) for s in deal_scores],
         }
-        for number, finished in enumerate(played, 1)
+        for number, (finished, deal_scores) in enumerate(zip(played, scores, strict=True), 1)
     ]
+    totals = [sum(seat) for seat in zip(*scores, strict=True)] if scores else [0, 0, 0, 0]
+    # Before the deal being played: the same sums without it once it is played out.
+    before = totals
+    if played and played[-1] is deal:
+        before = [total - score for total, score in zip(totals, scores[-1], strict=True)]
     rules = match.rules
-    turn = None if match.is_over else deal.turn
+    turn = None if over else deal.turn
     # Only the seat to act can be thinking: a copy in another process hears "thinking" but
     # learns of the action itself by catching up, which leaves the flag behind.
     thinking = state.thinking if state.thinking == turn else None
-    paused = paused_json(state)
+    paused = _paused(state, over)
+    deal_index = state.deal_index
     return {
         "match": state.id,
         "rules": rules_json(rules),
         "names": state.names,
-        "name_keys": state.data.name_keys_in(state.deal_index),
-        "levels": [level_name(level) for level in state.data.levels_in(state.deal_index)],
-        "deal_number": match.deal_number,
+        "name_keys": state.data.name_keys_in(deal_index),
+        "levels": [level_name(level) for level in state.data.levels_in(deal_index)],
+        "deal_number": len(played) if played and played[-1] is deal else len(played) + 1,
         "dealer": deal.dealer,
         "phase": deal.phase.value,
         "turn": turn,
@@ -110,13 +122,13 @@ def public_view(state: TableState) -> dict[str, Any]:
         "trick": trick_json(deal.trick),
         "last_trick": None if last_trick is None else trick_json(last_trick),
         "tricks_played": len(deal.tricks),
-        "totals": [format_tenths(t) for t in match.totals()],
-        "totals_before": [format_tenths(t) for t in match.totals_before(len(match.deals) - 1)],
+        "totals": [format_tenths(t) for t in totals],
+        "totals_before": [format_tenths(t) for t in before],
         "results": results,
         "thrown_in": [d.thrown_in for d in match.deals if d.thrown_in],
-        "match_over": match.is_over,
+        "match_over": over,
         "status": state.status,
-        "places": match.places() if match.is_over else None,
+        "places": match.places() if over else None,
         "can_stop": state.can_stop,
         "thinking": thinking,
         "settings": {key: state.data.settings.get(key) for key in ("speed", "auto_forced")}
@@ -125,9 +137,9 @@ def public_view(state: TableState) -> dict[str, Any]:
         "version": state.version,
         "room": state.id if state.is_room else None,
         "avatars": avatars_json(state),
-        "seats": lobby_json(state)["seats"] if state.is_room else None,
+        "seats": seats_json(state) if state.is_room else None,
         "covered": state.covered(),
-        "clock": None if paused else _clock(state),
+        "clock": None if paused or over else _clock(state),
         "paused": paused,
         "preparing": thinking is not None and state.stood_in,
     }
@@ -153,7 +165,12 @@ def paused_json(state: TableState) -> dict[str, Any] | None:
     nobody is at) and the turn clock stands still. ``reason`` is "away" (any of ``seats``, the
     people who still hold a seat, resumes it by coming back) or "left" (every person left for
     good: nobody can)."""
-    if not state.is_room or state.status != PLAYING or state.match.is_over:
+    return _paused(state, state.match.is_over)
+
+
+def _paused(state: TableState, over: bool) -> dict[str, Any] | None:
+    """:func:`paused_json`, whether the match is ``over`` known already."""
+    if not state.is_room or state.status != PLAYING or over:
         return None
     seats = state.seats
     turn = state.match.deal.turn
@@ -166,8 +183,8 @@ def paused_json(state: TableState) -> dict[str, Any] | None:
 
 
 def _clock(state: TableState) -> dict[str, Any] | None:
-    deadline = state.data.deadline
-    if deadline is None or state.match.is_over or state.match.deal.turn is None:
+    deadline = state.data.deadline  # the match not over (the caller knows)
+    if deadline is None or state.match.deal.turn is None:
         return None
     return {"seat": state.match.deal.turn, "deadline": round(deadline * 1000)}
 
@@ -177,11 +194,28 @@ def lobby_json(state: TableState) -> dict[str, Any]:
     seat taken over from a computer is shown as the computer's until the person's first deal,
     with the person ``arriving`` (their name, and that deal's number from 1)."""
     data = state.data
+    rules = rules_json(state.match.rules)
+    return {
+        "room": data.id,
+        "status": data.status,
+        "pool": None if data.public is None else data.public["pool"],
+        "rules": data.rules,
+        "summary": rules["summary"],
+        "options": rules["options"],
+        "seats": seats_json(state),
+        "turn_seconds": data.turn_seconds,
+        "cover": level_name(data.settings.get("cover")),
+        "version": data.version,
+    }
+
+
+def seats_json(state: TableState) -> list[dict[str, Any]]:
+    """The room's seats as its lobby shows them (and each state of a room: ``public_view``)."""
+    data = state.data
     covered = set(state.covered())
     deal = state.deal_index
     keys = data.name_keys_in(deal)
-    rules = rules_json(state.match.rules)
-    seats = [
+    return [
         {
             "name": info.name,
             "name_key": keys[seat],
@@ -194,18 +228,6 @@ def lobby_json(state: TableState) -> dict[str, Any]:
         }
         for seat, info in enumerate(state.seats)
     ]
-    return {
-        "room": data.id,
-        "status": data.status,
-        "pool": None if data.public is None else data.public["pool"],
-        "rules": data.rules,
-        "summary": rules["summary"],
-        "options": rules["options"],
-        "seats": seats,
-        "turn_seconds": data.turn_seconds,
-        "cover": level_name(data.settings.get("cover")),
-        "version": data.version,
-    }
 
 
 def _arriving(seat: Seat, deal: int) -> dict[str, Any] | None:
