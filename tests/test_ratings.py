@@ -127,7 +127,7 @@ def test_computers_count_at_their_fixed_rating_and_never_move() -> None:
 
 
 def test_the_fixed_ratings_follow_the_ladder() -> None:
-    ladder = ["random", "beginner", "intermediate", "advanced", "expert"]
+    ladder = ["random", "beginner", "intermediate", "advanced", "learned", "expert"]
     assert list(COMPUTERS) == ladder
     assert [COMPUTERS[level][0] for level in ladder] == sorted(COMPUTERS[x][0] for x in ladder)
 

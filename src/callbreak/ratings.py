@@ -77,18 +77,19 @@ PROVISIONAL_MATCHES = 10
 
 COMPUTERS: Mapping[str, tuple[float, float]] = MappingProxyType(
     {
-        "random": (-14.5, 5.4),
-        "beginner": (17.8, 3.9),
-        "intermediate": (26.8, 3.9),
-        "advanced": (46.4, 4.0),
-        "expert": (48.2, 4.1),
+        "random": (-23.3, 5.3),
+        "beginner": (12.3, 4.0),
+        "intermediate": (20.7, 4.0),
+        "advanced": (41.4, 3.9),
+        "learned": (47.7, 3.9),
+        "expert": (51.2, 4.0),
     }
 )
 """Each computer level's fixed rating (mean, deviation): the mean, over the two leaderboard
 leagues (``leagues/levels-strict`` and ``leagues/levels-bhoos``, docs/strength.md), of the
 level's OpenSkill rating there, rounded to a tenth. The leagues rate on the same scale a new
-person starts on (every entrant began at :data:`MU`), so a newcomer is taken for about an
-intermediate player. The expert of those leagues searched at ``time=0.01``: the expert at a
+person starts on (every entrant began at :data:`MU`), so a newcomer is taken for a little more
+than an intermediate player. The expert of those leagues searched at ``time=0.01``: the expert at a
 table, at its full budget, is stronger than its fixed rating says."""
 
 

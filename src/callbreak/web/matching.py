@@ -59,7 +59,10 @@ class Pool:
     name: str
     rules: str
     turn_seconds: int = 20
-    computers: str = "intermediate"
+    computers: str = "learned"
+    """The level of the computers in the seats nobody took: the learned player, as strong as
+    the computers people meet anywhere (the rooms' cover), at a tenth of a millisecond a
+    decision (docs/strength.md, *The learned player*)."""
     wait: float = DEFAULT_WAIT
     speed: str = "normal"
     """The computers' pace at the pool's tables (``model.SPEEDS``): tests and the benchmark
