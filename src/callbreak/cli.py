@@ -1192,6 +1192,7 @@ def _serve_on(
 
     import uvicorn
 
+    from callbreak.web import collector
     from callbreak.web.accesslog import ACCESS, JsonLines
     from callbreak.web.messages import MAX_FRAME_BYTES
     from callbreak.web.transport import BoundedWebSocket
@@ -1206,6 +1207,9 @@ def _serve_on(
     # The computer players' compiled kernel loads in the background, so the first match does
     # not stall on it (on a fresh install it is compiled once, which takes a while).
     threading.Thread(target=_announced_warm_up, name="warm-up", daemon=True).start()
+    # Full garbage collections on the upkeep's schedule, not Python's (web.collector): with
+    # many rooms each one holds up every table for hundreds of milliseconds.
+    collector.take_over()
     # What failed inside the server (logger callbreak.web) goes to stderr, never to a client.
     if served.log_json:
         # Every line one JSON object, uvicorn's own included (log_config=None lets its loggers

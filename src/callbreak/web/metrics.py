@@ -57,6 +57,8 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 DECISION_BUCKETS = (0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
 """A computer's decision: the casual levels in milliseconds, the expert up to its 2 s."""
 
+COLLECTION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+"""A full garbage collection: milliseconds on an idle server, half a second at 1,000 rooms."""
 WAIT_BUCKETS = (0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 9.0, 10.0, 12.0, 15.0, 20.0, 30.0, 60.0)
 """A pool's wait to a seat: at once when four wait, about the pool's wait (8 s) otherwise."""
 
@@ -130,6 +132,12 @@ class Metrics:
             "callbreak_pool_seats_taken_over",
             "Computers' seats taken by people who joined a pool later (from the next deal)",
             ["pool"],
+            registry=r,
+        )
+        self.collections = Histogram(
+            "callbreak_full_collection_seconds",
+            "Full garbage collections (web.collector): no table of the process moves meanwhile",
+            buckets=COLLECTION_BUCKETS,
             registry=r,
         )
         self.requests = Counter(

@@ -33,15 +33,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime
-import gc
 import logging
 import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from callbreak.web.collector import Collector
+
 if TYPE_CHECKING:  # the command line reads the durations without loading the web app
     from callbreak.web.backend import Backend
+    from callbreak.web.metrics import Metrics
 
 __all__ = [
     "DEFAULT_RETENTION",
@@ -128,6 +130,7 @@ class Kept(Protocol):
     """What the upkeep needs of a process's tables (``web.tables.Tables``)."""
 
     backend: Backend
+    metrics: Metrics
 
     async def expire(self, retention: Retention, now: float) -> list[str]:
         """Remove the stored tables past their time at ``now``, never one in use here."""
@@ -154,11 +157,14 @@ async def upkeep(
     clock: Callable[[], float] = time.time,
     evict_every: float = EVICT_EVERY,
     expire_every: float = EXPIRE_EVERY,
+    collector: Collector | None = None,
 ) -> None:
     """Run for as long as the server does: let go of idle tables every ``evict_every``
-    seconds, and remove data past its time every ``expire_every`` (once at the start). Every
-    process of a Redis deployment runs it: each step is safe to run twice at once."""
+    seconds (and make the full garbage collections, ``collector``), and remove data past its
+    time every ``expire_every`` (once at the start). Every process of a Redis deployment runs
+    it: each step is safe to run twice at once."""
     loop = asyncio.get_running_loop()
+    collector = collector or Collector()
     expired_at = -expire_every
     while True:
         if loop.time() - expired_at >= expire_every:
@@ -172,14 +178,14 @@ async def upkeep(
             except Exception:  # the store out of reach: tried again at the next sweep
                 LOG.exception("could not remove the data past its time")
         try:
-            if tables.evict():
-                # What the tables and their closed sockets leave behind in reference cycles
-                # (the WebSocket library's parser and compression state among them: about
-                # 200 kB a room) is freed only by a full collection, which Python runs by
-                # itself seldom on a heap this size: benchmarks/rooms.py measured the heap
-                # 59% above its size before 200 rooms, 90 s after they ended, without this.
-                # A full collection takes tens of milliseconds here, at most once a look.
-                gc.collect()
+            # What the tables let go of and their closed sockets leave behind in reference
+            # cycles (the WebSocket library's parser and compression state among them: about
+            # 200 kB a room) is freed only by a full collection: benchmarks/rooms.py measured
+            # the heap 59% above its size before 200 rooms, 90 s after they ended, without
+            # one. web.collector says when one is due (a pause that grows with the rooms).
+            pause = collector.look(bool(tables.evict()))
+            if pause is not None:
+                tables.metrics.collections.observe(pause)
         except Exception:  # a bug: the log says so, and the next look tries again
             LOG.exception("could not let go of idle tables")
         await asyncio.sleep(evict_every)
