@@ -12,7 +12,7 @@
 
 (() => {
   const Native = window.WebSocket;
-  const sync = { count: 0, checked: 0, wrong: [], latest: null };
+  const sync = { count: 0, checked: 0, checkedVersion: null, wrong: [], latest: null };
   window.__sync = sync;
 
   // The page's own words: the names its badges show (a computer's in the page's language) and
@@ -93,6 +93,7 @@
           setTimeout(() => {
             if (sync.count !== mine) return;
             sync.checked++;
+            sync.checkedVersion = message.state.version;
             for (const problem of checkState(message.state)) {
               sync.wrong.push(`v${message.state.version}: ${problem}`);
             }

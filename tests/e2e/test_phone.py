@@ -322,6 +322,13 @@ def play_a_deal(table: Table, again: str, jump: Callable[[], None] | None = None
             table.press(page.locator(".calling:not([hidden]) button.call").first)
             page.locator(".calling").wait_for(state="hidden")
         elif now == "play":
+            # The page checks the state the person plays in (100 ms after it is shown) before
+            # they play: how many states are checked (assert_all_true) must not hang on how
+            # soon the computers' next state overtakes one on a loaded machine.
+            page.wait_for_function(
+                "() => window.__sync.latest !== null"
+                " && window.__sync.checkedVersion === window.__sync.latest.version"
+            )
             on_table = page.locator(".trick .card").count()
             on_tables.add(on_table)
             table.look(f"playing with {plays} played", f"trick-{on_table}-cards")
