@@ -5,7 +5,7 @@
     PYTHONPATH=src python -m callbreak arena 'expert(time=0.3)' random beginner intermediate \\
         advanced --rules strict --sets 20 --seed 31 --records DIR
     PYTHONPATH=src python benchmarks/review.py skill --records DIR [--out FILE] [--jobs N] \\
-        [--sets N]
+        [--sets N] [--a-label NAME] [--a-seats one|all] [--records DIR2 --a-label NAME2 ...]
 
 ``noise`` reviews one call and one card of a fixed match with ``--runs`` seeds and prints the
 spread of their points lost. ``speed`` times the review of one seat of a whole 5-deal match
@@ -14,7 +14,11 @@ baseline (the four levels below the expert at one table) and the expert's seat o
 set's matches on the same deals, and prints each level's mean points lost per match and each
 step between neighbouring levels, paired by set, with 95% intervals, and the same for the
 accuracy (docs/review.md). ``--out`` keeps every decision's points lost and options' values,
-so a run stopped is resumed, and the accuracy can be recomputed from it.
+so a run stopped is resumed, and the accuracy can be recomputed from it. The records' A need
+not be the expert: ``--a-label`` names it, ``--a-seats all`` reviews its seat in all four of a
+set's a-matches, and a further ``--records DIR2 --a-label NAME2`` (an arena of another A
+against the same levels, seed and sets) adds its A's seats as a row after the first's, paired
+with it by set on the same deals (the levels' rows come from the first folder).
 """
 
 from __future__ import annotations
@@ -126,33 +130,46 @@ def _ranks(values: list[float]) -> list[float]:
     return ranks
 
 
-def _complete(folder: str, first: int | None) -> list[str]:
-    """The sets whose five records are all written (the arena writes a3 last), the first
-    ``first`` of them when given."""
+def _complete(folder: str) -> set[str]:
+    """The sets whose five records are all written (the arena writes a3 last)."""
     ends = "-baseline.json"
-    names = sorted(path.name[: -len(ends)] for path in Path(folder).glob(f"*{ends}"))
-    names = [name for name in names if (Path(folder) / f"{name}-a3.json").exists()]
-    return names if first is None else names[:first]
+    names = {path.name[: -len(ends)] for path in Path(folder).glob(f"*{ends}")}
+    return {name for name in names if (Path(folder) / f"{name}-a3.json").exists()}
 
 
-def skill(folder: str, time: float, out: str | None, jobs: int, first: int | None) -> None:
+def skill(
+    arenas: list[tuple[str, str]],
+    time: float,
+    out: str | None,
+    jobs: int,
+    first: int | None,
+    all_a_seats: bool = False,
+) -> None:
     # The records of `callbreak arena 'expert(time=0.3)' random beginner intermediate advanced
     # --records`: each set's baseline seats the four levels (seat s plays LEVELS[s]), and its
-    # match a{s} the expert in seat s and the levels in the others, on the same deals. Every
-    # level's seat of the baseline and of the three a-matches it plays in is reviewed (four
-    # matches a set), and the expert's seat of one a-match (a{set % 4}). A level's figure for a
-    # set is the mean of its matches there; a step between neighbouring levels is the mean over
-    # sets of their difference on the same deals (paired), so the deals' luck cancels out.
-    sets = _complete(folder, first)
+    # match a{s} the expert (A) in seat s and the levels in the others, on the same deals.
+    # Every level's seat of the baseline and of the three a-matches it plays in is reviewed
+    # (four matches a set), and A's seat of one a-match (a{set % 4}), or of all four. A level's
+    # figure for a set is the mean of its matches there; a step between neighbouring levels is
+    # the mean over sets of their difference on the same deals (paired), so the deals' luck
+    # cancels out. ``arenas`` are (records folder, what its A is): the levels are the first's;
+    # a further arena (another A, the same seed and levels) adds only its A's seats, whose
+    # records --out names "A/set-match".
+    sets = sorted(set.intersection(*(_complete(folder) for folder, _ in arenas)))[:first]
     if not sets:
-        raise SystemExit(f"no complete arena records (*-baseline.json ... *-a3.json) in {folder}")
+        names = ", ".join(folder for folder, _ in arenas)
+        raise SystemExit(f"no complete arena records (*-baseline.json ... *-a3.json) in {names}")
+    folders = {"": arenas[0][0]} | {a: folder for folder, a in arenas[1:]}  # by record prefix
     wanted: dict[str, list[tuple[str, int]]] = {}  # "set:level" -> its (record, seat)s
     for number, name in enumerate(sets):
         for match in ("baseline", "a0", "a1", "a2", "a3"):
             for seat, level in enumerate(LEVELS):
                 if match != f"a{seat}":
                     wanted.setdefault(f"{name}:{level}", []).append((f"{name}-{match}", seat))
-        wanted[f"{name}:expert"] = [(f"{name}-a{number % 4}", number % 4)]
+        seats = range(4) if all_a_seats else [number % 4]
+        for prefix, (_, a) in zip(folders, arenas, strict=True):
+            named = f"{prefix}/{name}" if prefix else name
+            wanted[f"{name}:{a}"] = [(f"{named}-a{s}", s) for s in seats]
     done: dict[str, Seat] = {}  # "record:seat" -> its figures; kept in --out, read back
     if out and Path(out).exists():
         kept = json.loads(Path(out).read_text())
@@ -163,7 +180,10 @@ def skill(folder: str, time: float, out: str | None, jobs: int, first: int | Non
         {pair for pairs in wanted.values() for pair in pairs}
         - {(key.rsplit(":", 1)[0], int(key.rsplit(":", 1)[1])) for key in done}
     )
-    work = [(f"{folder}/{record}.json", seat, time) for record, seat in todo]
+    work = []
+    for record, seat in todo:
+        prefix, _, base = record.rpartition("/")
+        work.append((f"{folders[prefix]}/{base}.json", seat, time))
     with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
         answers = zip(todo, pool.map(_reviewed, work), strict=True)
         for count, ((record, seat), figures) in enumerate(answers, 1):
@@ -196,7 +216,7 @@ def skill(folder: str, time: float, out: str | None, jobs: int, first: int | Non
                 )
                 for name in sets
             ]
-            for level in (*LEVELS, "expert")
+            for level in (*LEVELS, *(a for _, a in arenas))
         }
         print()
         print(f"| level | sets | {title} per match, mean [95% interval] |")
@@ -217,7 +237,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("noise", "speed", "skill"))
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--records", help="skill: the folder of the arena's records")
+    parser.add_argument(
+        "--records", action="append", help="skill: the folder of the arena's records (repeatable)"
+    )
+    parser.add_argument(
+        "--a-label", action="append", help="skill: what each --records' A is (default: expert)"
+    )
+    parser.add_argument(
+        "--a-seats",
+        choices=("one", "all"),
+        default="one",
+        help="skill: review A's seat in one a-match a set (default) or in all four",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="skill: processes reviewing at once")
     parser.add_argument("--time", type=float, default=DEFAULT_TIME)
     parser.add_argument("--out", help="skill: write every match's figures to this JSON file")
@@ -230,7 +261,11 @@ def main() -> None:
     else:
         if not args.records:
             parser.error("skill needs --records DIR (the arena's records; see docs/review.md)")
-        skill(args.records, args.time, args.out, args.jobs, args.sets)
+        labels = args.a_label or ["expert"] * len(args.records)
+        if len(labels) != len(args.records) or len(set(labels) | set(LEVELS)) != len(labels) + 4:
+            parser.error("skill needs one distinct --a-label per --records, none a level's name")
+        arenas = list(zip(args.records, labels, strict=True))
+        skill(arenas, args.time, args.out, args.jobs, args.sets, args.a_seats == "all")
 
 
 if __name__ == "__main__":
