@@ -3,9 +3,9 @@
 A full collection walks every object the collector tracks, and nothing else runs meanwhile: no
 table of the process moves. A live room holds about a thousand of them (its four sockets'
 coroutines, closures and buffers, mostly), so at 1,000 rooms a full collection takes 300-600 ms
-on the project's machine; and Python starts one by itself whenever the objects that outlived
-the young generations grew by a quarter since the last, which while rooms fill a server (a
-start, a restart that brings everyone back) is every few seconds: `benchmarks/rooms.py` measured 14 of
+on the project's machine; and Python starts one by itself whenever the objects that outlived the
+young generations grew by a quarter since the last, which while rooms fill a server (a start, a
+restart that brings everyone back) is every few seconds: `benchmarks/rooms.py` measured 14 of
 them in a minute of 1,000 rooms filling one process, and a 95th percentile of 261 ms from an
 action to every person's state where the run without them had 20 ms (docs/benchmarks.md).
 
