@@ -333,11 +333,16 @@ def test_the_history_file_carries_the_player(browser: Any, public: dict[str, Any
 
 
 def _import(person: Person, data: dict[str, Any]) -> str:
+    """Import ``data`` as the history file; what the page says of it. The page draws its view
+    again once the import is done: the message of the import before (or the empty one) goes,
+    and this one's comes, so that nothing is read before this import has run."""
     page = person.page
+    before = page.locator(".move-message").element_handle()
     with page.expect_file_chooser() as chooser:
         page.get_by_role("button", name="Import history").tap()
     file = {"name": "h.json", "mimeType": "application/json", "buffer": json.dumps(data).encode()}
     chooser.value.set_files(files=[file])
+    page.wait_for_function("old => !old.isConnected", arg=before)
     message = page.locator(".move-message")
     message.wait_for()
     page.wait_for_function("() => document.querySelector('.move-message')?.textContent")
