@@ -40,7 +40,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from callbreak import __version__
+from callbreak import __version__, npzfile
 from callbreak.arena import ArenaError, arena_spec, check_rules
 from callbreak.cards import Card
 from callbreak.errors import CallbreakError
@@ -366,10 +366,8 @@ class Shard:
 def read_shard(path: str | os.PathLike[str]) -> Shard:
     """A shard file; SelfplayError for one that is missing, corrupt or of another format."""
     try:
-        with np.load(path, allow_pickle=False) as loaded:
-            members = {name: loaded[name] for name in loaded.files}
-        meta = json.loads(str(members.pop("meta")))
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as error:
+        members, meta = npzfile.read(path)
+    except npzfile.NpzError as error:
         raise SelfplayError(f"cannot read the shard {path}: {error}") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else None

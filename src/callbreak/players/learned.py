@@ -28,10 +28,8 @@ True
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -39,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from callbreak import npzfile
 from callbreak.cards import Card
 from callbreak.game import Observation
 from callbreak.players.base import Player, PlayerError
@@ -214,10 +213,8 @@ def find_weights(name: str) -> Path:
 def _load(path: str, stamp: tuple[int, int]) -> Model:
     """A weights file read once per process (per path and its size and time of writing)."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            members = {key: data[key] for key in data.files}
-        meta = json.loads(str(members.pop("meta")))
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as error:
+        members, meta = npzfile.read(path)
+    except npzfile.NpzError as error:
         raise PlayerError(f"the learned player's weights {path} cannot be read: {error}") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else None
